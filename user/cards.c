@@ -80,7 +80,7 @@ int cards_match(const struct card_patterns *p, const char *path)
 
 int cards_held_by_pid(const struct card_patterns *p, int pid)
 {
-	char dir[64], link[96], target[PATH_MAX];
+	char dir[64], link[64 + 256 + 8], target[PATH_MAX];
 	struct dirent *de;
 	int best = -1;
 	DIR *d;

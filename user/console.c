@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/* The console loop (see console.h). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "console.h"
+#include "report.h"
+
+#define LINE_MAX_LEN 4096
+#define MAX_POLL 1024
+
+static const char usage_text[] =
+	"Usage:\n"
+	"\t start:                 Start a collection in interactive mode.\n"
+	"\t stop:                  Stop a collection that was started in interactive mode.\n"
+	"\t quit:                  Stop collection and quit interactive mode.\n";
+
+struct console {
+	struct session *s;
+	struct discover *disc;
+	int sigfd;
+	bool tty;
+	bool input_open;
+	char line[LINE_MAX_LEN];
+	size_t len;
+	int exit_status; /* -1 while running */
+};
+
+static sigset_t handled_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	return set;
+}
+
+int console_block_signals(void)
+{
+	sigset_t set = handled_signals();
+
+	signal(SIGPIPE, SIG_IGN);
+	return sigprocmask(SIG_BLOCK, &set, NULL) ? -errno : 0;
+}
+
+static void prompt(const struct console *c)
+{
+	if (c->tty && c->input_open) {
+		fputs("> ", stdout);
+		fflush(stdout);
+	}
+}
+
+static void quit(struct console *c, int status)
+{
+	session_shutdown(c->s);
+	c->exit_status = status;
+}
+
+/* Trim blanks on both ends, in place. */
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t' || *s == '\r')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+static void run_command(struct console *c, char *raw)
+{
+	char *cmd = trim(raw);
+
+	if (!*cmd)
+		return;
+	if (!strcmp(cmd, "start"))
+		session_command(c->s, PROTO_CMD_START);
+	else if (!strcmp(cmd, "stop"))
+		session_command(c->s, PROTO_CMD_STOP);
+	else if (!strcmp(cmd, "quit") || !strcmp(cmd, "q"))
+		quit(c, 0);
+	else if (!strcmp(cmd, "help") || !strcmp(cmd, "h"))
+		fputs(usage_text, stdout);
+	else
+		printf("invalid option -- '%s'\n\n%s", cmd, usage_text);
+	fflush(stdout);
+}
+
+/* Run every complete line in the buffer; keep a partial one. */
+static void run_lines(struct console *c)
+{
+	char *nl;
+
+	while (c->exit_status < 0 && (nl = memchr(c->line, '\n', c->len))) {
+		size_t used = (size_t)(nl - c->line) + 1;
+
+		*nl = '\0';
+		run_command(c, c->line);
+		memmove(c->line, c->line + used, c->len - used);
+		c->len -= used;
+		if (c->exit_status < 0 && session_live(c->s))
+			prompt(c);
+	}
+	if (c->len == sizeof(c->line) - 1) { /* an over-long line: run what we have */
+		c->line[c->len] = '\0';
+		c->len = 0;
+		run_command(c, c->line);
+	}
+}
+
+static void on_input(struct console *c)
+{
+	ssize_t n = read(STDIN_FILENO, c->line + c->len, sizeof(c->line) - 1 - c->len);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		c->len += (size_t)n;
+		run_lines(c);
+		return;
+	}
+	/* End of input (or an unreadable stdin) means quit; a last line without newline runs first. */
+	c->input_open = false;
+	if (c->len) {
+		c->line[c->len] = '\0';
+		c->len = 0;
+		run_command(c, c->line);
+	}
+	if (c->exit_status < 0)
+		quit(c, 0);
+}
+
+static void on_signal(struct console *c)
+{
+	struct signalfd_siginfo si;
+
+	if (read(c->sigfd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (c->tty)
+		fputc('\n', stdout);
+	report_info("received %s: stopping open windows and quitting", sigabbrev_np((int)si.ssi_signo) ?: "signal");
+	quit(c, 128 + (int)si.ssi_signo);
+}
+
+static void on_exit_event(void *ctx, int pid)
+{
+	session_target_exited(ctx, pid);
+}
+
+/* One poll round over stdin, the signal fd, the exit watcher and the targets. */
+static void poll_once(struct console *c)
+{
+	struct pollfd pfds[MAX_POLL];
+	int n = 0, fixed;
+
+	pfds[n++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->disc ? discover_fd(c->disc) : -1, .events = POLLIN };
+	fixed = n;
+	n += session_idle_pollfds(c->s, pfds + n, MAX_POLL - n);
+	if (poll(pfds, (nfds_t)n, -1) < 0)
+		return;
+	if (pfds[0].revents) {
+		on_signal(c);
+		return;
+	}
+	if (pfds[2].revents)
+		discover_consume(c->disc, on_exit_event, c->s);
+	for (int i = fixed; i < n; i++)
+		if (pfds[i].revents)
+			session_idle_event(c->s, &pfds[i]);
+	if (pfds[1].revents && session_live(c->s))
+		on_input(c);
+}
+
+int console_run(struct session *s, struct discover *disc)
+{
+	sigset_t set = handled_signals();
+	struct console c = {
+		.s = s, .disc = disc, .tty = isatty(STDIN_FILENO), .input_open = true, .exit_status = -1,
+	};
+
+	c.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (c.sigfd < 0) {
+		report_error("dynprof: signalfd: %s", strerror(errno));
+		quit(&c, 1);
+		return c.exit_status;
+	}
+	report_info("Start profiling....");
+	prompt(&c);
+	while (c.exit_status < 0) {
+		if (session_live(s) == 0) {
+			report_info("no target left: dynamic profiling ends");
+			c.exit_status = 1;
+			break;
+		}
+		poll_once(&c);
+	}
+	close(c.sigfd);
+	return c.exit_status;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Parallel request/reply exchanges: send one message to each of several
+ * targets and receive one fixed-size reply from each, all at once in one
+ * poll loop, each under its own deadline. A slow or hung target delays no
+ * other: it fails alone with -ETIMEDOUT when its deadline passes.
+ */
+#ifndef DYNPROF_EXCHANGE_H
+#define DYNPROF_EXCHANGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dynprof/proto.h"
+
+struct exchange {
+	int fd;                 /* non-blocking, connected */
+	unsigned char out[PROTO_MAX_WIRE_SIZE];
+	size_t out_len, out_done;
+	unsigned char in[PROTO_MAX_WIRE_SIZE];
+	size_t in_len, in_done; /* in_len 0: send only */
+	int64_t deadline;       /* clock_ms() based */
+	/*
+	 * 0 done; -ETIMEDOUT; -ECONNRESET closed before replying; -EPROTO
+	 * closed part-way through the reply; -EPIPE closed while sending; or
+	 * another negative errno.
+	 */
+	int result;
+	int64_t finished_ms;    /* when it completed or failed */
+};
+
+/* Set up an exchange: `out` is copied; the reply will be `in_len` bytes. */
+void exchange_init(struct exchange *x, int fd, const void *out, size_t out_len, size_t in_len,
+		   int64_t deadline);
+
+/* Run all `n` exchanges to completion or failure. */
+void exchange_run(struct exchange **xs, int n);
+
+#endif /* DYNPROF_EXCHANGE_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line options, msprof-compatible: `--name=value` only, the first
+ * argument not starting with "--" begins the application command, errors
+ * print msprof's text and end the run with status 255.
+ */
+#ifndef DYNPROF_OPTIONS_H
+#define DYNPROF_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "dynprof/proto.h"
+
+#define OPTIONS_MAX_SWITCHES 40
+#define OPTIONS_DEFAULT_TIMEOUT_MS 60000 /* per command, as msprof */
+#define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
+
+/* One msprof collection switch the user gave, ready for the params JSON. */
+struct switch_setting {
+	const char *option;   /* e.g. "task-time" */
+	const char *json_key; /* e.g. "taskTime" */
+	char *value;          /* the JSON value, as text */
+};
+
+struct options {
+	int dynamic;             /* -1 not given, 0 off, 1 on */
+	const char *pid_list;    /* --pid, as given */
+	const char *output;      /* --output, as given (NULL: default) */
+	const char *application; /* --application, as given */
+	char **app_argv;         /* command after the options (NULL: none) */
+	enum proto_version protocol;
+	int timeout_ms;
+	bool no_bpf;
+	bool help;
+	bool version;
+	int nswitches;
+	struct switch_setting switches[OPTIONS_MAX_SWITCHES];
+};
+
+/*
+ * Parse argv. Returns 0, or -EINVAL after printing the one error line
+ * (msprof's text where msprof has one) to stdout, as msprof does.
+ */
+int options_parse(int argc, char **argv, struct options *o);
+void options_free(struct options *o);
+
+/* The full --help text. */
+void options_print_help(void);
+
+#endif /* DYNPROF_OPTIONS_H */

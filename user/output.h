@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The result folder (--output) and what lands in it: msprof's default and
+ * forbidden characters, made absolute, created 0750; the record of the
+ * PROF_* folders each window produced.
+ */
+#ifndef DYNPROF_OUTPUT_H
+#define DYNPROF_OUTPUT_H
+
+#include <limits.h>
+#include <stddef.h>
+
+/*
+ * The first character msprof forbids in an --output path, or 0 when
+ * there is none.
+ */
+char output_forbidden_char(const char *path);
+
+/* Printable name of a forbidden character, e.g. "'$'" or "tab". */
+const char *output_char_name(char c, char *buf, size_t len);
+
+/*
+ * Resolve --output (NULL: msprof's default) to an absolute, existing folder,
+ * creating missing parts with mode 0750. Prints the one error line and
+ * returns -errno on failure.
+ */
+int output_prepare(const char *given, char *abs, size_t len);
+
+/*
+ * PROF_* folders under `dir` written by the process whose pid (in its own
+ * namespace) is `nspid` and not yet in `known` (a '\n'-separated list the
+ * call extends). Calls found(ctx, name) for each new one.
+ */
+int output_new_prof_dirs(const char *dir, int nspid, char **known,
+			 void (*found)(void *ctx, const char *name), void *ctx);
+
+/* Append a PROF_ folder name to <dir>/<pid>_profiling_output_record. */
+int output_record(const char *dir, const char *prof_name);
+
+#endif /* DYNPROF_OUTPUT_H */

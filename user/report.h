@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The lines dynprof prints. All on standard output, as msprof prints them,
+ * prefixed "[ERROR] ", "[WARNING] " or "[INFO] " (or nothing, for msprof's
+ * plain result lines), one whole line per call, flushed at once so output
+ * interleaves correctly with the targets' and scripts see it as it happens.
+ */
+#ifndef DYNPROF_REPORT_H
+#define DYNPROF_REPORT_H
+
+#include <stdarg.h>
+
+void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void report_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void report_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* DYNPROF_REPORT_H */

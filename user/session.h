@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A session: the set of targets of one dynprof run, their windows, and
+ * commands fanned out to all of them in parallel. Results print per target
+ * in the order the user gave the pids, with msprof's lines.
+ */
+#ifndef DYNPROF_SESSION_H
+#define DYNPROF_SESSION_H
+
+#include <limits.h>
+#include <poll.h>
+
+#include "discover.h"
+#include "options.h"
+#include "target.h"
+
+struct session {
+	const struct options *opts;
+	char output[PATH_MAX]; /* absolute result folder */
+	struct discover *disc; /* exit notifications; may be NULL */
+	struct target *targets;
+	int ntargets;
+	int windows;           /* windows opened so far */
+	int prof_dirs;         /* PROF_ folders seen after stops */
+};
+
+/*
+ * Resolve --pid, find and trust each socket, connect and hand over the
+ * params (in parallel). Prints msprof's warnings per bad pid. Returns the
+ * number of connected targets, or a negative errno with the error printed
+ * (-EINVAL: an option error, e.g. a non-numeric pid).
+ */
+int session_open(struct session *s, const struct options *o, const char *output,
+		 struct discover *disc);
+
+/* Send a command to every live target at once and print the results. */
+void session_command(struct session *s, enum proto_command cmd);
+
+/* Stop every open window, then quit every live target. */
+void session_shutdown(struct session *s);
+
+/* Live targets left. */
+int session_live(const struct session *s);
+
+/*
+ * Idle watching between commands: fill pollfds for the live targets (an
+ * unsolicited DISCONNECT or a close arrives as POLLIN); returns how many.
+ * session_idle_event() handles a pollfd that fired.
+ */
+int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max);
+void session_idle_event(struct session *s, const struct pollfd *pfd);
+
+/* The process `pid` exited (from discover): drop it as msprof does. */
+void session_target_exited(struct session *s, int pid);
+
+void session_close(struct session *s);
+
+#endif /* DYNPROF_SESSION_H */

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Opening a session: --pid parsed and checked as msprof checks it, each
+ * target's socket found, trusted and connected, the first exchange done
+ * with all targets in parallel under msprof's 1 s connect timeout.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dynprof/fdio.h"
+#include "output.h"
+#include "params.h"
+#include "procfs.h"
+#include "protodetect.h"
+#include "report.h"
+#include "session.h"
+
+#define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
+#define MAX_PIDS 1024
+
+static bool all_digits(const char *s, size_t len)
+{
+	if (len == 0 || len > 9)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static bool already_listed(const struct session *s, int pid)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->targets[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* Split --pid into targets. A non-numeric value ends the run (msprof). */
+static int parse_pid_list(struct session *s, const char *list)
+{
+	s->targets = calloc(MAX_PIDS, sizeof(*s->targets));
+	if (!s->targets)
+		return -ENOMEM;
+	for (const char *p = list;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int pid = all_digits(p, len) ? atoi(p) : 0;
+
+		if (pid <= 0) {
+			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
+				     (int)len, p);
+			return -EINVAL;
+		}
+		if (s->ntargets == MAX_PIDS) {
+			report_error("Argument --pid: more than %d pids, stop profiling.", MAX_PIDS);
+			return -EINVAL;
+		}
+		if (!already_listed(s, pid))
+			s->targets[s->ntargets++] = (struct target){ .pid = pid, .fd = -1 };
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static void skip_pid(struct target *t, const char *why)
+{
+	report_warning("Argument --pid: invalid pid value: %d, will not collect profiling data for these process. (%s)",
+		       t->pid, why);
+	target_drop(t);
+}
+
+/* Find the socket; explain a pid without process or socket. */
+static int locate(struct target *t)
+{
+	char why[2 * PATH_MAX + 256];
+	int rc = target_socket_find(t->pid, &t->sock);
+
+	if (rc == 0)
+		return procfs_read_status(t->pid, &(uid_t){ 0 }, &t->nspid);
+	if (rc == -ESRCH)
+		snprintf(why, sizeof(why), "no such process");
+	else if (rc == -ENOENT)
+		snprintf(why, sizeof(why), "it serves no dynamic profiling socket: no %s in its home %s; was it started with PROFILING_MODE=dynamic?",
+			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
+	else
+		snprintf(why, sizeof(why), "cannot read its socket: %s", strerror(-rc));
+	skip_pid(t, why);
+	return rc;
+}
+
+static void choose_protocol(struct target *t, enum proto_version asked)
+{
+	if (asked != PROTO_AUTO) {
+		t->proto = asked;
+		snprintf(t->proto_why, sizeof(t->proto_why), "--protocol=%s", proto_version_name(asked));
+		return;
+	}
+	t->proto = protodetect(t->pid, t->proto_why, sizeof(t->proto_why));
+}
+
+/*
+ * The target writes its PROF_ folders under result_dir in its own mount
+ * namespace. Warn when that is not the folder dynprof sees as --output.
+ */
+static void check_output_visible(const struct session *s, const struct target *t)
+{
+	char inside[PATH_MAX + 32];
+	struct stat here, there;
+
+	snprintf(inside, sizeof(inside), "/proc/%d/root%s", t->pid, s->output);
+	if (stat(s->output, &here) == 0 && stat(inside, &there) == 0 &&
+	    here.st_dev == there.st_dev && here.st_ino == there.st_ino)
+		return;
+	report_warning("pid %d: %s is not the same folder in its mount namespace; its PROF_ folders will land in its own filesystem",
+		       t->pid, s->output);
+}
+
+static int connect_one(struct session *s, struct target *t, const char *params)
+{
+	char why[PATH_MAX + 128];
+	int fd;
+
+	choose_protocol(t, s->opts->protocol);
+	t->params = strdup(params);
+	if (!t->params)
+		return -ENOMEM;
+	fd = target_socket_connect(&t->sock, why, sizeof(why));
+	if (fd == -EPERM) {
+		report_error("dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
+		target_drop(t);
+		return fd;
+	}
+	if (fd < 0) {
+		report_error("cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, why);
+		target_drop(t);
+		return fd;
+	}
+	t->fd = fd;
+	check_output_visible(s, t);
+	/* Folders this process wrote before this run are not ours to report. */
+	output_new_prof_dirs(s->output, t->nspid, &t->prof_seen, NULL, NULL);
+	return 0;
+}
+
+static void finish_handshake(struct session *s, struct target *t)
+{
+	struct target_outcome out;
+
+	target_finish_handshake(t, &out);
+	if (out.reply.status == PROTO_OK) {
+		if (s->disc && discover_watch(s->disc, t->pid) == -ESRCH) {
+			report_plain("server process %d did not create socket, or process has already exited", t->pid);
+			target_drop(t);
+		}
+		return;
+	}
+	if (t->xchg.result == -ETIMEDOUT)
+		report_error("recv params timeout, server for pid %d has been connected to another client.", t->pid);
+	else if (out.reply.status == PROTO_FAIL)
+		report_error("dynprof: pid %d refused the connection (%s reply: failure)", t->pid,
+			     t->proto == PROTO_V1 ? "TEST" : "params");
+	else if (out.reply.status == PROTO_DISCONNECTED)
+		report_plain("Server disconnected, %s (pid %d)", out.reply.detail[0] ? out.reply.detail : "while connecting", t->pid);
+	else
+		report_error("cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, out.reason);
+	target_drop(t);
+}
+
+/* The first exchange with every connected target at once. */
+static void handshake_all(struct session *s)
+{
+	struct exchange **xs = calloc((size_t)s->ntargets, sizeof(*xs));
+	int64_t deadline = clock_ms() + CONNECT_TIMEOUT_MS;
+	int n = 0;
+
+	if (!xs)
+		return;
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t->dropped)
+			continue;
+		target_prepare_handshake(t, deadline);
+		xs[n++] = &t->xchg;
+	}
+	exchange_run(xs, n);
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i].dropped)
+			finish_handshake(s, &s->targets[i]);
+	free(xs);
+}
+
+int session_open(struct session *s, const struct options *o, const char *output,
+		 struct discover *disc)
+{
+	char *params;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->disc = disc;
+	snprintf(s->output, sizeof(s->output), "%s", output);
+	rc = parse_pid_list(s, o->pid_list);
+	if (rc)
+		return rc;
+	params = params_build(o, s->output);
+	if (!params)
+		return -EINVAL;
+	for (int i = 0; i < s->ntargets; i++)
+		if (locate(&s->targets[i]) == 0 && connect_one(s, &s->targets[i], params) == -ENOMEM)
+			break;
+	free(params);
+	handshake_all(s);
+	if (session_live(s) == 0) {
+		report_error("Argument --pid: no valid pid values, stop profiling.");
+		return -ENOENT;
+	}
+	return session_live(s);
+}
