@@ -2,7 +2,11 @@
 /*
  * Reading facts about a process from /proc, and the passwd file of its root.
  * Parsers of text are split from the file reading so unit tests feed them
- * strings. Functions return 0 or a negative errno.
+ * strings. Functions return 0 or a negative errno; nothing here prints.
+ *
+ * Every read is bounded (a few KiB for status/stat/comm, 1 MiB for passwd,
+ * environ is scanned in fixed chunks without being held whole), every fd is
+ * O_CLOEXEC and closed before return.
  */
 #ifndef DYNPROF_PROCFS_H
 #define DYNPROF_PROCFS_H
@@ -10,31 +14,87 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* From /proc/<pid>/status: real uid and the innermost NSpid (-ESRCH: gone). */
+/* Largest passwd file read (bytes); larger files give -EFBIG. */
+#define PROCFS_PASSWD_MAX (1024 * 1024)
+
+/*
+ * From /proc/<pid>/status: real uid (first field of Uid:) and the innermost
+ * NSpid (last field of NSpid:; the Pid: value on kernels without NSpid).
+ * -ESRCH: no such process; -EINVAL: text without Uid: or a pid.
+ */
 int procfs_read_status(int pid, uid_t *uid, int *nspid_inner);
 int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner);
 
-/* Value of `name` in /proc/<pid>/environ: 0, -ENOENT unset, other -errno. */
+/*
+ * Value of `name` in /proc/<pid>/environ (the first entry "name=..." wins,
+ * as getenv). 0; -ENOENT unset; -ERANGE when the value does not fit in
+ * `out` (out then holds its truncated start); -EACCES when the environ is
+ * not readable (another user's process, not root); -ESRCH: no process.
+ * `buf` of the parser is the raw NUL-separated block, `len` its size; a
+ * last entry without a terminating NUL still counts.
+ */
 int procfs_environ_get(int pid, const char *name, char *out, size_t outlen);
 int procfs_parse_environ(const char *buf, size_t len, const char *name, char *out,
 			 size_t outlen);
 
-/* Field 22 of /proc/<pid>/stat (start time in clock ticks): identity with pid. */
+/*
+ * Field 22 of /proc/<pid>/stat (start time in clock ticks since boot):
+ * with the pid, it names one process across pid reuse. -ESRCH: gone.
+ * The parser also gives the state letter (field 3); fields are counted
+ * after the LAST ')' since comm may hold spaces and parentheses.
+ */
 int procfs_start_time(int pid, unsigned long long *start);
+int procfs_parse_stat(const char *text, char *state, unsigned long long *start);
 
 /* The process's command name (comm), "?" when unreadable. */
 void procfs_comm(int pid, char *out, size_t outlen);
 
-/* 1 when /proc/<pid> exists (and is not a zombie), else 0. */
+/* 1 when /proc/<pid> exists and is not a zombie (state Z or X), else 0. */
 int procfs_alive(int pid);
 
 /*
- * Home folder of `uid` from passwd text (the format of /etc/passwd), with
- * trailing '/' dropped ("/" stays). -ENOENT when the uid has no entry.
+ * Home folder of `uid` from passwd text (the format of /etc/passwd): the
+ * first well-formed line with that uid wins; blank lines, '#' comments and
+ * malformed lines (fewer than 7 fields, empty name, non-numeric uid) are
+ * skipped. Trailing '/' are dropped ("/" stays "/"). -ENOENT when the uid
+ * has no entry or its entry has an empty home; -ENAMETOOLONG when the home
+ * does not fit in `home`.
  */
 int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len);
 
-/* Same, reading <root>/etc/passwd where root is e.g. "/proc/123/root". */
+/*
+ * Same, reading <root>/etc/passwd where root is e.g. "/proc/123/root".
+ * The file is opened with procfs_open_in_root(), so a symlinked
+ * /etc/passwd resolves inside that root. -EFBIG above PROCFS_PASSWD_MAX.
+ */
 int passwd_home_in_root(const char *root, uid_t uid, char *home, size_t len);
+/* Same, given an open fd of the root folder (O_PATH is enough). */
+int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len);
+
+/*
+ * An O_PATH|O_DIRECTORY fd of /proc/<pid>/root: the process's root folder,
+ * whatever mount namespace it lives in. -ESRCH: gone; -EACCES: not allowed
+ * (another user's process, not root).
+ */
+int procfs_open_root(int pid);
+
+/*
+ * Open `path` inside the folder `rootfd` as if it were "/": absolute
+ * symlinks and ".." resolve inside it and cannot leave it, magic /proc
+ * links are refused (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS).
+ * O_CLOEXEC is always added. Returns the fd or a negative errno. On kernels
+ * without openat2 (before 5.6) it falls back to a plain openat of the
+ * relative path, where absolute symlinks resolve against dynprof's own root:
+ * callers that need trust must verify what they reach by other means
+ * (target_socket checks SO_PEERCRED).
+ */
+int procfs_open_in_root(int rootfd, const char *path, int flags);
+
+/*
+ * Read an open file to its end into a new NUL-terminated buffer (*buf,
+ * freed by the caller; *len bytes without the NUL). -EFBIG when it holds
+ * more than `max` bytes (nothing is returned then).
+ */
+int procfs_read_fd(int fd, size_t max, char **buf, size_t *len);
 
 #endif /* DYNPROF_PROCFS_H */

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/* procfs.c: status, environ, stat and passwd parsing. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "unit.h"
+
+/* ---- status ------------------------------------------------------------- */
+
+static const char STATUS_NESTED[] =
+	"Name:\tpython3\n"
+	"Umask:\t0022\n"
+	"State:\tS (sleeping)\n"
+	"Tgid:\t4242\n"
+	"Ngid:\t0\n"
+	"Pid:\t4242\n"
+	"PPid:\t4200\n"
+	"TracerPid:\t0\n"
+	"Uid:\t1001\t1002\t1003\t1004\n"
+	"Gid:\t100\t100\t100\t100\n"
+	"Groups:\t100 27 \n"
+	"NStgid:\t4242\t7\n"
+	"NSpid:\t4242\t7\n"
+	"NSpgid:\t4242\t7\n";
+
+static void status_takes_real_uid_and_innermost_nspid(void)
+{
+	uid_t uid = 0;
+	int nspid = 0;
+
+	CHECK_INT(procfs_parse_status(STATUS_NESTED, &uid, &nspid), 0);
+	CHECK_INT(uid, 1001);
+	CHECK_INT(nspid, 7);
+}
+
+static void status_without_nspid_falls_back_to_pid(void)
+{
+	uid_t uid = 0;
+	int nspid = 0;
+
+	CHECK_INT(procfs_parse_status("Name:\tx\nPid:\t321\nPPid:\t1\nTracerPid:\t0\n"
+				      "Uid:\t0\t0\t0\t0\n",
+				      &uid, &nspid),
+		  0);
+	CHECK_INT(uid, 0);
+	CHECK_INT(nspid, 321);
+}
+
+static void status_single_level_nspid_is_the_pid(void)
+{
+	uid_t uid = 5;
+	int nspid = 0;
+
+	CHECK_INT(procfs_parse_status("Pid:\t99\nUid:\t0\t0\t0\t0\nNSpid:\t99\n", &uid, &nspid), 0);
+	CHECK_INT(uid, 0);
+	CHECK_INT(nspid, 99);
+}
+
+static void status_ignores_ppid_and_tracerpid_lines(void)
+{
+	uid_t uid = 0;
+	int nspid = 0;
+
+	/* PPid: and TracerPid: come before Pid: in no kernel, but must not count. */
+	CHECK_INT(procfs_parse_status("PPid:\t1\nTracerPid:\t2\nPid:\t3\nUid:\t4\t4\t4\t4\n",
+				      &uid, &nspid),
+		  0);
+	CHECK_INT(nspid, 3);
+}
+
+static void status_without_uid_is_invalid(void)
+{
+	uid_t uid;
+	int nspid;
+
+	CHECK_INT(procfs_parse_status("Pid:\t3\nNSpid:\t3\n", &uid, &nspid), -EINVAL);
+	CHECK_INT(procfs_parse_status("", &uid, &nspid), -EINVAL);
+}
+
+static void status_of_this_process_names_it(void)
+{
+	uid_t uid = 12345;
+	int nspid = 0;
+
+	CHECK_INT(procfs_read_status(getpid(), &uid, &nspid), 0);
+	CHECK_INT(uid, getuid());
+	CHECK(nspid > 0);
+}
+
+static void status_of_a_missing_process_is_esrch(void)
+{
+	uid_t uid;
+	int nspid;
+
+	CHECK_INT(procfs_read_status(0x3fffffff, &uid, &nspid), -ESRCH);
+	CHECK_INT(procfs_read_status(-1, &uid, &nspid), -ESRCH);
+}
+
+/* ---- environ ------------------------------------------------------------ */
+
+/* An environ block: entries each ending in NUL (sizeof - 1 drops the C NUL). */
+static const char ENV[] = "DYNAMIC_PROFILING_KEY_PID_X=1\0"
+			  "HOME=/root\0"
+			  "DYNAMIC_PROFILING_KEY_PID=777\0"
+			  "EMPTY=\0"
+			  "LAST=end\0";
+#define ENV_LEN (sizeof(ENV) - 1)
+
+static void environ_finds_the_first_entry(void)
+{
+	char v[32];
+
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "DYNAMIC_PROFILING_KEY_PID_X", v, sizeof(v)), 0);
+	CHECK_STR(v, "1");
+}
+
+static void environ_finds_the_last_entry(void)
+{
+	char v[32];
+
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "LAST", v, sizeof(v)), 0);
+	CHECK_STR(v, "end");
+}
+
+static void environ_does_not_match_a_longer_name_with_the_same_prefix(void)
+{
+	char v[32];
+
+	/* KEY must skip KEY_X=1 and find KEY=777. */
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "DYNAMIC_PROFILING_KEY_PID", v, sizeof(v)), 0);
+	CHECK_STR(v, "777");
+}
+
+static void environ_does_not_match_a_shorter_name(void)
+{
+	char v[32];
+
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "HOM", v, sizeof(v)), -ENOENT);
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "HOME_", v, sizeof(v)), -ENOENT);
+}
+
+static void environ_absent_name_is_enoent(void)
+{
+	char v[32] = "junk";
+
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "ABSENT", v, sizeof(v)), -ENOENT);
+	CHECK_STR(v, "");
+}
+
+static void environ_empty_value_is_set(void)
+{
+	char v[32] = "junk";
+
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "EMPTY", v, sizeof(v)), 0);
+	CHECK_STR(v, "");
+}
+
+static void environ_first_of_duplicates_wins(void)
+{
+	static const char dup[] = "A=1\0A=2\0";
+	char v[8];
+
+	CHECK_INT(procfs_parse_environ(dup, sizeof(dup) - 1, "A", v, sizeof(v)), 0);
+	CHECK_STR(v, "1");
+}
+
+static void environ_last_entry_without_nul_counts(void)
+{
+	static const char raw[] = { 'A', '=', '1', '\0', 'B', '=', '2', '3' };
+	char v[8];
+
+	CHECK_INT(procfs_parse_environ(raw, sizeof(raw), "B", v, sizeof(v)), 0);
+	CHECK_STR(v, "23");
+}
+
+static void environ_value_too_long_is_erange(void)
+{
+	char v[3];
+
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "HOME", v, sizeof(v)), -ERANGE);
+	CHECK_STR(v, "/r");
+}
+
+static void environ_refuses_a_name_with_equals(void)
+{
+	char v[8];
+
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "HOME=", v, sizeof(v)), -EINVAL);
+	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "", v, sizeof(v)), -EINVAL);
+}
+
+static void environ_of_this_process_reads_its_startup_environment(void)
+{
+	char v[4096];
+
+	/* PATH is in the environment of every test run; unsetting it later does not
+	 * change /proc/self/environ, which is the block the process started with. */
+	CHECK_INT(procfs_environ_get(getpid(), "PATH", v, sizeof(v)), 0);
+	CHECK_INT(procfs_environ_get(getpid(), "DYNPROF_SURELY_UNSET_VARIABLE", v, sizeof(v)),
+		  -ENOENT);
+}
+
+/* ---- stat ---------------------------------------------------------------- */
+
+static void stat_start_time_survives_parens_and_spaces_in_comm(void)
+{
+	/* comm "a) b (c" : the fields start after the LAST ')'. */
+	static const char line[] =
+		"4242 (a) b (c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 "
+		"987654321 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+	unsigned long long start = 0;
+	char state = 0;
+
+	CHECK_INT(procfs_parse_stat(line, &state, &start), 0);
+	CHECK_INT(state, 'S');
+	CHECK(start == 987654321ULL);
+}
+
+static void stat_reads_a_zombie_state(void)
+{
+	static const char line[] = "7 (z) Z 1 7 7 0 -1 4 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0\n";
+	unsigned long long start = 0;
+	char state = 0;
+
+	CHECK_INT(procfs_parse_stat(line, &state, &start), 0);
+	CHECK_INT(state, 'Z');
+	CHECK(start == 55);
+}
+
+static void stat_too_short_is_invalid(void)
+{
+	unsigned long long start;
+
+	CHECK_INT(procfs_parse_stat("1 (x) S 1 2 3\n", NULL, &start), -EINVAL);
+	CHECK_INT(procfs_parse_stat("no paren here", NULL, &start), -EINVAL);
+}
+
+static void start_time_of_this_process_is_stable(void)
+{
+	unsigned long long a = 0, b = 1;
+
+	CHECK_INT(procfs_start_time(getpid(), &a), 0);
+	CHECK_INT(procfs_start_time(getpid(), &b), 0);
+	CHECK(a == b);
+	CHECK_INT(procfs_alive(getpid()), 1);
+	CHECK_INT(procfs_alive(0x3fffffff), 0);
+}
+
+static void comm_of_a_missing_process_is_a_question_mark(void)
+{
+	char c[32];
+
+	procfs_comm(0x3fffffff, c, sizeof(c));
+	CHECK_STR(c, "?");
+	procfs_comm(getpid(), c, sizeof(c));
+	/* comm is the executable's name cut to 15 bytes, without a newline. */
+	CHECK(strncmp(c, program_invocation_short_name, 15) == 0);
+	CHECK(strchr(c, '\n') == NULL);
+}
+
+/* ---- passwd ---------------------------------------------------------------- */
+
+static const char PASSWD[] =
+	"# a comment line with 1001 in it: a:b:1001:1:x:/nowhere:/bin/sh\n"
+	"root:x:0:0:root:/:/bin/bash\n"
+	"\n"
+	"broken line without fields\n"
+	"short:x:1001:1\n"
+	"long:x:10010:10010::/home/long:/bin/sh\n"
+	"alice:x:1001:1001:Alice,,,:/home/alice/:/bin/bash\n"
+	"alias:x:1001:1001::/home/alias:/bin/sh\n"
+	"nohome:x:2000:2000:::/bin/sh\n"
+	"slashes:x:3000:3000::/srv/x///:/bin/sh\n"
+	"rootslashes:x:3001:3001::///:/bin/sh\n"
+	"crlf:x:3002:3002::/home/crlf:/bin/sh\r\n"
+	"last:x:4000:4000::/home/last:/bin/sh"; /* no final newline */
+
+static void passwd_root_home_stays_slash(void)
+{
+	char h[64];
+
+	CHECK_INT(passwd_parse_home(PASSWD, 0, h, sizeof(h)), 0);
+	CHECK_STR(h, "/");
+}
+
+static void passwd_drops_trailing_slash(void)
+{
+	char h[64];
+
+	CHECK_INT(passwd_parse_home(PASSWD, 1001, h, sizeof(h)), 0);
+	CHECK_STR(h, "/home/alice");
+	CHECK_INT(passwd_parse_home(PASSWD, 3000, h, sizeof(h)), 0);
+	CHECK_STR(h, "/srv/x");
+}
+
+static void passwd_all_slashes_home_is_root(void)
+{
+	char h[64];
+
+	CHECK_INT(passwd_parse_home(PASSWD, 3001, h, sizeof(h)), 0);
+	CHECK_STR(h, "/");
+}
+
+static void passwd_skips_comments_and_malformed_lines(void)
+{
+	char h[64];
+
+	/* The comment and the short line both mention 1001; alice's line wins. */
+	CHECK_INT(passwd_parse_home(PASSWD, 1001, h, sizeof(h)), 0);
+	CHECK_STR(h, "/home/alice");
+}
+
+static void passwd_uid_does_not_match_a_longer_number(void)
+{
+	char h[64];
+
+	/* 10010 precedes 1001 and must not match it, nor 1001 match 100. */
+	CHECK_INT(passwd_parse_home(PASSWD, 10010, h, sizeof(h)), 0);
+	CHECK_STR(h, "/home/long");
+	CHECK_INT(passwd_parse_home(PASSWD, 100, h, sizeof(h)), -ENOENT);
+	CHECK_INT(passwd_parse_home(PASSWD, 10, h, sizeof(h)), -ENOENT);
+}
+
+static void passwd_first_match_wins(void)
+{
+	char h[64];
+
+	CHECK_INT(passwd_parse_home(PASSWD, 1001, h, sizeof(h)), 0);
+	CHECK(strcmp(h, "/home/alias") != 0);
+}
+
+static void passwd_unknown_uid_is_enoent(void)
+{
+	char h[64];
+
+	CHECK_INT(passwd_parse_home(PASSWD, 5555, h, sizeof(h)), -ENOENT);
+	CHECK_INT(passwd_parse_home("", 0, h, sizeof(h)), -ENOENT);
+}
+
+static void passwd_empty_home_is_enoent(void)
+{
+	char h[64];
+
+	CHECK_INT(passwd_parse_home(PASSWD, 2000, h, sizeof(h)), -ENOENT);
+}
+
+static void passwd_strips_carriage_return_and_reads_last_line(void)
+{
+	char h[64];
+
+	CHECK_INT(passwd_parse_home(PASSWD, 3002, h, sizeof(h)), 0);
+	CHECK_STR(h, "/home/crlf");
+	CHECK_INT(passwd_parse_home(PASSWD, 4000, h, sizeof(h)), 0);
+	CHECK_STR(h, "/home/last");
+}
+
+static void passwd_home_too_long_is_enametoolong(void)
+{
+	char h[6];
+
+	CHECK_INT(passwd_parse_home(PASSWD, 1001, h, sizeof(h)), -ENAMETOOLONG);
+}
+
+static void passwd_of_this_root_knows_root(void)
+{
+	char h[4096];
+
+	CHECK_INT(passwd_home_in_root("/", 0, h, sizeof(h)), 0);
+	CHECK(h[0] == '/');
+	CHECK_INT(passwd_home_in_root("/nonexistent-root-folder", 0, h, sizeof(h)), -ENOENT);
+}
+
+int main(void)
+{
+	RUN(status_takes_real_uid_and_innermost_nspid);
+	RUN(status_without_nspid_falls_back_to_pid);
+	RUN(status_single_level_nspid_is_the_pid);
+	RUN(status_ignores_ppid_and_tracerpid_lines);
+	RUN(status_without_uid_is_invalid);
+	RUN(status_of_this_process_names_it);
+	RUN(status_of_a_missing_process_is_esrch);
+	RUN(environ_finds_the_first_entry);
+	RUN(environ_finds_the_last_entry);
+	RUN(environ_does_not_match_a_longer_name_with_the_same_prefix);
+	RUN(environ_does_not_match_a_shorter_name);
+	RUN(environ_absent_name_is_enoent);
+	RUN(environ_empty_value_is_set);
+	RUN(environ_first_of_duplicates_wins);
+	RUN(environ_last_entry_without_nul_counts);
+	RUN(environ_value_too_long_is_erange);
+	RUN(environ_refuses_a_name_with_equals);
+	RUN(environ_of_this_process_reads_its_startup_environment);
+	RUN(stat_start_time_survives_parens_and_spaces_in_comm);
+	RUN(stat_reads_a_zombie_state);
+	RUN(stat_too_short_is_invalid);
+	RUN(start_time_of_this_process_is_stable);
+	RUN(comm_of_a_missing_process_is_a_question_mark);
+	RUN(passwd_root_home_stays_slash);
+	RUN(passwd_drops_trailing_slash);
+	RUN(passwd_all_slashes_home_is_root);
+	RUN(passwd_skips_comments_and_malformed_lines);
+	RUN(passwd_uid_does_not_match_a_longer_number);
+	RUN(passwd_first_match_wins);
+	RUN(passwd_unknown_uid_is_enoent);
+	RUN(passwd_empty_home_is_enoent);
+	RUN(passwd_strips_carriage_return_and_reads_last_line);
+	RUN(passwd_home_too_long_is_enametoolong);
+	RUN(passwd_of_this_root_knows_root);
+	UNIT_EXIT();
+}
