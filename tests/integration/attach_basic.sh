@@ -1,0 +1,115 @@
+# Attach mode against real targets serving the protocol through the agent.
+
+test_attach_v2_start_stop_writes_prof_folder() {
+	local pid; pid=$(start_target)
+	printf 'start\nstop\nquit\n' | dp --dynamic=on --pid=$pid --output=$T/out.d
+	expect_status 0 $?
+	expect_line "^\[INFO\] Start profiling\.\.\.\.$"
+	expect_line "^dynamic profiling for pid $pid start success$"
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	expect_line "^dynamic profiling for pid $pid quit success$"
+	local d; d=$(prof_dirs_of $T/out.d $pid)
+	[ -n "$d" ] || fail "no PROF_ folder for pid $pid"
+	[ "$(echo "$d" | wc -l)" -eq 1 ] || fail "more than one PROF_ folder: $d"
+	for f in sample.json start_info end_info info.json; do
+		[ -s "$d/$f" ] || fail "missing $f in $d"
+	done
+	[ -d "$d/host" ] || fail "no host/ in $d"
+	grep -q "\"result_dir\":\"$T/out.d\"" "$d/sample.json" || fail "result_dir not sent: $(cat "$d/sample.json")"
+	expect_line "^\[INFO\] pid $pid: window saved in $T/out.d/PROF_"
+	grep -qx "$(basename "$d")" $T/out.d/*_profiling_output_record || fail "PROF_ folder not in the output record"
+}
+
+test_attach_v1_start_stop_quit() {
+	local pid; pid=$(start_target DYNPROF_AGENT_PROTOCOL=v1)
+	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o --protocol=v1
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid start success$"
+	expect_line "^\[INFO\] pid $pid: Started device Id: 0"
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	expect_line "^dynamic profiling for pid $pid quit success$"
+	[ -s "$(prof_dirs_of $T/o $pid)/end_info" ] || fail "v1 window left no end_info"
+}
+
+test_protocol_auto_picks_v1_for_v1_agent() {
+	local pid; pid=$(start_target DYNPROF_AGENT_PROTOCOL=v1)
+	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid stop success$"
+}
+
+test_two_targets_both_get_every_command_in_pid_order() {
+	local a b; a=$(start_target); b=$(start_target)
+	printf 'start\nstop\nquit\n' | dp --pid=$b,$a --output=$T/o
+	expect_status 0 $?
+	[ "$(grep -E 'start success' $T/out | awk '{print $5}' | tr '\n' ' ')" = "$b $a " ] ||
+		fail "results not in --pid order: $(cat $T/out)"
+	[ -n "$(prof_dirs_of $T/o $a)" ] && [ -n "$(prof_dirs_of $T/o $b)" ] || fail "a target wrote no folder"
+}
+
+test_start_twice_reports_already_started() {
+	local pid; pid=$(start_target)
+	printf 'start\nstart\nstop\n' | dp --pid=$pid --output=$T/o
+	expect_line "^\[WARNING\] dynamic profiling for pid $pid already started$"
+}
+
+test_stop_without_start_reports_not_started() {
+	local pid; pid=$(start_target)
+	printf 'stop\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[WARNING\] dynamic profiling for pid $pid has not started$"
+}
+
+test_start_without_device_reports_not_set_up() {
+	local pid; pid=$(start_target_without_card)
+	printf 'start\nquit\n' | dp --pid=$pid --output=$T/o
+	expect_line "^\[WARNING\] dynamic profiling device for pid $pid has not been set up$"
+	[ -z "$(prof_dirs_of $T/o $pid)" ] || fail "a window opened without a device"
+}
+
+test_start_failure_drops_target() {
+	local pid; pid=$(start_target)
+	# The result folder is made by dynprof, then turned into a file before
+	# `start`: the target cannot make its PROF_ folder and answers FAIL.
+	( sleep 0.5; rm -rf $T/o; touch $T/o ) &
+	{ sleep 1; echo start; } | dp --pid=$pid --output=$T/o
+	expect_status 1 $?
+	expect_line "^\[ERROR\] dynamic profiling for pid $pid start failed$"
+	expect_line "no target left"
+}
+
+test_end_of_input_stops_open_window() {
+	local pid; pid=$(start_target)
+	printf 'start\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	[ -s "$(prof_dirs_of $T/o $pid)/end_info" ] || fail "window left open at end of input"
+}
+
+test_help_command_shows_usage_without_error() {
+	local pid; pid=$(start_target)
+	printf 'help\nh\nbogus\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	[ "$(count_lines '^Usage:$')" -eq 3 ] || fail "usage not shown three times"
+	expect_line "^invalid option -- 'bogus'$"
+	[ "$(count_lines 'invalid option')" -eq 1 ] || fail "help treated as invalid"
+}
+
+test_blank_and_padded_commands_are_accepted() {
+	local pid; pid=$(start_target)
+	printf '\n   start  \n\t stop\t\n q\n' | dp --pid=$pid --output=$T/o
+	expect_line "start success"
+	expect_line "stop success"
+	expect_line "quit success"
+}
+
+test_switches_reach_the_target_params() {
+	local pid; pid=$(start_target)
+	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o --task-time=l0 --aic-metrics=Memory \
+		--host-sys=cpu,mem --ascendcl=off
+	local s; s=$(prof_dirs_of $T/o $pid)/sample.json
+	for kv in '"taskTime":"on"' '"prof_level":"l0"' '"ai_core_metrics":"Memory"' \
+		'"host_sys":"cpu,mem"' '"acl":"off"'; do
+		grep -q "$kv" "$s" || fail "params lack $kv: $(cat "$s")"
+	done
+}

@@ -1,0 +1,99 @@
+# Peers that misbehave: hung, dying, short or garbage replies, busy,
+# disconnecting, impostors. Each fails alone, with one clear line.
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+test_hung_target_times_out_alone_and_delays_no_other() {
+	local standin peer good; standin=$(start_sleeper)
+	peer=$(start_bad_peer_for ack-then-silent $standin)
+	good=$(start_target)
+	local t0; t0=$(now_ms)
+	printf 'start\nstop\n' | dp --pid=$standin,$good --output=$T/o --timeout=2s
+	local took=$(( $(now_ms) - t0 ))
+	expect_line "^\[ERROR\] dynamic profiling for pid $standin start failed: no reply within 2 s$"
+	expect_line "^dynamic profiling for pid $good start success$"
+	expect_line "^dynamic profiling for pid $good stop success$"
+	# The good target's window opened at once, not after the hung one's timeout.
+	local begin_us; begin_us=$(grep -o '"collectionTimeBegin": *"*[0-9]*' "$(prof_dirs_of $T/o $good)/start_info" | grep -o '[0-9]*$')
+	local delay_ms=$(( begin_us / 1000 - t0 ))
+	echo "start reached the good target $delay_ms ms after dynprof began; whole run $took ms"
+	[ $delay_ms -lt 1500 ] || fail "good target started $delay_ms ms late"
+	[ $took -lt 5000 ] || fail "run took $took ms: the timeout was not parallel"
+}
+
+test_target_dying_mid_window_is_dropped_and_others_continue() {
+	local a b; a=$(start_target); b=$(start_target)
+	{ echo start; sleep 0.5; kill -KILL $a; sleep 0.5; echo stop; } |
+		dp --pid=$a,$b --output=$T/o
+	expect_status 0 $?
+	expect_line "^server process $a did not create socket, or process has already exited$"
+	expect_line "^dynamic profiling for pid $b stop success$"
+	expect_no_line "pid $a stop"
+}
+
+test_last_target_dying_ends_console_with_status_1() {
+	local a; a=$(start_target)
+	{ echo start; sleep 0.5; kill -KILL $a; sleep 5; } | dp --pid=$a --output=$T/o
+	expect_status 1 $?
+	expect_line "^server process $a did not create socket, or process has already exited$"
+	expect_line "no target left"
+}
+
+test_short_reply_fails_the_target_with_reason() {
+	local s; s=$(start_sleeper); start_bad_peer_for short $s > /dev/null
+	printf 'start\n' | dp --pid=$s --output=$T/o
+	expect_status 1 $?
+	expect_line "^\[ERROR\] dynamic profiling for pid $s start failed: short reply \(4 of 8 bytes\)"
+}
+
+test_garbage_reply_fails_the_target_with_reason() {
+	local s; s=$(start_sleeper); start_bad_peer_for garbage $s > /dev/null
+	printf 'start\n' | dp --pid=$s --output=$T/o
+	expect_status 1 $?
+	expect_line "^\[ERROR\] dynamic profiling for pid $s start failed: unexpected reply \(type 99, code 77\)$"
+}
+
+test_busy_server_reports_another_client() {
+	local pid; pid=$(start_target)
+	# A first client holds the connection; a second dynprof must not hang.
+	{ echo start; sleep 4; echo stop; } | "$DP" --pid=$pid --output=$T/first > $T/first.out 2>&1 &
+	remember_pid $!
+	wait_until 3 grep -q 'start success' $T/first.out || fail "first client did not start"
+	local t0; t0=$(date +%s%N)
+	dp --pid=$pid --output=$T/o < /dev/null
+	expect_status 255 $?
+	local took=$(( ($(date +%s%N) - t0) / 1000000 ))
+	expect_line "^\[ERROR\] recv params timeout, server for pid $pid has been connected to another client\.$"
+	[ $took -lt 3000 ] || fail "second client waited $took ms"
+}
+
+test_unsolicited_disconnect_v2_drops_target() {
+	local s; s=$(start_sleeper); start_bad_peer_for disconnect $s > /dev/null
+	{ sleep 2; echo start; } | dp --pid=$s --output=$T/o
+	expect_status 1 $?
+	expect_line "^Server disconnected, .*\(pid $s\)$"
+	expect_no_line "start success"
+}
+
+test_unsolicited_disconnect_v1_shows_reason() {
+	local s; s=$(start_sleeper); start_bad_peer_for v1-disconnect $s > /dev/null
+	{ sleep 2; echo start; } | dp --pid=$s --output=$T/o --protocol=v1
+	expect_status 1 $?
+	expect_line "^Server disconnected, Idle link too long time\. \(pid $s\)$"
+}
+
+test_agent_request_limit_disconnect_reaches_console() {
+	local pid; pid=$(start_target DYNPROF_AGENT_MAX_REQUESTS=3)
+	printf 'start\nstop\nstart\nstop\n' | dp --pid=$pid --output=$T/o
+	expect_line "^Server disconnected, .*\(pid $pid\)$"
+	[ "$(count_lines 'start success')" -eq 1 ] || fail "expected one window before the limit"
+}
+
+test_impostor_socket_is_refused_and_sent_nothing() {
+	local victim; victim=$(start_sleeper)
+	BAD_PEER_LOG=$T/peer.log start_bad_peer_for log $victim > /dev/null
+	printf 'start\n' | dp --pid=$victim --output=$T/o
+	expect_status 255 $?
+	expect_line "^\[ERROR\] dynprof: refusing pid $victim: socket .*dynamic_profiling_socket_$victim is served by pid [0-9]+ \(bad_peer, uid 0\), not by pid $victim; nothing was sent$"
+	[ ! -s $T/peer.log ] || fail "the impostor received: $(cat $T/peer.log)"
+}

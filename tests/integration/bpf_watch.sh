@@ -1,0 +1,31 @@
+# Target exits are seen from the kernel (BPF) or, with --no-bpf, from pidfds.
+
+exit_is_noticed_at_once() { # exit_is_noticed_at_once [dynprof args]
+	local a b; a=$(start_target); b=$(start_target)
+	{ sleep 0.5; kill -KILL $a; sleep 3; echo quit; } | dp --pid=$a,$b --output=$T/o "$@"
+	expect_status 0 $?
+	expect_line "^server process $a did not create socket, or process has already exited$"
+	expect_line "^dynamic profiling for pid $b quit success$"
+}
+
+test_exit_noticed_with_bpf() {
+	exit_is_noticed_at_once
+	expect_no_line "BPF unavailable"
+}
+
+test_exit_noticed_without_bpf() {
+	exit_is_noticed_at_once --no-bpf
+}
+
+test_bpf_program_is_loaded_while_running_and_gone_after() {
+	command -v bpftool >/dev/null || [ -x /usr/sbin/bpftool ] || fail "bpftool missing"
+	local bt; bt=$(command -v bpftool || echo /usr/sbin/bpftool)
+	local a; a=$(start_target)
+	{ sleep 1.5; echo quit; } | "$DP" --pid=$a --output=$T/o > $T/out 2>&1 &
+	local dp=$!
+	sleep 0.8
+	$bt prog show | grep -q "name handle_exit\|sched_process_exit\|raw_tracepoint" || { $bt prog show | tail -5; fail "no BPF program while dynprof runs"; }
+	local ids; ids=$($bt prog show | grep -c raw_tracepoint)
+	wait $dp
+	[ "$($bt prog show | grep -c raw_tracepoint)" -lt "$ids" ] || fail "BPF program left loaded after exit"
+}

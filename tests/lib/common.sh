@@ -1,0 +1,112 @@
+# Helpers for integration tests: real targets, real sockets, assertions.
+# Each test runs in a subshell with $T, a fresh temporary folder; every
+# process a helper starts is recorded and killed by cleanup_test.
+
+B=$DYNPROF_BUILD
+DP=$B/dynprof
+AGENT_SO=$B/libdynprof_agent.so
+CARD_USER=$B/tests/peers/card_user
+BAD_PEER=$B/tests/peers/bad_peer
+DEMO=$B/demo_task
+ROOT_HOME=$(getent passwd 0 | cut -d: -f6)
+ROOT_HOME=${ROOT_HOME%/}
+
+fail() { echo "$*"; exit 1; }
+
+remember_pid() { echo "$1" >> "$T/.pids"; }
+
+cleanup_test() {
+	local p
+	if [ -f "$T/.pids" ]; then
+		while read -r p; do
+			kill -TERM "$p" 2>/dev/null
+		done < "$T/.pids"
+		sleep 0.2
+		while read -r p; do
+			kill -KILL "$p" 2>/dev/null
+			rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
+		done < "$T/.pids"
+	fi
+	[ -f "$T/.mounts" ] && while read -r m; do umount -l "$m" 2>/dev/null; done < "$T/.mounts"
+	rm -rf "$T"
+}
+
+# A fake card: a character device node of our own (like /dev/null).
+make_card() { # make_card INDEX -> path
+	mkdir -p "$T/dev"
+	[ -e "$T/dev/davinci$1" ] || mknod "$T/dev/davinci$1" c 1 3
+	echo "$T/dev/davinci$1"
+}
+
+# wait_until SECONDS COMMAND...: poll every 20 ms until COMMAND succeeds.
+wait_until() {
+	local limit=$1; shift
+	local end=$((SECONDS + limit))
+	while ! "$@" 2>/dev/null; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.02
+	done
+}
+
+socket_of() { echo "$ROOT_HOME/dynamic_profiling_socket_$1"; }
+has_socket() { [ -S "$(socket_of "$1")" ]; }
+
+# start_target [VAR=value...]: a card user serving the protocol through
+# the preloaded agent, holding card 0. Echoes its pid once its socket listens.
+start_target() {
+	local card; card=$(make_card 0)
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		"$@" "$CARD_USER" "$card" 600 > "$T/target.$RANDOM.log" 2>&1 &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "target $pid never opened its socket"
+	echo $pid
+}
+
+# A target that has not opened any card (NOT_SET_DEVICE on start).
+start_target_without_card() {
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		"$@" "$CARD_USER" "" 600 > "$T/target.$RANDOM.log" 2>&1 &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "target $pid never opened its socket"
+	echo $pid
+}
+
+# start_bad_peer MODE: a misbehaving server at the socket path of a
+# stand-in process (sleep), so dynprof finds it as that pid's socket.
+# Echoes "<standin pid> <peer pid>".
+start_bad_peer_for() { # start_bad_peer_for MODE PID
+	"$BAD_PEER" "$1" "$(socket_of "$2")" > "$T/peer.$1.log" 2>&1 &
+	local peer=$!
+	remember_pid $peer
+	wait_until 5 has_socket "$2" || fail "bad_peer $1 never listened"
+	echo $peer
+}
+
+start_sleeper() {
+	sleep 600 &
+	remember_pid $!
+	echo $!
+}
+
+# dp [args...]: run dynprof with a time limit, stdin as given, output to $T/out.
+dp() {
+	timeout -s KILL 90 "$DP" "$@" > "$T/out" 2>&1
+}
+
+expect_line() { # expect_line REGEX [FILE]
+	grep -Eq -- "$1" "${2:-$T/out}" || { cat "${2:-$T/out}"; fail "expected a line matching: $1"; }
+}
+expect_no_line() {
+	! grep -Eq -- "$1" "${2:-$T/out}" || { cat "${2:-$T/out}"; fail "unexpected line matching: $1"; }
+}
+expect_status() { # expect_status WANT GOT
+	[ "$1" = "$2" ] || { cat "$T/out"; fail "exit status $2, expected $1"; }
+}
+count_lines() { grep -Ec -- "$1" "${2:-$T/out}"; }
+
+# PROF_ folders a pid wrote under DIR.
+prof_dirs_of() { # prof_dirs_of DIR NSPID
+	ls -d "$1"/PROF_*_"$(printf '%08d' "$2")"* 2>/dev/null
+}
