@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/* Wire encoding and decoding of both generations. */
+#include <errno.h>
+
+#include "dynprof/proto.h"
+#include "unit.h"
+
+static void v2_params_carry_length_and_zero_padding(void)
+{
+	struct proto_v2_params p;
+
+	CHECK_INT(proto_v2_encode_params(&p, "{\"result_dir\":\"/x\"}"), 4100);
+	CHECK_INT(p.data_len, 19);
+	CHECK(p.data[19] == 0 && p.data[4095] == 0);
+}
+
+static void v2_params_refuse_empty_and_oversized_json(void)
+{
+	static char big[5000];
+	struct proto_v2_params p;
+
+	memset(big, 'a', sizeof(big) - 1);
+	CHECK_INT(proto_v2_encode_params(&p, ""), -EMSGSIZE);
+	CHECK_INT(proto_v2_encode_params(&p, big), -EMSGSIZE);
+	big[4095] = '\0';
+	CHECK_INT(proto_v2_encode_params(&p, big), -EMSGSIZE);
+	big[4094] = '\0';
+	CHECK_INT(proto_v2_encode_params(&p, big), 4100);
+}
+
+static void v2_requests_use_odd_types(void)
+{
+	struct proto_v2_msg m;
+
+	proto_v2_encode_request(&m, PROTO_CMD_START);
+	CHECK_INT(m.msg_type, 1);
+	proto_v2_encode_request(&m, PROTO_CMD_STOP);
+	CHECK_INT(m.msg_type, 3);
+	proto_v2_encode_request(&m, PROTO_CMD_QUIT);
+	CHECK_INT(m.msg_type, 5);
+	CHECK_INT(m.status_code, 0);
+}
+
+static enum proto_status v2_decode(int32_t type, int32_t code, enum proto_command cmd)
+{
+	struct proto_v2_msg m = { type, code };
+	struct proto_reply r;
+
+	proto_v2_decode_reply(&m, cmd, &r);
+	return r.status;
+}
+
+static void v2_decodes_every_status_code(void)
+{
+	CHECK_INT(v2_decode(2, 0, PROTO_CMD_START), PROTO_OK);
+	CHECK_INT(v2_decode(2, 1, PROTO_CMD_START), PROTO_FAIL);
+	CHECK_INT(v2_decode(2, 2, PROTO_CMD_START), PROTO_ALREADY_STARTED);
+	CHECK_INT(v2_decode(2, 3, PROTO_CMD_START), PROTO_NOT_SET_DEVICE);
+	CHECK_INT(v2_decode(4, 4, PROTO_CMD_STOP), PROTO_NOT_STARTED);
+	CHECK_INT(v2_decode(6, 0, PROTO_CMD_QUIT), PROTO_OK);
+}
+
+static void v2_disconnect_is_recognised_whatever_was_asked(void)
+{
+	CHECK_INT(v2_decode(7, 0, PROTO_CMD_START), PROTO_DISCONNECTED);
+	CHECK_INT(v2_decode(7, 0, PROTO_CMD_STOP), PROTO_DISCONNECTED);
+}
+
+static void v2_mismatched_replies_are_bad(void)
+{
+	CHECK_INT(v2_decode(4, 0, PROTO_CMD_START), PROTO_BAD_REPLY);
+	CHECK_INT(v2_decode(2, 4, PROTO_CMD_START), PROTO_BAD_REPLY);
+	CHECK_INT(v2_decode(4, 2, PROTO_CMD_STOP), PROTO_BAD_REPLY);
+	CHECK_INT(v2_decode(99, 77, PROTO_CMD_START), PROTO_BAD_REPLY);
+	CHECK_INT(v2_decode(6, 3, PROTO_CMD_QUIT), PROTO_BAD_REPLY);
+}
+
+static void v1_request_data_is_nul_padded_and_counted(void)
+{
+	struct proto_v1_request q;
+
+	CHECK_INT(proto_v1_encode_request(&q, V1_START_REQ, "{\"a\":\"b\"}"), 4104);
+	CHECK_INT(q.msg_data_len, 9);
+	CHECK(q.msg_data[9] == 0 && q.msg_data[4095] == 0);
+	CHECK_INT(proto_v1_encode_request(&q, V1_TEST_REQ, NULL), 4104);
+	CHECK_INT(q.msg_data_len, 0);
+	CHECK_INT(q.msg_type, 6);
+}
+
+static struct proto_reply v1_decode(int32_t type, int32_t code, const char *detail, enum proto_command cmd)
+{
+	struct proto_v1_response r;
+	struct proto_reply out;
+
+	proto_v1_encode_response(&r, type, code, detail);
+	proto_v1_decode_reply(&r, cmd, &out);
+	return out;
+}
+
+static void v1_details_tell_already_and_not_started_apart(void)
+{
+	CHECK_INT(v1_decode(1, 0, "Started device Id: 0 ", PROTO_CMD_START).status, PROTO_OK);
+	CHECK_STR(v1_decode(1, 0, "Started device Id: 0 ", PROTO_CMD_START).detail, "Started device Id: 0 ");
+	CHECK_INT(v1_decode(1, 1, V1_DETAIL_ALREADY_STARTED, PROTO_CMD_START).status, PROTO_ALREADY_STARTED);
+	CHECK_INT(v1_decode(3, 1, V1_DETAIL_NOT_STARTED, PROTO_CMD_STOP).status, PROTO_NOT_STARTED);
+	CHECK_INT(v1_decode(1, 1, "something else", PROTO_CMD_START).status, PROTO_FAIL);
+	CHECK_INT(v1_decode(5, 0, NULL, PROTO_CMD_QUIT).status, PROTO_OK);
+}
+
+static void v1_disconnect_carries_its_reason(void)
+{
+	struct proto_reply r = v1_decode(8, 0, V1_DETAIL_IDLE, PROTO_CMD_STOP);
+
+	CHECK_INT(r.status, PROTO_DISCONNECTED);
+	CHECK_STR(r.detail, V1_DETAIL_IDLE);
+}
+
+static void v1_overlong_detail_is_a_bad_reply(void)
+{
+	struct proto_v1_response r;
+	struct proto_reply out;
+
+	proto_v1_encode_response(&r, 1, 0, "x");
+	r.msg_data_len = 128;
+	proto_v1_decode_reply(&r, PROTO_CMD_START, &out);
+	CHECK_INT(out.status, PROTO_BAD_REPLY);
+}
+
+static void v1_unterminated_detail_is_cut_safely(void)
+{
+	struct proto_v1_response r;
+	struct proto_reply out;
+
+	proto_v1_encode_response(&r, 1, 0, NULL);
+	memset(r.msg_data, 'z', sizeof(r.msg_data));
+	r.msg_data_len = 127;
+	proto_v1_decode_reply(&r, PROTO_CMD_START, &out);
+	CHECK_INT(strlen(out.detail), 127);
+}
+
+static void handshake_acks_decode(void)
+{
+	struct proto_v2_msg ok = { 0, 0 }, bad = { 0, 1 }, other = { 2, 0 };
+	struct proto_v1_response t;
+	struct proto_reply r;
+
+	proto_v2_decode_params_ack(&ok, &r);
+	CHECK_INT(r.status, PROTO_OK);
+	proto_v2_decode_params_ack(&bad, &r);
+	CHECK_INT(r.status, PROTO_FAIL);
+	proto_v2_decode_params_ack(&other, &r);
+	CHECK_INT(r.status, PROTO_BAD_REPLY);
+	proto_v1_encode_response(&t, V1_TEST_RSP, 0, NULL);
+	proto_v1_decode_test_ack(&t, &r);
+	CHECK_INT(r.status, PROTO_OK);
+}
+
+int main(void)
+{
+	RUN(v2_params_carry_length_and_zero_padding);
+	RUN(v2_params_refuse_empty_and_oversized_json);
+	RUN(v2_requests_use_odd_types);
+	RUN(v2_decodes_every_status_code);
+	RUN(v2_disconnect_is_recognised_whatever_was_asked);
+	RUN(v2_mismatched_replies_are_bad);
+	RUN(v1_request_data_is_nul_padded_and_counted);
+	RUN(v1_details_tell_already_and_not_started_apart);
+	RUN(v1_disconnect_carries_its_reason);
+	RUN(v1_overlong_detail_is_a_bad_reply);
+	RUN(v1_unterminated_detail_is_cut_safely);
+	RUN(handshake_acks_decode);
+	UNIT_EXIT();
+}
