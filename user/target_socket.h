@@ -12,6 +12,9 @@
  * itself must be a socket, not a symlink; connecting goes through an O_PATH
  * fd of the home, so sun_path's 108 bytes never limit the path. After
  * connect, SO_PEERCRED must name the target's process, else nothing is sent.
+ *
+ * The struct is plain data (no fd inside, copy it freely): connect opens
+ * the root and the home again and re-checks everything it relies on.
  */
 #ifndef DYNPROF_TARGET_SOCKET_H
 #define DYNPROF_TARGET_SOCKET_H
@@ -22,25 +25,50 @@
 struct target_socket {
 	int pid;               /* host pid (as dynprof sees it) */
 	uid_t uid;             /* the target's real uid */
+	int nspid;             /* innermost NSpid: its pid in its own namespace */
+	unsigned long long start_time; /* /proc/<pid>/stat field 22: pid reuse guard */
 	int key;               /* socket key: env value, else innermost NSpid */
 	char home[PATH_MAX];   /* home as the target sees it */
 	char name[128];        /* socket file name, e.g. dynamic_profiling_socket_42 */
 	char path[PATH_MAX];   /* as the target sees it: <home>/<name> */
 	char host_path[PATH_MAX]; /* as dynprof reaches it: /proc/<pid>/root<home>/<name> */
+	char why[512];         /* after a failed find: a short human reason */
 };
 
 /*
- * Locate the socket of `pid`. Returns 0; -ESRCH when no such process;
- * -ENOENT when it has no socket (out->name then holds the expected name);
- * -EACCES when its files cannot be read; other negative errno.
+ * Locate the socket of `pid`. Key candidates, in order, duplicates skipped:
+ * DYNAMIC_PROFILING_KEY_PID when a positive decimal integer, then the
+ * innermost NSpid (CANN falls back to its own pid when the key's path is
+ * taken; v1 always uses its pid). For each key, the names
+ * dynamic_profiling_socket_<key> then dyn_prof_sock_<key>. The first
+ * candidate that exists in the home as a socket (lstat, no symlink
+ * followed) wins. Returns 0 with every field filled, or:
+ *  -ESRCH   no such process (or it exited / its pid was reused during the look-up);
+ *  -ENOENT  no candidate exists, or the uid has no home in the target's
+ *           passwd (home[] empty then), or the home folder is missing;
+ *           name/path/host_path then hold the first expected name;
+ *  -ELOOP   no socket, but a candidate name is a symlink (never followed);
+ *  -ENOTSOCK no socket, but a candidate name is another kind of file;
+ *           (for both: name/path/host_path name that file)
+ *  -EACCES  its environ, root, passwd or home cannot be read (not root,
+ *           another user's process);
+ *  other negative errno. `why` says which, in every failure.
  */
 int target_socket_find(int pid, struct target_socket *out);
 
 /*
  * Connect to a found socket, non-blocking, and check SO_PEERCRED. Returns
- * the connected fd (O_NONBLOCK, O_CLOEXEC); -EPERM when the peer is not the
- * target (why[] names the path and the real owner: pid, comm, uid);
- * -ECONNREFUSED when nobody listens; other negative errno (why[] says).
+ * the connected fd (O_NONBLOCK, O_CLOEXEC) or a negative errno, with a
+ * short reason in why[] (may be NULL) for every failure:
+ *  -EPERM        the peer is not the target (why names the path and the
+ *                real owner: pid, comm, uid), or the pid now belongs to
+ *                another process than the one found;
+ *  -ECONNREFUSED nobody listens (a stale socket file; the target may have
+ *                exited without unlinking it);
+ *  -ENOENT       the target exited, or its home or socket file vanished;
+ *  -ELOOP / -ENOTSOCK  the name is no longer a socket;
+ *  -EAGAIN       the listen backlog stayed full for about 1 s;
+ *  other negative errno.
  */
 int target_socket_connect(const struct target_socket *ts, char *why, size_t whylen);
 
