@@ -14,7 +14,6 @@
 #include "dynprof/fdio.h"
 #include "output.h"
 #include "params.h"
-#include "procfs.h"
 #include "protodetect.h"
 #include "report.h"
 #include "session.h"
@@ -81,15 +80,17 @@ static int locate(struct target *t)
 	char why[2 * PATH_MAX + 256];
 	int rc = target_socket_find(t->pid, &t->sock);
 
-	if (rc == 0)
-		return procfs_read_status(t->pid, &(uid_t){ 0 }, &t->nspid);
+	if (rc == 0) {
+		t->nspid = t->sock.nspid;
+		return 0;
+	}
 	if (rc == -ESRCH)
 		snprintf(why, sizeof(why), "no such process");
 	else if (rc == -ENOENT)
 		snprintf(why, sizeof(why), "it serves no dynamic profiling socket: no %s in its home %s; was it started with PROFILING_MODE=dynamic?",
 			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
 	else
-		snprintf(why, sizeof(why), "cannot read its socket: %s", strerror(-rc));
+		snprintf(why, sizeof(why), "%s", t->sock.why);
 	skip_pid(t, why);
 	return rc;
 }
