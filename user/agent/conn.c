@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/* A client connection: waits, limits, whole-message I/O (see conn.h). */
+#include <errno.h>
+#include <poll.h>
+
+#include "dynprof/fdio.h"
+#include "conn.h"
+#include "window.h"
+
+void conn_init(struct agent_conn *c, int fd, int wake_fd, const struct agent_config *cfg)
+{
+	c->fd = fd;
+	c->wake_fd = wake_fd;
+	c->cfg = cfg;
+	c->requests = 0;
+	c->last_ms = clock_ms();
+}
+
+/* Milliseconds poll may wait: the idle limit counts only while not collecting. */
+static int wait_budget(const struct agent_conn *c)
+{
+	int64_t deadline;
+
+	if (window_collecting())
+		return -1;
+	deadline = c->last_ms + (int64_t)c->cfg->idle_timeout_sec * 1000;
+	return clock_ms_left(deadline);
+}
+
+enum conn_event conn_wait(struct agent_conn *c)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = c->wake_fd, .events = POLLIN },
+			{ .fd = c->fd, .events = POLLIN },
+		};
+		int n = poll(pfd, 2, wait_budget(c));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return CONN_GONE;
+		if (pfd[0].revents)
+			return CONN_SHUTDOWN;
+		if (pfd[1].revents & POLLIN)
+			return CONN_READABLE;
+		if (pfd[1].revents)
+			return CONN_GONE;
+		if (!window_collecting())
+			return CONN_IDLE;
+	}
+}
+
+int conn_read(struct agent_conn *c, void *buf, size_t len, int timeout_ms, size_t *got)
+{
+	return fdio_read_full(c->fd, buf, len, clock_ms() + timeout_ms, got);
+}
+
+int conn_send(struct agent_conn *c, const void *buf, size_t len)
+{
+	return fdio_write_full(c->fd, buf, len, clock_ms() + CONN_IO_TIMEOUT_MS);
+}
+
+int conn_count_request(struct agent_conn *c)
+{
+	c->last_ms = clock_ms();
+	return ++c->requests >= c->cfg->max_requests;
+}

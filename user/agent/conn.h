@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One client connection as both conversations see it: waiting for the
+ * next request while watching the shutdown signal and the idle limit,
+ * whole-message reads and writes with deadlines, the request count.
+ */
+#ifndef DYNPROF_AGENT_CONN_H
+#define DYNPROF_AGENT_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+/* How long the rest of a message may take once its first byte is readable. */
+#define CONN_IO_TIMEOUT_MS 1000
+
+struct agent_conn {
+	int fd;
+	int wake_fd;                    /* readable once shutdown began */
+	const struct agent_config *cfg;
+	int requests;                   /* answered on this connection */
+	int64_t last_ms;                /* last request, for the idle limit */
+};
+
+enum conn_event {
+	CONN_READABLE,
+	CONN_IDLE,     /* idle limit reached while not collecting */
+	CONN_SHUTDOWN, /* the agent is shutting down */
+	CONN_GONE,     /* error or hang-up on the socket */
+};
+
+void conn_init(struct agent_conn *c, int fd, int wake_fd, const struct agent_config *cfg);
+
+/* Wait for the next request. */
+enum conn_event conn_wait(struct agent_conn *c);
+
+/* Read exactly `len` bytes within `timeout_ms`; fdio_read_full's results. */
+int conn_read(struct agent_conn *c, void *buf, size_t len, int timeout_ms, size_t *got);
+
+/* Send a whole message within CONN_IO_TIMEOUT_MS. 0 or a negative errno. */
+int conn_send(struct agent_conn *c, const void *buf, size_t len);
+
+/* Count one answered request; 1 when the per-connection limit is reached. */
+int conn_count_request(struct agent_conn *c);
+
+#endif /* DYNPROF_AGENT_CONN_H */

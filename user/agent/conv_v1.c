@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One v1 connection (CANN releases from late 2022 until v2): 4104-byte
+ * requests, 140-byte responses with a detail text; a request whose
+ * msgDataLen is not the length of its NUL-padded msgData ends it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dynprof/proto.h"
+#include "conv.h"
+#include "log.h"
+#include "window.h"
+
+#define V1_MAX_STARTS 10000 /* per process lifetime, as CANN's v1 server */
+
+/* Our texts where CANN's are not known (documented in dynprof/agent.h). */
+#define V1_DETAIL_STARTED      "Started device Id: "
+#define V1_DETAIL_NO_DEVICE    "Device is not set."
+#define V1_DETAIL_START_FAILED "Start collection failed."
+#define V1_DETAIL_STOP_FAILED  "Stop collection failed."
+#define V1_DETAIL_START_LIMIT  "Start times exceed the limit."
+
+enum step { CONTINUE, END };
+
+/* Successful STARTs so far; only the server thread touches it. */
+static int v1_starts;
+
+static int send_rsp(struct agent_conn *c, int32_t type, int32_t code, const char *detail)
+{
+	struct proto_v1_response r;
+
+	proto_v1_encode_response(&r, type, code, detail);
+	return conn_send(c, &r, sizeof(r));
+}
+
+static int answer_start(struct agent_conn *c, const char *json)
+{
+	char ids[PROTO_V1_DETAIL_MAX - sizeof(V1_DETAIL_STARTED)];
+	char detail[PROTO_V1_DETAIL_MAX];
+	struct agent_devset devs;
+	const char *fail = NULL;
+
+	if (window_collecting()) {
+		fail = V1_DETAIL_ALREADY_STARTED;
+	} else if (v1_starts >= V1_MAX_STARTS) {
+		fail = V1_DETAIL_START_LIMIT;
+	} else {
+		switch (window_start(json, &devs)) {
+		case WINDOW_STARTED:
+			break;
+		case WINDOW_ALREADY:
+			fail = V1_DETAIL_ALREADY_STARTED;
+			break;
+		case WINDOW_NO_DEVICE:
+			fail = V1_DETAIL_NO_DEVICE;
+			break;
+		case WINDOW_FAILED:
+			fail = V1_DETAIL_START_FAILED;
+			break;
+		}
+	}
+	agent_log("start -> %s", fail ? fail : "success");
+	if (fail)
+		return send_rsp(c, V1_START_RSP, 1, fail);
+	v1_starts++;
+	/* CANN lists the ids each followed by a blank: "Started device Id: 0 ". */
+	agent_devset_format(&devs, " ", 1, ids, sizeof(ids));
+	snprintf(detail, sizeof(detail), "%s%s", V1_DETAIL_STARTED, ids);
+	return send_rsp(c, V1_START_RSP, 0, detail);
+}
+
+static int answer_stop(struct agent_conn *c)
+{
+	switch (window_stop()) {
+	case WINDOW_STOPPED:
+		agent_log("stop -> success");
+		return send_rsp(c, V1_STOP_RSP, 0, NULL);
+	case WINDOW_NOT_STARTED:
+		agent_log("stop -> %s", V1_DETAIL_NOT_STARTED);
+		return send_rsp(c, V1_STOP_RSP, 1, V1_DETAIL_NOT_STARTED);
+	case WINDOW_STOP_FAILED:
+		break;
+	}
+	agent_log("stop -> %s", V1_DETAIL_STOP_FAILED);
+	return send_rsp(c, V1_STOP_RSP, 1, V1_DETAIL_STOP_FAILED);
+}
+
+/* The server ends the connection: close the window, say why. */
+static void disconnect(struct agent_conn *c, const char *why)
+{
+	window_stop();
+	agent_log("disconnect: %s", why);
+	send_rsp(c, V1_DISCONN_RSP, 0, why);
+}
+
+static enum step quit(struct agent_conn *c)
+{
+	window_stop();
+	agent_log("quit");
+	if (!send_rsp(c, V1_QUIT_RSP, 0, NULL) &&
+	    !send_rsp(c, V1_DISCONN_RSP, 0, V1_DETAIL_CLIENT_QUIT))
+		send_rsp(c, V1_QUIT_RSP, 0, NULL);
+	return END;
+}
+
+static enum step answer(struct agent_conn *c, const struct proto_v1_request *req)
+{
+	int rc;
+
+	switch (req->msg_type) {
+	case V1_TEST_REQ:
+		rc = send_rsp(c, V1_TEST_RSP, 0, NULL);
+		break;
+	case V1_START_REQ:
+		rc = answer_start(c, req->msg_data);
+		break;
+	case V1_STOP_REQ:
+		rc = answer_stop(c);
+		break;
+	case V1_QUIT_REQ:
+		return quit(c);
+	default:
+		agent_log("request type %d unknown: closing", req->msg_type);
+		return END;
+	}
+	return rc ? END : CONTINUE;
+}
+
+/* msgData must be a C string whose length msgDataLen states exactly. */
+static int well_formed(const struct proto_v1_request *req)
+{
+	size_t len = strnlen(req->msg_data, sizeof(req->msg_data));
+
+	return len < sizeof(req->msg_data) && req->msg_data_len == len;
+}
+
+/* Wait for a request and read it; END when the connection is over. */
+static enum step receive(struct agent_conn *c, struct proto_v1_request *req)
+{
+	int rc;
+
+	switch (conn_wait(c)) {
+	case CONN_READABLE:
+		break;
+	case CONN_IDLE:
+		disconnect(c, V1_DETAIL_IDLE);
+		return END;
+	case CONN_SHUTDOWN:
+		disconnect(c, V1_DETAIL_SERVER_EXIT);
+		return END;
+	case CONN_GONE:
+		agent_log("client gone");
+		return END;
+	}
+	rc = conn_read(c, req, sizeof(*req), CONN_IO_TIMEOUT_MS, NULL);
+	if (rc) {
+		agent_log("client gone: %s", strerror(-rc));
+		return END;
+	}
+	if (!well_formed(req)) {
+		agent_log("request type %d: msgDataLen %u does not match its data: closing",
+			  req->msg_type, req->msg_data_len);
+		return END;
+	}
+	return CONTINUE;
+}
+
+void conv_v1_serve(struct agent_conn *c)
+{
+	struct proto_v1_request req;
+
+	while (receive(c, &req) == CONTINUE && answer(c, &req) == CONTINUE) {
+		if (conn_count_request(c)) {
+			disconnect(c, V1_DETAIL_TOO_MANY);
+			return;
+		}
+	}
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/* The PROF_ folder of a window (see profdir.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clockinfo.h"
+#include "ctlfile.h"
+#include "hostinfo.h"
+#include "params.h"
+#include "profdir.h"
+#include "profname.h"
+
+#define PROFDIR_MODE 0750
+#define PROF_INDEX   1 /* CANN numbers every window 000001 */
+#define NAME_TRIES   4
+
+/* mkdir -p: the client names result_dir as this process sees it. */
+static int mkdir_parents(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void random_bytes(unsigned char *buf, size_t len)
+{
+	/* Without entropy the name must still be made; the clock will do. */
+	if (getrandom(buf, len, GRND_NONBLOCK) == (ssize_t)len)
+		return;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (unsigned char)((ts.tv_nsec >> (i * 3)) ^ (getpid() >> i));
+}
+
+/* Make dir/PROF_... with a fresh name; `out` gets its path. */
+static int make_named_dir(const char *dir, char *out, size_t len)
+{
+	unsigned char rnd[PROFNAME_RAND_LEN];
+	char name[PROFNAME_LEN + 1];
+	struct timespec ts;
+	struct tm tm;
+	int rc = -EEXIST;
+
+	for (int i = 0; i < NAME_TRIES && rc == -EEXIST; i++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		localtime_r(&ts.tv_sec, &tm);
+		random_bytes(rnd, sizeof(rnd));
+		rc = profname_format(name, sizeof(name), PROF_INDEX, &tm, (int)(ts.tv_nsec / 1000000),
+				     (long)getpid(), rnd);
+		if (rc < 0)
+			return rc;
+		if (snprintf(out, len, "%s/%s", dir, name) >= (int)len)
+			return -ENAMETOOLONG;
+		rc = mkdir(out, PROFDIR_MODE) < 0 ? -errno : 0;
+	}
+	if (rc)
+		return rc;
+	/* The mode is part of the layout; do not leave it to the umask. */
+	return chmod(out, PROFDIR_MODE) < 0 ? -errno : 0;
+}
+
+static int make_subdir(const char *base, const char *sub)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", base, sub) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, PROFDIR_MODE) < 0)
+		return -errno;
+	return chmod(path, PROFDIR_MODE) < 0 ? -errno : 0;
+}
+
+static int host_dir(const struct profdir *pd, char *out, size_t len)
+{
+	return snprintf(out, len, "%s/host", pd->path) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+/* Write a malloc'd text as a control file, freeing it. */
+static int write_owned(const char *dir, const char *name, char *text)
+{
+	int rc = text ? ctlfile_write(dir, name, text, strlen(text)) : -ENOMEM;
+
+	free(text);
+	return rc;
+}
+
+static int write_start_files(const char *host, const char *params,
+			     const struct agent_devset *devs)
+{
+	struct clock_stamp st;
+	char log[256];
+	int rc, n;
+
+	clock_stamp_take(&st);
+	rc = ctlfile_write(host, "sample.json", params, strlen(params));
+	if (!rc)
+		rc = write_owned(host, "start_info", clock_stamp_info_json(&st, "Begin"));
+	if (!rc) {
+		n = clock_stamp_host_log(&st, log, sizeof(log));
+		rc = n < 0 ? n : ctlfile_write(host, "host_start.log", log, (size_t)n);
+	}
+	if (!rc)
+		rc = write_owned(host, "info.json", hostinfo_json(devs));
+	return rc;
+}
+
+int profdir_open(struct profdir *pd, const char *params_json, const struct agent_devset *devs)
+{
+	char result_dir[PATH_MAX], host[PATH_MAX];
+	int rc;
+
+	rc = params_result_dir(params_json, result_dir, sizeof(result_dir));
+	if (!rc)
+		rc = mkdir_parents(result_dir, PROFDIR_MODE);
+	if (!rc)
+		rc = make_named_dir(result_dir, pd->path, sizeof(pd->path));
+	if (!rc)
+		rc = make_subdir(pd->path, "host");
+	if (!rc)
+		rc = make_subdir(pd->path, "host/data");
+	if (!rc)
+		rc = host_dir(pd, host, sizeof(host));
+	if (!rc)
+		rc = write_start_files(host, params_json, devs);
+	return rc;
+}
+
+int profdir_close(const struct profdir *pd)
+{
+	struct clock_stamp st;
+	char host[PATH_MAX];
+	int rc;
+
+	clock_stamp_take(&st);
+	rc = host_dir(pd, host, sizeof(host));
+	if (!rc)
+		rc = write_owned(host, "end_info", clock_stamp_info_json(&st, "End"));
+	return rc;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The PROF_ folder of one window, laid out as CANN lays it out: made at
+ * START with host/data/ and the start-time control files, completed at
+ * STOP with end_info. No collected data is invented: host/data/ stays
+ * empty until something real writes into it.
+ */
+#ifndef DYNPROF_AGENT_PROFDIR_H
+#define DYNPROF_AGENT_PROFDIR_H
+
+#include <limits.h>
+
+#include "device.h"
+
+struct profdir {
+	char path[PATH_MAX];
+};
+
+/*
+ * Make the folder under the params' result_dir (created when missing) and
+ * write sample.json, start_info, host_start.log and info.json. Returns 0
+ * or a negative errno; on failure after mkdir the partial folder stays.
+ */
+int profdir_open(struct profdir *pd, const char *params_json, const struct agent_devset *devs);
+
+/* Write end_info. 0 or a negative errno. */
+int profdir_close(const struct profdir *pd);
+
+#endif /* DYNPROF_AGENT_PROFDIR_H */

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The server's lifecycle and the public API: start, the accept-loop
+ * thread (one client at a time, at most 128 per lifetime, as CANN), and
+ * shutdown. The host program never waits on the server thread: the API
+ * calls it makes while the server runs read atomics; only start and
+ * shutdown take the lifecycle lock, which the thread never takes.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "dynprof/agent.h"
+#include "dynprof/cards.h"
+#include "config.h"
+#include "conv.h"
+#include "device.h"
+#include "log.h"
+#include "sockpath.h"
+#include "window.h"
+
+#define API __attribute__((visibility("default")))
+
+#define MAX_ACCEPTS      128 /* per process lifetime, as CANN */
+#define ACCEPT_RETRY_MS  100 /* after a resource error on accept */
+
+static struct {
+	pthread_mutex_t lock;  /* start and shutdown only */
+	int running;           /* between a successful start and shutdown */
+	pid_t owner;           /* the process that started it (fork() copies this) */
+	pthread_t thread;
+	struct agent_socket sock;
+	int wake_fd;           /* eventfd: readable once shutdown began */
+	struct agent_config cfg;
+	atomic_int listening;  /* the socket file is there and accepting */
+	atomic_int client_fd;  /* the connection being served, or -1 */
+} srv = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.sock = { .fd = -1 },
+	.wake_fd = -1,
+	.client_fd = -1,
+};
+
+/* 1 when shutdown began during `ms` milliseconds of waiting. */
+static int wait_wake(int ms)
+{
+	struct pollfd pfd = { .fd = srv.wake_fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) > 0;
+}
+
+/* The next client, or -ESHUTDOWN. */
+static int accept_next(void)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = srv.wake_fd, .events = POLLIN },
+			{ .fd = srv.sock.fd, .events = POLLIN },
+		};
+		int fd;
+
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			return -errno;
+		if (pfd[0].revents)
+			return -ESHUTDOWN;
+		if (!(pfd[1].revents & POLLIN))
+			continue;
+		fd = accept4(srv.sock.fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		/* Out of fds or memory: the client waits in the backlog; retry later. */
+		if ((errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) &&
+		    wait_wake(ACCEPT_RETRY_MS))
+			return -ESHUTDOWN;
+	}
+}
+
+static void serve_client(int fd)
+{
+	struct agent_conn c;
+
+	atomic_store(&srv.client_fd, fd);
+	agent_log("client connected");
+	conn_init(&c, fd, srv.wake_fd, &srv.cfg);
+	if (srv.cfg.protocol == PROTO_V1)
+		conv_v1_serve(&c);
+	else
+		conv_v2_serve(&c);
+	atomic_store(&srv.client_fd, -1);
+	close(fd);
+	agent_log("client closed");
+}
+
+static void *server_main(void *arg)
+{
+	int accepts = 0, fd = 0;
+
+	(void)arg;
+	while (accepts < MAX_ACCEPTS && (fd = accept_next()) >= 0) {
+		accepts++;
+		serve_client(fd);
+	}
+	if (accepts == MAX_ACCEPTS)
+		agent_log("%d clients served: no longer listening", MAX_ACCEPTS);
+	else if (fd != -ESHUTDOWN)
+		agent_log("accept: %s: no longer listening", strerror(-fd));
+	/* CANN removes the socket file when its accept loop ends. */
+	atomic_store(&srv.listening, 0);
+	agent_socket_close(&srv.sock);
+	return NULL;
+}
+
+/* The server thread takes no signals: they belong to the host program. */
+static int spawn_thread(void)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&srv.thread, NULL, server_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -rc;
+}
+
+/* Everything start acquired; the error path and shutdown share it. */
+static void release(void)
+{
+	atomic_store(&srv.listening, 0);
+	agent_socket_close(&srv.sock);
+	if (srv.wake_fd >= 0)
+		close(srv.wake_fd);
+	srv.wake_fd = -1;
+	agent_devices_fini();
+}
+
+/* A fork()ed child has no server thread: it must not act for the parent's. */
+static void after_fork_child(void)
+{
+	int client = atomic_load(&srv.client_fd);
+
+	pthread_mutex_init(&srv.lock, NULL);
+	window_forget_after_fork();
+	if (!srv.running)
+		return;
+	/* Close our copies, without unlinking: the socket file is the parent's. */
+	if (client >= 0)
+		close(client);
+	if (srv.sock.fd >= 0)
+		close(srv.sock.fd);
+	if (srv.wake_fd >= 0)
+		close(srv.wake_fd);
+	srv.sock.fd = srv.wake_fd = -1;
+	atomic_store(&srv.client_fd, -1);
+	atomic_store(&srv.listening, 0);
+	srv.running = 0;
+	agent_devices_fini();
+}
+
+static void exit_hook(void)
+{
+	dynprof_agent_shutdown();
+}
+
+static void register_hooks(void)
+{
+	atexit(exit_hook);
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+static int start_locked(const struct dynprof_agent_ops *ops)
+{
+	static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+	const char *bad = NULL;
+	int rc;
+
+	rc = agent_config_load(&srv.cfg, &bad);
+	agent_log_enable(srv.cfg.log);
+	if (rc) {
+		agent_log("%s: unusable value \"%s\"", bad, getenv(bad));
+		return rc;
+	}
+	rc = agent_devices_init();
+	if (rc) {
+		agent_log("%s: unusable value \"%s\"", CARDS_PATTERNS_ENV, getenv(CARDS_PATTERNS_ENV));
+		return rc;
+	}
+	window_set_ops(ops);
+	srv.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (srv.wake_fd < 0)
+		return -errno;
+	rc = agent_socket_open(&srv.sock, srv.cfg.key);
+	if (rc) {
+		agent_log("cannot listen: %s", strerror(-rc));
+		return rc;
+	}
+	atomic_store(&srv.listening, 1);
+	rc = spawn_thread();
+	if (rc)
+		return rc;
+	pthread_once(&hooks_once, register_hooks);
+	agent_log("listening on %s (%s)", srv.sock.path, proto_version_name(srv.cfg.protocol));
+	return 0;
+}
+
+API int dynprof_agent_start(const struct dynprof_agent_ops *ops)
+{
+	int rc;
+
+	pthread_mutex_lock(&srv.lock);
+	if (srv.running) {
+		pthread_mutex_unlock(&srv.lock);
+		return -EALREADY;
+	}
+	rc = start_locked(ops);
+	if (rc)
+		release();
+	srv.running = rc == 0;
+	srv.owner = getpid();
+	pthread_mutex_unlock(&srv.lock);
+	return rc;
+}
+
+API void dynprof_agent_set_device(int device_id)
+{
+	if (agent_devices_mark(device_id))
+		agent_log("set_device(%d): ignored, ids are 0..%d", device_id, AGENT_DEVICE_ID_MAX);
+	else
+		agent_log("device %d set", device_id);
+}
+
+API int dynprof_agent_collecting(void)
+{
+	return window_collecting();
+}
+
+API const char *dynprof_agent_socket_path(void)
+{
+	return atomic_load(&srv.listening) ? srv.sock.path : NULL;
+}
+
+API void dynprof_agent_shutdown(void)
+{
+	pthread_mutex_lock(&srv.lock);
+	/* Not from a callback: the server thread cannot join itself. */
+	if (!srv.running || srv.owner != getpid() || pthread_equal(pthread_self(), srv.thread)) {
+		pthread_mutex_unlock(&srv.lock);
+		return;
+	}
+	if (eventfd_write(srv.wake_fd, 1) < 0)
+		agent_log("shutdown: cannot wake the server thread: %s", strerror(errno));
+	pthread_join(srv.thread, NULL);
+	/* A window left open by a client that went away ends with the process. */
+	window_stop();
+	release();
+	srv.running = 0;
+	pthread_mutex_unlock(&srv.lock);
+	agent_log("shut down");
+}

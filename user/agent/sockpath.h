@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where the server listens, and making the listening socket, as CANN does:
+ * <home>/dynamic_profiling_socket_<key>, home from the passwd entry of the
+ * real uid (not $HOME), key DYNAMIC_PROFILING_KEY_PID or the pid, any old
+ * file at the path unlinked first, mode 0600.
+ */
+#ifndef DYNPROF_AGENT_SOCKPATH_H
+#define DYNPROF_AGENT_SOCKPATH_H
+
+#include <sys/types.h>
+#include <sys/un.h>
+
+struct agent_socket {
+	int fd;                                  /* listening, CLOEXEC */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	dev_t dev;                               /* the socket file we bound, */
+	ino_t ino;                               /* to unlink only our own */
+};
+
+/*
+ * Bind and listen on the path for `key` (> 0), falling back to the pid
+ * when that path is in use (EADDRINUSE); key 0 means the pid. Returns 0
+ * or a negative errno (-ENAMETOOLONG when the path does not fit sun_path).
+ */
+int agent_socket_open(struct agent_socket *s, int key);
+
+/* Close, and unlink the path if it is still the file we bound. */
+void agent_socket_close(struct agent_socket *s);
+
+#endif /* DYNPROF_AGENT_SOCKPATH_H */
