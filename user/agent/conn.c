@@ -2,9 +2,12 @@
 /* A client connection: waits, limits, whole-message I/O (see conn.h). */
 #include <errno.h>
 #include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include "dynprof/fdio.h"
 #include "conn.h"
+#include "log.h"
 #include "window.h"
 
 void conn_init(struct agent_conn *c, int fd, int wake_fd, const struct agent_config *cfg)
@@ -59,6 +62,25 @@ int conn_read(struct agent_conn *c, void *buf, size_t len, int timeout_ms, size_
 int conn_send(struct agent_conn *c, const void *buf, size_t len)
 {
 	return fdio_write_full(c->fd, buf, len, clock_ms() + CONN_IO_TIMEOUT_MS);
+}
+
+void conn_discard_pending(struct agent_conn *c)
+{
+	char buf[4096];
+
+	/* Bounded: a client that keeps sending does not keep us here. */
+	for (int i = 0; i < 16; i++)
+		if (recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
+			return;
+}
+
+void conn_log_gone(int rc)
+{
+	/* fdio_read_full reports a close before the first byte as ECONNRESET. */
+	if (rc == -ECONNRESET)
+		agent_log("client closed the connection");
+	else
+		agent_log("client gone: %s", strerror(-rc));
 }
 
 int conn_count_request(struct agent_conn *c)

@@ -41,6 +41,16 @@ int conn_read(struct agent_conn *c, void *buf, size_t len, int timeout_ms, size_
 /* Send a whole message within CONN_IO_TIMEOUT_MS. 0 or a negative errno. */
 int conn_send(struct agent_conn *c, const void *buf, size_t len);
 
+/*
+ * Before closing: drop requests nobody will answer. A unix socket closed
+ * with unread data makes the client's next read fail with ECONNRESET
+ * instead of showing the end of the stream after our last message.
+ */
+void conn_discard_pending(struct agent_conn *c);
+
+/* Log why a read ended the connection (a plain close is no error). */
+void conn_log_gone(int rc);
+
 /* Count one answered request; 1 when the per-connection limit is reached. */
 int conn_count_request(struct agent_conn *c);
 

@@ -156,7 +156,7 @@ static enum step receive(struct agent_conn *c, struct proto_v1_request *req)
 	}
 	rc = conn_read(c, req, sizeof(*req), CONN_IO_TIMEOUT_MS, NULL);
 	if (rc) {
-		agent_log("client gone: %s", strerror(-rc));
+		conn_log_gone(rc);
 		return END;
 	}
 	if (!well_formed(req)) {

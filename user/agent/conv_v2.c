@@ -142,7 +142,7 @@ static enum step serve_one(struct agent_conn *c, const char *json)
 	}
 	rc = conn_read(c, &req, sizeof(req), CONN_IO_TIMEOUT_MS, NULL);
 	if (rc) {
-		agent_log("client gone: %s", strerror(-rc));
+		conn_log_gone(rc);
 		return END;
 	}
 	if (answer(c, &req, json) == END)

@@ -93,6 +93,7 @@ static void serve_client(int fd)
 		conv_v1_serve(&c);
 	else
 		conv_v2_serve(&c);
+	conn_discard_pending(&c);
 	atomic_store(&srv.client_fd, -1);
 	close(fd);
 	agent_log("client closed");
