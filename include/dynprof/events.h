@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Events the BPF programs send to user space: defined once, included by
- * bpf/*.bpf.c (with vmlinux.h) and by user/*.c (with <stdint.h>).
+ * bpf/<concern>.bpf.c (with vmlinux.h) and by user/<file>.c (with <stdint.h>).
  */
 #ifndef DYNPROF_EVENTS_H
 #define DYNPROF_EVENTS_H
