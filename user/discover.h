@@ -16,8 +16,10 @@ struct discover;
 
 /*
  * Open the watcher. With use_bpf, try BPF first; when it cannot be used,
- * `*note` points to a one-line reason (static storage) and the pidfd
- * fallback is used. Returns NULL only on allocation failure.
+ * `*note` points to a one-line reason (static storage, overwritten by the
+ * next discover_open) and the pidfd fallback is used; otherwise `*note` is
+ * NULL. Returns NULL only when memory or fds run out (errno set).
+ * While open, libbpf's messages go to a quiet handler, not to stderr.
  */
 struct discover *discover_open(bool use_bpf, const char **note);
 void discover_close(struct discover *d);
@@ -25,14 +27,27 @@ void discover_close(struct discover *d);
 /* true when the BPF programs are loaded and attached. */
 bool discover_uses_bpf(const struct discover *d);
 
-/* Watch / stop watching a host pid. 0 or negative errno (-ESRCH: gone). */
+/*
+ * Watch / stop watching a host pid (a process, i.e. a thread group id).
+ * 0 or negative errno: -ESRCH the process is gone or already exited (a
+ * zombie counts as exited), -EINVAL not a thread group leader, -ENOSPC
+ * DP_MAX_WATCHED reached, -ENOSYS no pidfd_open (Linux < 5.3, no BPF).
+ * Watching a pid twice is one watch.
+ */
 int discover_watch(struct discover *d, int pid);
 void discover_unwatch(struct discover *d, int pid);
 
 /* One fd to poll for POLLIN; then call discover_consume(). */
 int discover_fd(const struct discover *d);
 
-/* Calls on_exit(ctx, pid) for each watched pid that exited. */
+/*
+ * Calls on_exit(ctx, pid) for each watched pid that exited, once, and stops
+ * watching it. Never blocks. Returns the number of calls or negative errno.
+ * on_exit may call discover_watch/unwatch.
+ */
 int discover_consume(struct discover *d, void (*on_exit)(void *ctx, int pid), void *ctx);
+
+/* BPF events dropped because the ring buffer was full (0 without BPF). */
+unsigned long long discover_lost_events(const struct discover *d);
 
 #endif /* DYNPROF_DISCOVER_H */
