@@ -35,56 +35,61 @@ static int send_rsp(struct agent_conn *c, int32_t type, int32_t code, const char
 	return conn_send(c, &r, sizeof(r));
 }
 
+/* Open a window; NULL on success, else the failure's detail text. */
+static const char *try_start(const char *json, struct agent_devset *devs)
+{
+	if (window_collecting())
+		return V1_DETAIL_ALREADY_STARTED;
+	if (v1_starts >= V1_MAX_STARTS)
+		return V1_DETAIL_START_LIMIT;
+	switch (window_start(json, devs)) {
+	case WINDOW_STARTED:
+		v1_starts++;
+		return NULL;
+	case WINDOW_ALREADY:
+		return V1_DETAIL_ALREADY_STARTED;
+	case WINDOW_NO_DEVICE:
+		return V1_DETAIL_NO_DEVICE;
+	case WINDOW_FAILED:
+		break;
+	}
+	return V1_DETAIL_START_FAILED;
+}
+
 static int answer_start(struct agent_conn *c, const char *json)
 {
 	char ids[PROTO_V1_DETAIL_MAX - sizeof(V1_DETAIL_STARTED)];
 	char detail[PROTO_V1_DETAIL_MAX];
 	struct agent_devset devs;
-	const char *fail = NULL;
+	const char *fail = try_start(json, &devs);
 
-	if (window_collecting()) {
-		fail = V1_DETAIL_ALREADY_STARTED;
-	} else if (v1_starts >= V1_MAX_STARTS) {
-		fail = V1_DETAIL_START_LIMIT;
-	} else {
-		switch (window_start(json, &devs)) {
-		case WINDOW_STARTED:
-			break;
-		case WINDOW_ALREADY:
-			fail = V1_DETAIL_ALREADY_STARTED;
-			break;
-		case WINDOW_NO_DEVICE:
-			fail = V1_DETAIL_NO_DEVICE;
-			break;
-		case WINDOW_FAILED:
-			fail = V1_DETAIL_START_FAILED;
-			break;
-		}
-	}
-	agent_log("start -> %s", fail ? fail : "success");
-	if (fail)
+	if (fail) {
+		agent_log("start -> 1 %s", fail);
 		return send_rsp(c, V1_START_RSP, 1, fail);
-	v1_starts++;
+	}
 	/* CANN lists the ids each followed by a blank: "Started device Id: 0 ". */
 	agent_devset_format(&devs, " ", 1, ids, sizeof(ids));
 	snprintf(detail, sizeof(detail), "%s%s", V1_DETAIL_STARTED, ids);
+	agent_log("start -> 0 %s", detail);
 	return send_rsp(c, V1_START_RSP, 0, detail);
 }
 
 static int answer_stop(struct agent_conn *c)
 {
+	const char *fail = NULL;
+
 	switch (window_stop()) {
 	case WINDOW_STOPPED:
-		agent_log("stop -> success");
-		return send_rsp(c, V1_STOP_RSP, 0, NULL);
+		break;
 	case WINDOW_NOT_STARTED:
-		agent_log("stop -> %s", V1_DETAIL_NOT_STARTED);
-		return send_rsp(c, V1_STOP_RSP, 1, V1_DETAIL_NOT_STARTED);
+		fail = V1_DETAIL_NOT_STARTED;
+		break;
 	case WINDOW_STOP_FAILED:
+		fail = V1_DETAIL_STOP_FAILED;
 		break;
 	}
-	agent_log("stop -> %s", V1_DETAIL_STOP_FAILED);
-	return send_rsp(c, V1_STOP_RSP, 1, V1_DETAIL_STOP_FAILED);
+	agent_log("stop -> %d%s%s", fail ? 1 : 0, fail ? " " : "", fail ? fail : "");
+	return send_rsp(c, V1_STOP_RSP, fail ? 1 : 0, fail);
 }
 
 /* The server ends the connection: close the window, say why. */

@@ -207,7 +207,8 @@ static int start_locked(const struct dynprof_agent_ops *ops)
 	if (rc)
 		return rc;
 	pthread_once(&hooks_once, register_hooks);
-	agent_log("listening on %s (%s)", srv.sock.path, proto_version_name(srv.cfg.protocol));
+	agent_log("listening on %s", srv.sock.path);
+	agent_log("protocol %s", proto_version_name(srv.cfg.protocol));
 	return 0;
 }
 
