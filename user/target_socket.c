@@ -376,30 +376,45 @@ static int reopen_home(const struct target_socket *ts, char *why, size_t whylen)
 	return homefd;
 }
 
+/* One candidate socket file: its name and how dynprof's messages show it. */
+struct candidate {
+	const char *name;
+	char host_path[PATH_MAX + 160];
+};
+
+static void candidate_init(struct candidate *c, const struct target_socket *ts, const char *name)
+{
+	c->name = name;
+	/* For messages only: cut short if ever too long. */
+	set_why(c->host_path, sizeof(c->host_path), "/proc/%d/root%s/%s", ts->pid,
+		strcmp(ts->home, "/") ? ts->home : "", name);
+}
+
 /* The name must still be a socket, not a symlink or anything else. */
-static int check_socket_file(const struct target_socket *ts, int homefd, char *why, size_t whylen)
+static int check_socket_file(const struct target_socket *ts, const struct candidate *c,
+			     int homefd, char *why, size_t whylen)
 {
 	struct stat st;
 
-	if (fstatat(homefd, ts->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fstatat(homefd, c->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		int err = -errno;
 
 		if (err == -ENOENT)
-			snprintf(why, whylen, "socket %s no longer exists%s", ts->host_path,
+			snprintf(why, whylen, "socket %s no longer exists%s", c->host_path,
 				 procfs_alive(ts->pid) ? "" : ": the process has exited");
 		else
-			snprintf(why, whylen, "cannot look at %s: %s", ts->host_path, strerror(-err));
+			snprintf(why, whylen, "cannot look at %s: %s", c->host_path, strerror(-err));
 		return err;
 	}
 	if (S_ISSOCK(st.st_mode))
 		return 0;
-	snprintf(why, whylen, "%s is %s, not a socket", ts->host_path,
+	snprintf(why, whylen, "%s is %s, not a socket", c->host_path,
 		 S_ISLNK(st.st_mode) ? "a symlink" : "another kind of file");
 	return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTSOCK;
 }
 
-static void explain_connect_error(const struct target_socket *ts, int err, char *why,
-				  size_t whylen)
+static void explain_connect_error(const struct target_socket *ts, const struct candidate *c,
+				  int err, char *why, size_t whylen)
 {
 	int alive = same_process(ts);
 
@@ -407,27 +422,27 @@ static void explain_connect_error(const struct target_socket *ts, int err, char 
 	case ECONNREFUSED:
 		if (alive)
 			snprintf(why, whylen, "connection refused: nobody listens on %s (stale socket file)",
-				 ts->host_path);
+				 c->host_path);
 		else
 			snprintf(why, whylen, "connection refused: process %d has exited", ts->pid);
 		break;
 	case ENOENT:
-		snprintf(why, whylen, "socket %s vanished%s", ts->host_path,
+		snprintf(why, whylen, "socket %s vanished%s", c->host_path,
 			 alive ? "" : ": the process has exited");
 		break;
 	case EAGAIN:
 		snprintf(why, whylen, "the listen backlog of %s stayed full for %d ms",
-			 ts->host_path, CONNECT_BACKLOG_WAIT_MS);
+			 c->host_path, CONNECT_BACKLOG_WAIT_MS);
 		break;
 	case ETIMEDOUT:
-		snprintf(why, whylen, "connecting to %s timed out", ts->host_path);
+		snprintf(why, whylen, "connecting to %s timed out", c->host_path);
 		break;
 	case EACCES:
 	case EPERM:
-		snprintf(why, whylen, "permission denied connecting to %s", ts->host_path);
+		snprintf(why, whylen, "permission denied connecting to %s", c->host_path);
 		break;
 	default:
-		snprintf(why, whylen, "cannot connect to %s: %s", ts->host_path, strerror(-err));
+		snprintf(why, whylen, "cannot connect to %s: %s", c->host_path, strerror(-err));
 		break;
 	}
 }
@@ -438,7 +453,8 @@ static void explain_connect_error(const struct target_socket *ts, int err, char 
  * not visible there). dynprof runs in the initial pid namespace, where
  * ts->pid (from /proc) lives too, so the two compare directly.
  */
-static int check_peer(const struct target_socket *ts, int fd, char *why, size_t whylen)
+static int check_peer(const struct target_socket *ts, const struct candidate *c, int fd,
+		      char *why, size_t whylen)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -447,13 +463,13 @@ static int check_peer(const struct target_socket *ts, int fd, char *why, size_t 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		int err = -errno;
 
-		snprintf(why, whylen, "cannot read the peer of %s: %s", ts->host_path, strerror(-err));
+		snprintf(why, whylen, "cannot read the peer of %s: %s", c->host_path, strerror(-err));
 		return err;
 	}
 	if (cred.pid != ts->pid) {
 		procfs_comm(cred.pid, comm, sizeof(comm));
 		snprintf(why, whylen, "socket %s is served by pid %d (%s, uid %u), not by pid %d",
-			 ts->host_path, (int)cred.pid, comm, (unsigned)cred.uid, ts->pid);
+			 c->host_path, (int)cred.pid, comm, (unsigned)cred.uid, ts->pid);
 		return -EPERM;
 	}
 	if (!same_process(ts)) {
@@ -468,11 +484,52 @@ static int check_peer(const struct target_socket *ts, int fd, char *why, size_t 
 	return 0;
 }
 
-int target_socket_connect(const struct target_socket *ts, char *why, size_t whylen)
+/* Connect to one candidate in the open home and check who serves it. */
+static int connect_candidate(const struct target_socket *ts, const struct candidate *c,
+			     int homefd, char *why, size_t whylen)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	char dummy[8];
-	int homefd, fd, err, n;
+	int fd, err, n;
+
+	err = check_socket_file(ts, c, homefd, why, whylen);
+	if (err)
+		return err;
+	/* Through the home's fd: short whatever the home is (sun_path is 108 bytes). */
+	n = snprintf(addr.sun_path, sizeof(addr.sun_path), "/proc/self/fd/%d/%s", homefd, c->name);
+	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
+		snprintf(why, whylen, "socket name %s is too long", c->name);
+		return -ENAMETOOLONG;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, whylen, "socket: %s", strerror(-err));
+		return err;
+	}
+	/*
+	 * The name was a socket a moment ago; if it is swapped for a symlink now,
+	 * connect follows it, but then SO_PEERCRED below names the impostor.
+	 */
+	err = connect_bounded(fd, &addr,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1));
+	if (err) {
+		close(fd);
+		explain_connect_error(ts, c, err, why, whylen);
+		return err;
+	}
+	err = check_peer(ts, c, fd, why, whylen);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int target_socket_connect(const struct target_socket *ts, char *why, size_t whylen)
+{
+	char dummy[8], alt_why[256], names[4][128];
+	struct candidate c;
+	int homefd, fd, nnames = 0;
 
 	if (!why || whylen == 0) {
 		why = dummy;
@@ -490,41 +547,41 @@ int target_socket_connect(const struct target_socket *ts, char *why, size_t whyl
 	homefd = reopen_home(ts, why, whylen);
 	if (homefd < 0)
 		return homefd;
-	err = check_socket_file(ts, homefd, why, whylen);
-	if (err) {
-		close(homefd);
-		return err;
-	}
 
-	/* Through the home's fd: short whatever the home is (sun_path is 108 bytes). */
-	n = snprintf(addr.sun_path, sizeof(addr.sun_path), "/proc/self/fd/%d/%s", homefd, ts->name);
-	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
-		close(homefd);
-		snprintf(why, whylen, "socket name %s is too long", ts->name);
-		return -ENAMETOOLONG;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		err = -errno;
-		close(homefd);
-		snprintf(why, whylen, "socket: %s", strerror(-err));
-		return err;
-	}
+	candidate_init(&c, ts, ts->name);
+	fd = connect_candidate(ts, &c, homefd, why, whylen);
+
 	/*
-	 * The name was a socket a moment ago; if it is swapped for a symlink now,
-	 * connect follows it, but then SO_PEERCRED below names the impostor.
+	 * The found socket is served by someone else, or by nobody: another
+	 * process with the same DYNAMIC_PROFILING_KEY_PID took the path over
+	 * (CANN unlinks before bind), or the file is stale. CANN falls back to
+	 * its own pid when the key's path is busy, so the remaining candidates
+	 * may still lead to the target. The first failure is the one reported.
 	 */
-	err = connect_bounded(fd, &addr, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1));
+	if (fd == -EPERM || fd == -ECONNREFUSED) {
+		int keys[2] = { ts->key, ts->nspid };
+
+		for (int k = 0; k < 2; k++) {
+			if (k == 1 && ts->nspid == ts->key)
+				break;
+			for (size_t p = 0; p < sizeof(socket_prefixes) / sizeof(socket_prefixes[0]); p++)
+				snprintf(names[nnames++], sizeof(names[0]), "%s%d", socket_prefixes[p],
+					 keys[k]);
+		}
+		for (int i = 0; i < nnames; i++) {
+			int alt;
+
+			if (!strcmp(names[i], ts->name))
+				continue;
+			candidate_init(&c, ts, names[i]);
+			alt = connect_candidate(ts, &c, homefd, alt_why, sizeof(alt_why));
+			if (alt >= 0) {
+				fd = alt;
+				why[0] = '\0';
+				break;
+			}
+		}
+	}
 	close(homefd);
-	if (err) {
-		close(fd);
-		explain_connect_error(ts, err, why, whylen);
-		return err;
-	}
-	err = check_peer(ts, fd, why, whylen);
-	if (err) {
-		close(fd);
-		return err;
-	}
 	return fd;
 }

@@ -57,7 +57,12 @@ struct target_socket {
 int target_socket_find(int pid, struct target_socket *out);
 
 /*
- * Connect to a found socket, non-blocking, and check SO_PEERCRED. Returns
+ * Connect to a found socket, non-blocking, and check SO_PEERCRED. When the
+ * found name is served by another process or by nobody (-EPERM,
+ * -ECONNREFUSED), the other candidate names that exist as sockets are tried
+ * in find's order: with a shared DYNAMIC_PROFILING_KEY_PID the last process
+ * to start takes the key's path, and CANN falls back to its own pid when
+ * that path is busy. The first failure is the one returned. Returns
  * the connected fd (O_NONBLOCK, O_CLOEXEC) or a negative errno, with a
  * short reason in why[] (may be NULL) for every failure:
  *  -EPERM        the peer is not the target (why names the path and the
