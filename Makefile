@@ -19,6 +19,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
 CLANG ?= clang
+LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
@@ -44,6 +45,7 @@ endif
 
 # ---- sources ----------------------------------------------------------------
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 
 # Code that both the tool and the agent library use.
@@ -70,6 +72,8 @@ DEMO := $(BUILD)/demo_task
 DEPS_STAMP := $(BUILD)/.deps-ok
 
 .DELETE_ON_ERROR:
+# Kept between builds, not treated as intermediate files.
+.SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
 .PHONY: all deps test demo bench install uninstall clean help
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
@@ -104,6 +108,7 @@ $(BUILD)/vmlinux.h: | $(DEPS_STAMP) $(BUILD)
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/dynprof/*.h) | $(BUILD)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(BUILD) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@ # BTF stays; DWARF would only bloat the skeleton
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)

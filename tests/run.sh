@@ -9,6 +9,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export DYNPROF_BUILD=${DYNPROF_BUILD:-$here/../build}
 export DYNPROF_TESTS=$here
+# The sanitizer build preloads an ASan agent into ASan-built test programs.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0}
 
 passed=0 failed=0
 failures=()

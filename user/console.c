@@ -48,6 +48,10 @@ int console_block_signals(void)
 	sigset_t set = handled_signals();
 
 	signal(SIGPIPE, SIG_IGN);
+	/* A background job inherits SIGINT ignored; we handle it, so undo that. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	return sigprocmask(SIG_BLOCK, &set, NULL) ? -errno : 0;
 }
 
@@ -149,7 +153,7 @@ static void on_signal(struct console *c)
 		return;
 	if (c->tty)
 		fputc('\n', stdout);
-	report_info("received %s: stopping open windows and quitting", sigabbrev_np((int)si.ssi_signo) ?: "signal");
+	report_info("received SIG%s: stopping open windows and quitting", sigabbrev_np((int)si.ssi_signo) ?: "?");
 	quit(c, 128 + (int)si.ssi_signo);
 }
 

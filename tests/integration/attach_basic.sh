@@ -11,11 +11,12 @@ test_attach_v2_start_stop_writes_prof_folder() {
 	local d; d=$(prof_dirs_of $T/out.d $pid)
 	[ -n "$d" ] || fail "no PROF_ folder for pid $pid"
 	[ "$(echo "$d" | wc -l)" -eq 1 ] || fail "more than one PROF_ folder: $d"
-	for f in sample.json start_info end_info info.json; do
-		[ -s "$d/$f" ] || fail "missing $f in $d"
+	for f in sample.json start_info end_info info.json host_start.log; do
+		[ -s "$d/host/$f" ] || fail "missing host/$f in $d"
+		[ -s "$d/host/$f.done" ] || fail "missing host/$f.done in $d"
 	done
 	[ -d "$d/host" ] || fail "no host/ in $d"
-	grep -q "\"result_dir\":\"$T/out.d\"" "$d/sample.json" || fail "result_dir not sent: $(cat "$d/sample.json")"
+	grep -q "\"result_dir\":\"$T/out.d\"" "$d/host/sample.json" || fail "result_dir not sent: $(cat "$d/host/sample.json")"
 	expect_line "^\[INFO\] pid $pid: window saved in $T/out.d/PROF_"
 	grep -qx "$(basename "$d")" $T/out.d/*_profiling_output_record || fail "PROF_ folder not in the output record"
 }
@@ -28,7 +29,7 @@ test_attach_v1_start_stop_quit() {
 	expect_line "^\[INFO\] pid $pid: Started device Id: 0"
 	expect_line "^dynamic profiling for pid $pid stop success$"
 	expect_line "^dynamic profiling for pid $pid quit success$"
-	[ -s "$(prof_dirs_of $T/o $pid)/end_info" ] || fail "v1 window left no end_info"
+	[ -s "$(prof_dirs_of $T/o $pid)/host/end_info" ] || fail "v1 window left no end_info"
 }
 
 test_protocol_auto_picks_v1_for_v1_agent() {
@@ -83,7 +84,7 @@ test_end_of_input_stops_open_window() {
 	printf 'start\n' | dp --pid=$pid --output=$T/o
 	expect_status 0 $?
 	expect_line "^dynamic profiling for pid $pid stop success$"
-	[ -s "$(prof_dirs_of $T/o $pid)/end_info" ] || fail "window left open at end of input"
+	[ -s "$(prof_dirs_of $T/o $pid)/host/end_info" ] || fail "window left open at end of input"
 }
 
 test_help_command_shows_usage_without_error() {
@@ -107,7 +108,7 @@ test_switches_reach_the_target_params() {
 	local pid; pid=$(start_target)
 	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o --task-time=l0 --aic-metrics=Memory \
 		--host-sys=cpu,mem --ascendcl=off
-	local s; s=$(prof_dirs_of $T/o $pid)/sample.json
+	local s; s=$(prof_dirs_of $T/o $pid)/host/sample.json
 	for kv in '"taskTime":"on"' '"prof_level":"l0"' '"ai_core_metrics":"Memory"' \
 		'"host_sys":"cpu,mem"' '"acl":"off"'; do
 		grep -q "$kv" "$s" || fail "params lack $kv: $(cat "$s")"

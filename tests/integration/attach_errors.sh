@@ -53,7 +53,7 @@ test_output_is_made_absolute_and_created_0750() {
 	( cd $T && printf 'start\nstop\n' | "$DP" --pid=$pid --output=rel/deep > $T/out 2>&1 )
 	expect_status 0 $?
 	[ "$(stat -c %a $T/rel/deep)" = 750 ] || fail "mode $(stat -c %a $T/rel/deep), expected 750"
-	grep -q "\"result_dir\":\"$T/rel/deep\"" "$(prof_dirs_of $T/rel/deep $pid)/sample.json" ||
+	grep -q "\"result_dir\":\"$T/rel/deep\"" "$(prof_dirs_of $T/rel/deep $pid)/host/sample.json" ||
 		fail "result_dir not absolute"
 }
 

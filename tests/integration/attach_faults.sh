@@ -4,8 +4,7 @@
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 test_hung_target_times_out_alone_and_delays_no_other() {
-	local standin peer good; standin=$(start_sleeper)
-	peer=$(start_bad_peer_for ack-then-silent $standin)
+	local standin good; standin=$(start_bad_peer ack-then-silent)
 	good=$(start_target)
 	local t0; t0=$(now_ms)
 	printf 'start\nstop\n' | dp --pid=$standin,$good --output=$T/o --timeout=2s
@@ -14,7 +13,7 @@ test_hung_target_times_out_alone_and_delays_no_other() {
 	expect_line "^dynamic profiling for pid $good start success$"
 	expect_line "^dynamic profiling for pid $good stop success$"
 	# The good target's window opened at once, not after the hung one's timeout.
-	local begin_us; begin_us=$(grep -o '"collectionTimeBegin": *"*[0-9]*' "$(prof_dirs_of $T/o $good)/start_info" | grep -o '[0-9]*$')
+	local begin_us; begin_us=$(grep -o '"collectionTimeBegin": *"*[0-9]*' "$(prof_dirs_of $T/o $good)/host/start_info" | grep -o '[0-9]*$')
 	local delay_ms=$(( begin_us / 1000 - t0 ))
 	echo "start reached the good target $delay_ms ms after dynprof began; whole run $took ms"
 	[ $delay_ms -lt 1500 ] || fail "good target started $delay_ms ms late"
@@ -33,21 +32,25 @@ test_target_dying_mid_window_is_dropped_and_others_continue() {
 
 test_last_target_dying_ends_console_with_status_1() {
 	local a; a=$(start_target)
-	{ echo start; sleep 0.5; kill -KILL $a; sleep 5; } | dp --pid=$a --output=$T/o
+	dp_background --pid=$a --output=$T/o
+	dp_send start
+	wait_until 5 grep -q 'start success' $T/out || fail "no window opened"
+	kill -KILL $a
+	wait $DP_PID
 	expect_status 1 $?
 	expect_line "^server process $a did not create socket, or process has already exited$"
 	expect_line "no target left"
 }
 
 test_short_reply_fails_the_target_with_reason() {
-	local s; s=$(start_sleeper); start_bad_peer_for short $s > /dev/null
+	local s; s=$(start_bad_peer short)
 	printf 'start\n' | dp --pid=$s --output=$T/o
 	expect_status 1 $?
 	expect_line "^\[ERROR\] dynamic profiling for pid $s start failed: short reply \(4 of 8 bytes\)"
 }
 
 test_garbage_reply_fails_the_target_with_reason() {
-	local s; s=$(start_sleeper); start_bad_peer_for garbage $s > /dev/null
+	local s; s=$(start_bad_peer garbage)
 	printf 'start\n' | dp --pid=$s --output=$T/o
 	expect_status 1 $?
 	expect_line "^\[ERROR\] dynamic profiling for pid $s start failed: unexpected reply \(type 99, code 77\)$"
@@ -56,8 +59,11 @@ test_garbage_reply_fails_the_target_with_reason() {
 test_busy_server_reports_another_client() {
 	local pid; pid=$(start_target)
 	# A first client holds the connection; a second dynprof must not hang.
-	{ echo start; sleep 4; echo stop; } | "$DP" --pid=$pid --output=$T/first > $T/first.out 2>&1 &
+	mkfifo $T/first.in
+	"$DP" --pid=$pid --output=$T/first < $T/first.in > $T/first.out 2>&1 &
 	remember_pid $!
+	exec 8> $T/first.in
+	echo start >&8
 	wait_until 3 grep -q 'start success' $T/first.out || fail "first client did not start"
 	local t0; t0=$(date +%s%N)
 	dp --pid=$pid --output=$T/o < /dev/null
@@ -68,7 +74,7 @@ test_busy_server_reports_another_client() {
 }
 
 test_unsolicited_disconnect_v2_drops_target() {
-	local s; s=$(start_sleeper); start_bad_peer_for disconnect $s > /dev/null
+	local s; s=$(start_bad_peer disconnect)
 	{ sleep 2; echo start; } | dp --pid=$s --output=$T/o
 	expect_status 1 $?
 	expect_line "^Server disconnected, .*\(pid $s\)$"
@@ -76,17 +82,24 @@ test_unsolicited_disconnect_v2_drops_target() {
 }
 
 test_unsolicited_disconnect_v1_shows_reason() {
-	local s; s=$(start_sleeper); start_bad_peer_for v1-disconnect $s > /dev/null
+	local s; s=$(start_bad_peer v1-disconnect)
 	{ sleep 2; echo start; } | dp --pid=$s --output=$T/o --protocol=v1
 	expect_status 1 $?
 	expect_line "^Server disconnected, Idle link too long time\. \(pid $s\)$"
 }
 
 test_agent_request_limit_disconnect_reaches_console() {
+	# The third request reaches the limit: the server answers it, then
+	# pushes DISCONNECT and quits, closing the window that start opened.
 	local pid; pid=$(start_target DYNPROF_AGENT_MAX_REQUESTS=3)
-	printf 'start\nstop\nstart\nstop\n' | dp --pid=$pid --output=$T/o
+	{ printf 'start\nstop\nstart\n'; sleep 1; echo stop; } | dp --pid=$pid --output=$T/o
+	expect_status 1 $?
 	expect_line "^Server disconnected, .*\(pid $pid\)$"
-	[ "$(count_lines 'start success')" -eq 1 ] || fail "expected one window before the limit"
+	[ "$(count_lines 'start success')" -eq 2 ] || fail "expected two windows before the limit"
+	[ "$(count_lines 'window saved')" -eq 2 ] || fail "the window closed by the server was not reported"
+	for d in $(prof_dirs_of $T/o $pid); do
+		[ -s $d/host/end_info ] || fail "$d left open"
+	done
 }
 
 test_impostor_socket_is_refused_and_sent_nothing() {

@@ -36,5 +36,5 @@ test_target_in_other_namespaces_is_found_and_driven() {
 	expect_line "^dynamic profiling for pid $pid start success$"
 	expect_line "^dynamic profiling for pid $pid stop success$"
 	# Its pid inside is 1: the folder carries that pid.
-	[ -s "$(prof_dirs_of $T/o 1)/end_info" ] || fail "no completed PROF_ folder from the contained target"
+	[ -s "$(prof_dirs_of $T/o 1)/host/end_info" ] || fail "no completed PROF_ folder from the contained target"
 }

@@ -1,26 +1,26 @@
 # No target is ever left collecting: signals stop every open window first.
 
-# Run dynprof in the background, fed `start` then kept waiting; echo its pid.
+windows_open() { [ "$(grep -c 'start success' $T/out)" -eq "$1" ]; }
+
+# Run dynprof in the background, send `start`, wait for every window.
 start_session_with_window() { # start_session_with_window PIDLIST
-	{ echo start; sleep 60; } | "$DP" --pid="$1" --output=$T/o > $T/out 2>&1 &
-	local dp=$!
-	remember_pid $dp
+	dp_background --pid="$1" --output=$T/o
+	dp_send start
 	local n; n=$(echo "$1" | tr ',' '\n' | wc -l)
-	wait_until 10 test "$(grep -c 'start success' $T/out)" -eq "$n" || fail "windows did not open: $(cat $T/out)"
-	echo $dp
+	wait_until 10 windows_open "$n" || fail "windows did not open: $(cat $T/out)"
 }
 
 signal_stops_every_window() { # signal_stops_every_window SIG STATUS
-	local a b dp; a=$(start_target); b=$(start_target)
-	dp=$(start_session_with_window $a,$b)
-	kill -$1 $dp
-	wait $dp
+	local a b; a=$(start_target); b=$(start_target)
+	start_session_with_window $a,$b
+	kill -$1 $DP_PID
+	wait $DP_PID
 	expect_status $2 $?
 	expect_line "^\[INFO\] received SIG$1: stopping open windows and quitting$"
 	for p in $a $b; do
 		expect_line "^dynamic profiling for pid $p stop success$"
 		expect_line "^dynamic profiling for pid $p quit success$"
-		[ -s "$(prof_dirs_of $T/o $p)/end_info" ] || fail "pid $p still collecting after SIG$1"
+		[ -s "$(prof_dirs_of $T/o $p)/host/end_info" ] || fail "pid $p still collecting after SIG$1"
 	done
 }
 

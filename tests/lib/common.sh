@@ -66,17 +66,26 @@ start_target() {
 # A target that has not opened any card (NOT_SET_DEVICE on start).
 start_target_without_card() {
 	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
-		"$@" "$CARD_USER" "" 600 > "$T/target.$RANDOM.log" 2>&1 &
+		"$@" "$CARD_USER" - 600 > "$T/target.$RANDOM.log" 2>&1 &
 	local pid=$!
 	remember_pid $pid
 	wait_until 5 has_socket $pid || fail "target $pid never opened its socket"
 	echo $pid
 }
 
-# start_bad_peer MODE: a misbehaving server at the socket path of a
-# stand-in process (sleep), so dynprof finds it as that pid's socket.
-# Echoes "<standin pid> <peer pid>".
-start_bad_peer_for() { # start_bad_peer_for MODE PID
+# start_bad_peer MODE: a misbehaving server serving its own socket path,
+# as a CANN process would. Echoes its pid once it listens.
+start_bad_peer() {
+	"$BAD_PEER" "$1" "$ROOT_HOME/dynamic_profiling_socket_%d" > "$T/peer.$1.log" 2>&1 &
+	local peer=$!
+	remember_pid $peer
+	wait_until 5 has_socket $peer || fail "bad_peer $1 never listened"
+	echo $peer
+}
+
+# start_bad_peer_for MODE PID: an impostor serving the socket path of
+# another process PID. Echoes the impostor's pid.
+start_bad_peer_for() {
 	"$BAD_PEER" "$1" "$(socket_of "$2")" > "$T/peer.$1.log" 2>&1 &
 	local peer=$!
 	remember_pid $peer
@@ -84,11 +93,22 @@ start_bad_peer_for() { # start_bad_peer_for MODE PID
 	echo $peer
 }
 
-start_sleeper() {
-	sleep 600 &
+start_sleeper() { # its output must not hold the caller's $(...) open
+	sleep 600 </dev/null >/dev/null 2>&1 &
 	remember_pid $!
 	echo $!
 }
+
+# dp_background [args...]: dynprof in the background reading commands from
+# a FIFO (send them with dp_send); sets DP_PID, which the test can `wait` for.
+dp_background() {
+	mkfifo $T/in
+	"$DP" "$@" < $T/in > $T/out 2>&1 &
+	DP_PID=$!
+	remember_pid $DP_PID
+	exec 7> $T/in
+}
+dp_send() { printf '%s\n' "$@" >&7; }
 
 # dp [args...]: run dynprof with a time limit, stdin as given, output to $T/out.
 dp() {

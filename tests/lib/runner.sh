@@ -23,10 +23,12 @@ run_one() {
 		"$name"
 	) >"$out" 2>&1 &
 	local pid=$!
-	# A hung test fails alone: kill it at its time limit.
-	( sleep "$TEST_TIME_LIMIT"; kill -TERM $pid 2>/dev/null ) & local guard=$!
+	# A hung test fails alone: kill it at its time limit. The guard holds
+	# none of our output, so a finished test never waits for it.
+	{ sleep "$TEST_TIME_LIMIT"; kill -TERM $pid; } </dev/null >/dev/null 2>&1 &
+	local guard=$!
 	wait $pid; rc=$?
-	kill $guard 2>/dev/null; wait $guard 2>/dev/null
+	pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null; wait $guard 2>/dev/null
 	if [ $rc -eq 0 ]; then
 		echo "PASS $name"
 	else

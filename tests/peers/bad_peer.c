@@ -5,7 +5,9 @@
  *
  *   bad_peer MODE PATH
  *
- * Binds PATH (unlinking it first), prints "ready <pid>", serves ONE
+ * Binds PATH (unlinking it first; a "%d" in PATH becomes its own pid, so
+ * it can serve the socket a client expects of this very process),
+ * prints "ready <pid>", serves ONE
  * client as MODE says, then keeps the socket (unanswered, in the backlog)
  * until 600 s have passed or SIGTERM/SIGINT arrives, and removes PATH.
  *
@@ -369,9 +371,21 @@ static void run(const struct mode *m, int lfd)
 		close(client);
 }
 
+/* PATH with its first "%d" replaced by our pid. */
+static void own_pid_path(const char *pattern, char *out, size_t len)
+{
+	const char *mark = strstr(pattern, "%d");
+
+	if (!mark)
+		snprintf(out, len, "%s", pattern);
+	else
+		snprintf(out, len, "%.*s%d%s", (int)(mark - pattern), pattern, (int)getpid(), mark + 2);
+}
+
 int main(int argc, char **argv)
 {
 	const struct mode *m = argc == 3 ? find_mode(argv[1]) : NULL;
+	char path[4096];
 	int lfd;
 
 	if (!m) {
@@ -386,13 +400,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	end_ms = clock_ms() + LIFETIME_MS;
-	lfd = listen_on(argv[2]);
+	own_pid_path(argv[2], path, sizeof(path));
+	lfd = listen_on(path);
 	if (lfd < 0)
 		return 1;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	run(m, lfd);
 	close(lfd);
-	unlink(argv[2]);
+	unlink(path);
 	return 0;
 }

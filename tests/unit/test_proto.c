@@ -22,10 +22,11 @@ static void v2_params_refuse_empty_and_oversized_json(void)
 	memset(big, 'a', sizeof(big) - 1);
 	CHECK_INT(proto_v2_encode_params(&p, ""), -EMSGSIZE);
 	CHECK_INT(proto_v2_encode_params(&p, big), -EMSGSIZE);
-	big[4095] = '\0';
+	big[4096] = '\0'; /* 4096 bytes: one too many */
 	CHECK_INT(proto_v2_encode_params(&p, big), -EMSGSIZE);
-	big[4094] = '\0';
+	big[4095] = '\0'; /* 4095: the most that fits */
 	CHECK_INT(proto_v2_encode_params(&p, big), 4100);
+	CHECK_INT(p.data_len, 4095);
 }
 
 static void v2_requests_use_odd_types(void)
