@@ -20,6 +20,7 @@
 #define STATUS_MAX  (256 * 1024) /* status grows with Groups:, rarely past 4 KiB */
 #define STAT_MAX    4096         /* one line; comm is at most 16 bytes */
 #define COMM_MAX    64
+#define UID_MAP_MAX (64 * 1024)   /* up to 340 lines */
 #define ENV_CHUNK   16384
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -209,6 +210,59 @@ int procfs_read_status(int pid, uid_t *uid, int *nspid_inner)
 	err = procfs_parse_status(buf, uid, nspid_inner);
 	free(buf);
 	return err;
+}
+
+/* ---- uid_map ------------------------------------------------------------- */
+
+int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner)
+{
+	const char *p = text;
+
+	while (*p) {
+		unsigned long long in, out, count;
+		char *end;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		errno = 0;
+		in = strtoull(p, &end, 10);
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		out = strtoull(p, &end, 10);
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		count = strtoull(p, &end, 10);
+		if (end == p || errno)
+			return -EINVAL;
+		p = end;
+		if (uid >= out && uid - out < count) {
+			*inner = (uid_t)(in + (uid - out));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int procfs_inner_uid(int pid, uid_t uid, uid_t *inner)
+{
+	char *buf;
+	size_t len;
+	int err = read_proc(pid, "uid_map", UID_MAP_MAX, &buf, &len);
+
+	*inner = uid;
+	if (err == -ESRCH)
+		return err;
+	if (err)
+		return 0; /* no user namespaces (old kernel, locked down): as seen */
+	err = procfs_parse_uid_map(buf, uid, inner);
+	free(buf);
+	if (err == -EINVAL)
+		*inner = uid;
+	return err == -EINVAL ? 0 : err;
 }
 
 /* ---- environ ------------------------------------------------------------- */

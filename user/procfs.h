@@ -26,6 +26,17 @@ int procfs_read_status(int pid, uid_t *uid, int *nspid_inner);
 int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner);
 
 /*
+ * The uid a process sees itself as (getuid() inside its user namespace)
+ * for the uid dynprof sees (from status), through /proc/<pid>/uid_map:
+ * lines "<inside> <outside> <count>", where <outside> is in the reader's
+ * namespace. An identity map (no user namespace) gives the uid back.
+ * -ENOENT when the uid is not mapped; the reader returns the uid unchanged
+ * (0) when uid_map cannot be read.
+ */
+int procfs_inner_uid(int pid, uid_t uid, uid_t *inner);
+int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner);
+
+/*
  * Value of `name` in /proc/<pid>/environ (the first entry "name=..." wins,
  * as getenv). 0; -ENOENT unset; -ERANGE when the value does not fit in
  * `out` (out then holds its truncated start); -EACCES when the environ is

@@ -159,15 +159,25 @@ static int collect_keys(struct target_socket *ts, int keys[2])
 
 static int find_home(struct target_socket *ts, int rootfd)
 {
-	int err = passwd_home_at(rootfd, ts->uid, ts->home, sizeof(ts->home));
+	int err = procfs_inner_uid(ts->pid, ts->uid, &ts->inner_uid);
 
-	if (err == -ENOENT && is_our_root(rootfd))
+	if (err == -ESRCH) {
+		WHY(ts, "process %d has exited", ts->pid);
+		return err;
+	}
+	if (err) {
+		WHY(ts, "uid %u of pid %d has no uid inside its user namespace", (unsigned)ts->uid,
+		    ts->pid);
+		return -ENOENT;
+	}
+	err = passwd_home_at(rootfd, ts->inner_uid, ts->home, sizeof(ts->home));
+	if (err == -ENOENT && ts->inner_uid == ts->uid && is_our_root(rootfd))
 		err = nss_home(ts->uid, ts->home, sizeof(ts->home));
 	if (err == 0)
 		return 0;
 	ts->home[0] = '\0';
 	if (err == -ENOENT)
-		WHY(ts, "uid %u has no home in the passwd file of pid %d", (unsigned)ts->uid,
+		WHY(ts, "uid %u has no home in the passwd file of pid %d", (unsigned)ts->inner_uid,
 		    ts->pid);
 	else if (err == -EACCES)
 		WHY(ts, "cannot read /proc/%d/root/etc/passwd: permission denied", ts->pid);

@@ -24,7 +24,10 @@
 
 struct target_socket {
 	int pid;               /* host pid (as dynprof sees it) */
-	uid_t uid;             /* the target's real uid */
+	uid_t uid;             /* the target's real uid, as dynprof sees it */
+	uid_t inner_uid;       /* the same as the target sees it in its user
+				  namespace (rootless containers); its passwd is
+				  searched for this one */
 	int nspid;             /* innermost NSpid: its pid in its own namespace */
 	unsigned long long start_time; /* /proc/<pid>/stat field 22: pid reuse guard */
 	int key;               /* socket key: env value, else innermost NSpid */

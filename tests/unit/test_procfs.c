@@ -98,6 +98,44 @@ static void status_of_a_missing_process_is_esrch(void)
 	CHECK_INT(procfs_read_status(-1, &uid, &nspid), -ESRCH);
 }
 
+/* ---- uid_map ------------------------------------------------------------ */
+
+static void uid_map_identity_keeps_the_uid(void)
+{
+	uid_t inner = 1;
+
+	CHECK_INT(procfs_parse_uid_map("         0          0 4294967295\n", 1001, &inner), 0);
+	CHECK_INT(inner, 1001);
+}
+
+static void uid_map_translates_a_rootless_container_uid(void)
+{
+	uid_t inner = 99;
+
+	/* podman-style: container root is host 100000, and 1..65535 follow. */
+	CHECK_INT(procfs_parse_uid_map("0 100000 1\n1 100001 65535\n", 100000, &inner), 0);
+	CHECK_INT(inner, 0);
+	CHECK_INT(procfs_parse_uid_map("0 100000 1\n1 100001 65535\n", 101000, &inner), 0);
+	CHECK_INT(inner, 1000);
+}
+
+static void uid_map_unmapped_uid_is_enoent(void)
+{
+	uid_t inner;
+
+	CHECK_INT(procfs_parse_uid_map("0 100000 65536\n", 0, &inner), -ENOENT);
+	CHECK_INT(procfs_parse_uid_map("0 100000 65536\n", 165536, &inner), -ENOENT);
+	CHECK_INT(procfs_parse_uid_map("", 0, &inner), -ENOENT);
+}
+
+static void uid_map_of_this_process_maps_its_uid(void)
+{
+	uid_t inner = 12345;
+
+	CHECK_INT(procfs_inner_uid(getpid(), getuid(), &inner), 0);
+	CHECK_INT(inner, getuid());
+}
+
 /* ---- environ ------------------------------------------------------------ */
 
 /* An environ block: entries each ending in NUL (sizeof - 1 drops the C NUL). */
@@ -381,6 +419,10 @@ int main(void)
 	RUN(status_without_uid_is_invalid);
 	RUN(status_of_this_process_names_it);
 	RUN(status_of_a_missing_process_is_esrch);
+	RUN(uid_map_identity_keeps_the_uid);
+	RUN(uid_map_translates_a_rootless_container_uid);
+	RUN(uid_map_unmapped_uid_is_enoent);
+	RUN(uid_map_of_this_process_maps_its_uid);
 	RUN(environ_finds_the_first_entry);
 	RUN(environ_finds_the_last_entry);
 	RUN(environ_does_not_match_a_longer_name_with_the_same_prefix);
