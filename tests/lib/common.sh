@@ -14,6 +14,7 @@ ROOT_HOME=${ROOT_HOME%/}
 fail() { echo "$*"; exit 1; }
 
 remember_pid() { echo "$1" >> "$T/.pids"; }
+remember_file() { echo "$1" >> "$T/.files"; }
 
 cleanup_test() {
 	local p
@@ -27,6 +28,7 @@ cleanup_test() {
 			rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
 		done < "$T/.pids"
 	fi
+	[ -f "$T/.files" ] && while read -r f; do rm -f "$f"; done < "$T/.files"
 	[ -f "$T/.mounts" ] && while read -r m; do umount -l "$m" 2>/dev/null; done < "$T/.mounts"
 	rm -rf "$T"
 }

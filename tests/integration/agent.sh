@@ -1,0 +1,86 @@
+# libdynprof_agent behaves as CANN's server, checked through dynprof and
+# the file system.
+
+test_agent_socket_is_mode_0600_in_owner_home() {
+	local pid; pid=$(start_target)
+	[ "$(stat -c %a "$(socket_of $pid)")" = 600 ] || fail "socket mode $(stat -c %a "$(socket_of $pid)")"
+	[ "$(stat -c %u "$(socket_of $pid)")" = 0 ] || fail "socket not owned by the target's user"
+}
+
+test_agent_key_env_names_socket_and_replaces_stale_file() {
+	local key=$((700000 + RANDOM)) path
+	path=$ROOT_HOME/dynamic_profiling_socket_$key
+	echo stale > "$path"
+	remember_file "$path"
+	local card; card=$(make_card 0)
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		DYNAMIC_PROFILING_KEY_PID=$key "$CARD_USER" "$card" 600 > $T/t.log 2>&1 &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 test -S "$path" || fail "no socket at the key's path"
+	[ ! -e "$(socket_of $pid)" ] || fail "socket also at the pid's path"
+	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid stop success$"
+}
+
+test_second_process_with_same_key_takes_path_first_is_refused() {
+	local key=$((800000 + RANDOM)) card a b; card=$(make_card 0)
+	remember_file "$ROOT_HOME/dynamic_profiling_socket_$key"
+	for v in a b; do
+		env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+			DYNAMIC_PROFILING_KEY_PID=$key "$CARD_USER" "$card" 600 > $T/$v.log 2>&1 &
+		remember_pid $!
+		eval "$v=\$!"
+		wait_until 5 test -S "$ROOT_HOME/dynamic_profiling_socket_$key" || fail "no socket"
+		sleep 0.2
+	done
+	printf 'start\nstop\n' | dp --pid=$a,$b --output=$T/o
+	expect_line "^\[ERROR\] dynprof: refusing pid $a: .* is served by pid $b \(card_user, uid 0\), not by pid $a"
+	expect_line "^dynamic profiling for pid $b stop success$"
+}
+
+test_agent_idle_disconnect_reaches_console() {
+	local pid; pid=$(start_target DYNPROF_AGENT_IDLE_TIMEOUT=1)
+	dp_background --pid=$pid --output=$T/o
+	wait $DP_PID
+	expect_status 1 $?
+	expect_line "^Server disconnected, .*\(pid $pid\)$"
+	expect_line "no target left"
+}
+
+test_agent_v1_reports_every_answer() {
+	local pid; pid=$(start_target DYNPROF_AGENT_PROTOCOL=v1)
+	printf 'stop\nstart\nstart\nstop\n' | dp --pid=$pid --output=$T/o --protocol=v1
+	expect_status 0 $?
+	expect_line "^\[WARNING\] dynamic profiling for pid $pid has not started$"
+	expect_line "^\[INFO\] pid $pid: Collection is not started\.$"
+	expect_line "^\[WARNING\] dynamic profiling for pid $pid already started$"
+	expect_line "^\[INFO\] pid $pid: Collection has been started\.$"
+	expect_line "^dynamic profiling for pid $pid stop success$"
+}
+
+test_agent_v1_without_device_fails_start_and_drops() {
+	local pid; pid=$(start_target_without_card DYNPROF_AGENT_PROTOCOL=v1)
+	printf 'start\n' | dp --pid=$pid --output=$T/o --protocol=v1
+	expect_line "^\[ERROR\] dynamic profiling for pid $pid start failed$"
+	expect_line "^\[INFO\] pid $pid: Device is not set\.$"
+}
+
+test_agent_serves_a_new_client_after_quit() {
+	local pid; pid=$(start_target)
+	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	[ "$(prof_dirs_of $T/o $pid | wc -l)" -eq 2 ] || fail "expected two windows over two connections"
+}
+
+test_demo_task_serves_through_the_linked_api() {
+	DEMO_SECONDS=1 DEMO_OUTPUT=$T/demo DYNPROF_BUILD=$B timeout 60 "$DYNPROF_TESTS/../tools/demo.sh" > $T/out 2>&1
+	expect_status 0 $?
+	expect_line "start success"
+	expect_line "stop success"
+	expect_line "^  $T/demo/PROF_"
+	expect_line "host/end_info"
+}
