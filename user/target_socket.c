@@ -251,8 +251,9 @@ int target_socket_find(int pid, struct target_socket *out)
 			WHY(out, "no process %d", pid);
 		else
 			WHY(out, "cannot read /proc/%d: %s", pid, strerror(-err));
-		return err == -ESRCH ? -ESRCH : err;
+		return err;
 	}
+	out->inner_uid = out->uid;
 
 	/* Until more is known, name at least holds the name CANN v1 would use. */
 	fill_paths(out, socket_prefixes[0], out->nspid);
@@ -284,7 +285,7 @@ int target_socket_find(int pid, struct target_socket *out)
 		err = homefd;
 		if (err == -ENOENT || err == -ENOTDIR) {
 			WHY(out, "home %s of uid %u does not exist in the root of pid %d", out->home,
-			    (unsigned)out->uid, pid);
+			    (unsigned)out->inner_uid, pid);
 			return -ENOENT;
 		}
 		WHY(out, "cannot open home %s in the root of pid %d: %s", out->home, pid,
