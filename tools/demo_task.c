@@ -4,7 +4,7 @@
  * through the linked agent library, so dynprof can be tried and tested on
  * a machine without accelerators.
  *
- *   demo_task [--device=PATH] [--steps=N] [--step-ms=M] [--quiet]
+ *   demo_task [--device=PATH] [--steps=N] [--step-ms=M] [--flush-ms=F] [--quiet]
  *
  * It opens a card node (PATH; without one, or when PATH does not exist, a
  * char device like /dev/null named davinci0 in a temporary folder, removed
@@ -13,7 +13,8 @@
  * (default 0: until SIGINT/SIGTERM). demo_step is exported and never
  * inlined, so uprobes can count it. One line at start names the pid, the
  * socket and the card; without --quiet a progress line follows every 100
- * steps.
+ * steps. --flush-ms=F makes each STOP take F ms more, standing for the time
+ * a real profiler spends flushing a window's data (benchmarks use it).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -36,6 +37,7 @@ struct options {
 	const char *device;
 	long steps;
 	long step_ms;
+	long flush_ms;
 	int quiet;
 };
 
@@ -67,7 +69,7 @@ static void on_signal(int sig)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: demo_task [--device=PATH] [--steps=N] [--step-ms=M] [--quiet]\n");
+	fprintf(stderr, "usage: demo_task [--device=PATH] [--steps=N] [--step-ms=M] [--flush-ms=F] [--quiet]\n");
 	return 2;
 }
 
@@ -92,6 +94,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			continue;
 		else if (!strncmp(a, "--step-ms=", 10) && !parse_count(a + 10, &o->step_ms))
 			continue;
+		else if (!strncmp(a, "--flush-ms=", 11) && !parse_count(a + 11, &o->flush_ms))
+			continue;
 		else if (!strcmp(a, "--quiet"))
 			o->quiet = 1;
 		else
@@ -99,6 +103,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	return 0;
 }
+
+/* The agent calls this before completing a window: stand for a data flush. */
+static void flush_window(void *ctx, const char *prof_dir)
+{
+	const struct options *o = ctx;
+	struct timespec ts = { o->flush_ms / 1000, (o->flush_ms % 1000) * 1000000L };
+
+	(void)prof_dir;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static struct dynprof_agent_ops flush_ops = { .on_stop = flush_window };
 
 /* A char device like /dev/null, so opening it behaves like opening a card. */
 static int make_node(struct own_node *n)
@@ -184,7 +201,8 @@ static int serve(const struct options *o, const char *node)
 		fprintf(stderr, "demo_task: open %s: %s\n", node, strerror(errno));
 		return 1;
 	}
-	rc = dynprof_agent_start(NULL);
+	flush_ops.ctx = (void *)o;
+	rc = dynprof_agent_start(&flush_ops);
 	if (rc) {
 		fprintf(stderr, "demo_task: agent start: %s\n", strerror(-rc));
 		close(fd);

@@ -16,21 +16,35 @@ fail() { echo "$*"; exit 1; }
 remember_pid() { echo "$1" >> "$T/.pids"; }
 remember_file() { echo "$1" >> "$T/.files"; }
 
+# True when none of the pids runs any more (a zombie counts as gone).
+all_gone() {
+	local p state
+	for p in "$@"; do
+		state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$p/status 2>/dev/null)
+		[ -n "$state" ] && [ "$state" != Z ] && return 1
+	done
+	return 0
+}
+
 cleanup_test() {
-	local p
-	if [ -f "$T/.pids" ]; then
-		while read -r p; do
-			kill -TERM "$p" 2>/dev/null
-		done < "$T/.pids"
-		sleep 0.2
-		while read -r p; do
-			kill -KILL "$p" 2>/dev/null
-			rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
-		done < "$T/.pids"
-	fi
+	local status=$? p pids=()
+	[ -f "$T/.pids" ] && mapfile -t pids < "$T/.pids"
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	# Let them exit on their own, so sanitizer builds write their reports.
+	wait_until 3 all_gone "${pids[@]}"
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
+	done
 	[ -f "$T/.files" ] && while read -r f; do rm -f "$f"; done < "$T/.files"
-	[ -f "$T/.mounts" ] && while read -r m; do umount -l "$m" 2>/dev/null; done < "$T/.mounts"
+	# A sanitizer report from any process of the test fails the test.
+	if grep -qs -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T"/*.log "$T/out"; then
+		grep -h -A5 -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T"/*.log "$T/out" 2>/dev/null | head -40
+		echo "sanitizer report above"
+		status=1
+	fi
 	rm -rf "$T"
+	exit $status
 }
 
 # A fake card: a character device node of our own (like /dev/null).

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make bench: dynprof's parallel fan-out against msprof's one-target-at-a-
+# time loop, measured side by side in one run (bench/fanout.c alternates
+# the two every round). Targets are demo tasks; --flush-ms stands for the
+# time a real profiler spends flushing a window's data at STOP.
+# Results: a table on stdout; docs/BENCHMARKS.md records a run.
+set -u
+B=${DYNPROF_BUILD:-build}
+TARGETS=${BENCH_TARGETS:-8}
+ROUNDS=${BENCH_ROUNDS:-10}
+pids=()
+
+cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; }
+trap cleanup EXIT
+
+start_targets() { # start_targets FLUSH_MS
+	pids=()
+	for _ in $(seq "$TARGETS"); do
+		"$B/demo_task" --quiet --step-ms=10 --flush-ms="$1" > /dev/null 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		for _ in $(seq 100); do
+			[ -S "$(getent passwd "$(id -u)" | cut -d: -f6)/dynamic_profiling_socket_$p" ] && break
+			sleep 0.05
+		done
+	done
+}
+
+echo "| STOP flush per target | targets | rounds | dynprof (parallel) median | msprof-style (serial) median | serial / parallel |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for flush in 0 50 200; do
+	start_targets $flush
+	line=$("$B/bench/fanout" "$ROUNDS" "${pids[@]}") || { echo "fanout failed"; exit 1; }
+	eval "$(echo "$line" | tr ' ' '\n' | grep '=')"
+	echo "| ${flush} ms | $targets | $rounds | ${parallel_median_ms} ms | ${serial_median_ms} ms | ${serial_over_parallel} |"
+	cleanup
+done
