@@ -12,6 +12,8 @@
 
 #include <stdbool.h>
 
+#include "dynprof/events.h"
+
 struct discover;
 
 /*
@@ -53,5 +55,29 @@ int discover_consume(struct discover *d, void (*on_exit)(void *ctx, int pid), vo
 
 /* BPF events dropped because the ring buffer was full (0 without BPF). */
 unsigned long long discover_lost_events(const struct discover *d);
+
+/* ---- tracking mode: every process, for the process model (--list, --pid=auto) ----
+ *
+ * In tracking mode the BPF programs report, for every process on the host:
+ * FORK (new processes, not threads), EXEC (filename and argv), EXIT (last
+ * thread), and CARD_OPEN / CARD_CLOSE for fds on the card nodes registered
+ * with discover_add_card() (filtered in the kernel by the opened file's
+ * device number, so relative paths, symlinks and nodes made inside
+ * containers count too). Without BPF, tracking mode reports nothing: the
+ * process model then polls /proc itself (see procmodel.h).
+ */
+struct discover *discover_open_tracking(bool use_bpf, const char **note);
+
+/* Register a card node's device number and index: 0 or negative errno. */
+int discover_add_card(struct discover *d, unsigned major, unsigned minor, int index);
+
+/*
+ * Deliver every pending event, in order, to on_event. Never blocks.
+ * Returns the number delivered or a negative errno. After it, check
+ * discover_lost_events(): a growth means events were lost and the caller
+ * must rescan /proc.
+ */
+int discover_consume_events(struct discover *d,
+			    void (*on_event)(void *ctx, const struct dp_event *e), void *ctx);
 
 #endif /* DYNPROF_DISCOVER_H */

@@ -18,17 +18,45 @@ typedef __u64 __dp_u64;
 #endif
 
 enum dp_event_type {
-	DP_EVENT_EXIT = 1, /* a watched process (thread group) exited */
+	DP_EVENT_EXIT = 1,       /* a process (thread group) exited */
+	DP_EVENT_FORK = 2,       /* a new process (not a thread) was created */
+	DP_EVENT_EXEC = 3,       /* a process exec'd a binary */
+	DP_EVENT_CARD_OPEN = 4,  /* a process opened a card node (succeeded) */
+	DP_EVENT_CARD_CLOSE = 5, /* a process closed an fd on a card node */
 };
 
+#define DP_PATH_LEN 256 /* exec filename / opened path, NUL-terminated, may be cut */
+#define DP_ARGS_LEN 256 /* exec argv, NUL-separated, may be cut */
+#define DP_COMM_LEN 16
+
 struct dp_event {
-	__dp_u32 type;      /* enum dp_event_type */
-	__dp_u32 pid;       /* host tgid */
-	__dp_s32 exit_code; /* as wait(2) encodes it */
+	__dp_u32 type;        /* enum dp_event_type */
+	__dp_u32 pid;         /* host tgid */
+	__dp_u32 tid;         /* host tid that caused it */
+	__dp_u32 ppid;        /* FORK: parent tgid; others: real parent tgid */
+	__dp_u32 uid;         /* real uid (host) */
+	__dp_s32 exit_code;   /* EXIT: as wait(2) encodes it */
+	__dp_s32 fd;          /* CARD_OPEN/CLOSE: the fd */
+	__dp_s32 card;        /* CARD_OPEN/CLOSE: card index (from the card map) */
+	__dp_u32 rdev_major;  /* CARD_OPEN/CLOSE: the node's device number */
+	__dp_u32 rdev_minor;
+	__dp_u32 args_len;    /* EXEC: bytes used in args */
 	__dp_u32 pad;
-	__dp_u64 ktime_ns;  /* bpf_ktime_get_ns() at the event */
+	__dp_u64 start_ns;    /* task start_boottime (ns): identity with pid */
+	__dp_u64 ktime_ns;    /* bpf_ktime_get_ns() at the event */
+	__dp_u64 cgroup_id;   /* bpf_get_current_cgroup_id() */
+	char comm[DP_COMM_LEN];
+	char path[DP_PATH_LEN]; /* EXEC: filename; CARD_OPEN: path as passed to open */
+	char args[DP_ARGS_LEN]; /* EXEC: argv */
+};
+
+/* A card node, as the kernel filter knows it: key of the `card_devs` map. */
+struct dp_card_dev {
+	__dp_u32 major;
+	__dp_u32 minor;
 };
 
 #define DP_MAX_WATCHED 4096
+#define DP_MAX_CARD_DEVS 256
 
 #endif /* DYNPROF_EVENTS_H */
