@@ -22,36 +22,54 @@ static int parse_fd(const char *name)
 	return (int)v;
 }
 
-int fdscan(int piddir, fdscan_fn fn, void *ctx)
+/* One buffer of entries; returns the callback's stop value or 0. */
+static int walk_entries(int dfd, const char *buf, ssize_t n, fdscan_fn fn, void *ctx, int *seen)
 {
 	char target[PATH_MAX];
-	struct dirent *de;
+
+	for (ssize_t off = 0; off < n && *seen < FDSCAN_MAX;) {
+		const struct dirent64 *de = (const void *)(buf + off);
+		int fd = parse_fd(de->d_name), rc;
+		ssize_t len;
+
+		off += de->d_reclen;
+		if (fd < 0)
+			continue; /* "." and ".." */
+		(*seen)++;
+		len = readlinkat(dfd, de->d_name, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue; /* closed meanwhile */
+		target[len] = '\0';
+		rc = fn(ctx, dfd, de->d_name, fd, target);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int fdscan(int piddir, fdscan_fn fn, void *ctx)
+{
+	char buf[8192] __attribute__((aligned(8)));
 	int dfd, rc = 0, seen = 0;
-	DIR *d;
 
 	dfd = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	d = fdopendir(dfd);
-	if (!d) {
-		rc = -errno;
-		close(dfd);
-		return rc;
-	}
-	while (!rc && seen < FDSCAN_MAX && (de = readdir(d))) {
-		int fd = parse_fd(de->d_name);
-		ssize_t n;
+	while (!rc && seen < FDSCAN_MAX) {
+		/* getdents64, not a DIR: no malloc, no fcntl, for one short walk per process. */
+		ssize_t n = getdents64(dfd, buf, sizeof(buf));
 
-		if (fd < 0)
-			continue; /* "." and ".." */
-		seen++;
-		n = readlinkat(dfd, de->d_name, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue; /* closed meanwhile */
-		target[n] = '\0';
-		rc = fn(ctx, dfd, de->d_name, fd, target);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* The process exited during the walk: its fds are gone with it. */
+			if (n < 0)
+				rc = errno == ENOENT ? -ESRCH : -errno;
+			break;
+		}
+		rc = walk_entries(dfd, buf, n, fn, ctx, &seen);
 	}
-	closedir(d); /* closes dfd */
+	close(dfd);
 	return rc;
 }
 
