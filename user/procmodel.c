@@ -142,7 +142,12 @@ static struct pm_entry *entry_new(int pid)
 	return e;
 }
 
-/* Into the table, then announced. Frees it when the table cannot grow. */
+/*
+ * Into the table, then announced: EXEC, then what it already holds as if
+ * it had just happened (CARD_OPEN, SOCKET), so a process first seen by a
+ * poll or a rescan after lost events reads as it would have live.
+ * Frees it when the table cannot grow.
+ */
 static void entry_add(struct procmodel *m, struct pm_entry *e)
 {
 	e->gen = m->gen;
@@ -151,6 +156,10 @@ static void entry_add(struct procmodel *m, struct pm_entry *e)
 		return;
 	}
 	notify(m, PM_CHANGE_EXEC, e);
+	if (e->p.cards)
+		notify(m, PM_CHANGE_CARD_OPEN, e);
+	if (e->p.socket_state != PM_SOCKET_NONE)
+		notify(m, PM_CHANGE_SOCKET, e);
 }
 
 static void entry_remove(struct procmodel *m, struct pm_entry *e)

@@ -75,11 +75,14 @@ struct pm_proc {
  * What changed, for listeners (--list --watch). Every entry's life is
  * EXEC first (it appeared), then any CARD_OPEN / CARD_CLOSE / SOCKET /
  * EXEC, then EXIT: a listener can mirror the table from its calls alone.
+ * A new entry that already holds cards or a socket (first seen by a poll,
+ * a rescan after lost events, a fork of a card holder) gets EXEC then
+ * CARD_OPEN, then SOCKET if it has one: the same calls as when watched
+ * live, so polling and BPF modes tell the same story.
  * `p` is the entry after the change (before its removal, for EXIT).
  */
 enum pm_change {
-	PM_CHANGE_EXEC,      /* a new entry (exec'd, forked, or first seen by a scan;
-				p holds its whole state, cards and socket included),
+	PM_CHANGE_EXEC,      /* a new entry (exec'd, forked, or first seen by a scan),
 				or an entry that exec'd (exe or cmdline changed) */
 	PM_CHANGE_CARD_OPEN, /* its cards grew */
 	PM_CHANGE_CARD_CLOSE,/* its cards shrank */

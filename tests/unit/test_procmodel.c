@@ -580,7 +580,8 @@ static void model_card_open_sets_the_card_and_forks_inherit_it(void)
 	e.card = 0;
 	procmodel_apply(m, &e);
 	CHECK_INT(procmodel_get(m, NOPID + 9)->cards, 1);
-	CHECK_STR(r.log, "exec:5000001:0 open:5000001:8 open:5000001:28 exec:5000002:28 exec:5000009:1");
+	CHECK_STR(r.log, "exec:5000001:0 open:5000001:8 open:5000001:28 exec:5000002:28 open:5000002:28 "
+			 "exec:5000009:1 open:5000009:1");
 	procmodel_free(m);
 }
 
