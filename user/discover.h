@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Kernel events about targets: the moment a watched process exits.
+ * Kernel events about processes. Attach mode: the moment a watched
+ * process exits. Tracking mode (below): every process's lifecycle and
+ * card opens, for the process model.
  *
  * With BPF (bpf/discover.bpf.c, a raw tracepoint on sched_process_exit
  * filtered in the kernel by a map of watched pids) events arrive through a
@@ -65,17 +67,47 @@ unsigned long long discover_lost_events(const struct discover *d);
  * device number, so relative paths, symlinks and nodes made inside
  * containers count too). Without BPF, tracking mode reports nothing: the
  * process model then polls /proc itself (see procmodel.h).
+ *
+ * What the events do not say, and the model must fill in from /proc:
+ *  - a forked child holds its parent's card fds (no CARD_OPEN for them);
+ *  - exec closes O_CLOEXEC fds, dup2/dup3/close_range close fds, all
+ *    without CARD_CLOSE: re-read /proc/<pid>/fd of a card holder on EXEC;
+ *  - CARD_CLOSE is one fd: another fd (a dup, another open) may still hold
+ *    the card; re-read /proc/<pid>/fd on CARD_CLOSE too;
+ *  - an EXIT may come twice (threads dying together): drop the second by
+ *    pid + start_ns.
+ * CARD_CLOSE comes for every close() of a card fd by a process that opened
+ * a card or was forked by one (fds inherited or dup'ed included).
+ *
+ * When the fd polls readable: at once for card opens and closes, for the
+ * fork, exec and exit of card holders, and for watched pids' exits. Other
+ * processes' fork/exec/exit wake nobody (waking the reader per event cost
+ * 15% on a fork-heavy load): they arrive with the next event that wakes,
+ * when the ring is a quarter full, or at the caller's own timed call, so
+ * call discover_consume_events() at least every ~100 ms. Events are
+ * delivered in the order they happened, whichever call delivers them.
+ *
+ * discover_watch() works on a tracking handle too; discover_consume_events()
+ * then delivers a watched pid's exit as an EXIT event and ends the watch.
+ * (discover_consume() on a tracking handle would drop all other events.)
  */
 struct discover *discover_open_tracking(bool use_bpf, const char **note);
 
-/* Register a card node's device number and index: 0 or negative errno. */
+/*
+ * Register a card node's device number and index (the index events carry):
+ * 0, or -EINVAL (not a tracking handle, index < 0), -ERANGE (beyond the
+ * kernel's 12-bit major / 20-bit minor), -ENOSPC (DP_MAX_CARD_DEVS
+ * reached). Registering a device again replaces its index. Without BPF: 0.
+ * Opens before the registration are not reported: scan /proc after it.
+ */
 int discover_add_card(struct discover *d, unsigned major, unsigned minor, int index);
 
 /*
- * Deliver every pending event, in order, to on_event. Never blocks.
+ * Deliver every pending event, in order, to on_event, each as a whole
+ * struct dp_event (fields a type does not use are zero). Never blocks.
  * Returns the number delivered or a negative errno. After it, check
  * discover_lost_events(): a growth means events were lost and the caller
- * must rescan /proc.
+ * must rescan /proc. Without BPF: 0.
  */
 int discover_consume_events(struct discover *d,
 			    void (*on_event)(void *ctx, const struct dp_event *e), void *ctx);

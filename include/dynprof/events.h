@@ -32,8 +32,8 @@ enum dp_event_type {
 struct dp_event {
 	__dp_u32 type;        /* enum dp_event_type */
 	__dp_u32 pid;         /* host tgid */
-	__dp_u32 tid;         /* host tid that caused it */
-	__dp_u32 ppid;        /* FORK: parent tgid; others: real parent tgid */
+	__dp_u32 tid;         /* host tid that caused it (EXEC: the exec'ing thread's old tid) */
+	__dp_u32 ppid;        /* real parent tgid (FORK: the new process's, as /proc shows it) */
 	__dp_u32 uid;         /* real uid (host) */
 	__dp_s32 exit_code;   /* EXIT: as wait(2) encodes it */
 	__dp_s32 fd;          /* CARD_OPEN/CLOSE: the fd */
@@ -49,6 +49,25 @@ struct dp_event {
 	char path[DP_PATH_LEN]; /* EXEC: filename; CARD_OPEN: path as passed to open */
 	char args[DP_ARGS_LEN]; /* EXEC: argv */
 };
+
+/*
+ * In the ring buffer a record carries only the fields its type uses: FORK,
+ * EXIT and CARD_CLOSE records end at `path`, CARD_OPEN records at `args`,
+ * EXEC records are whole (a fork storm then fills the ring 6x slower).
+ * user/discover_bpf.c delivers every event as a whole struct, the rest zeroed.
+ */
+#define DP_EVENT_HEAD_SIZE __builtin_offsetof(struct dp_event, path)
+#define DP_EVENT_PATH_SIZE __builtin_offsetof(struct dp_event, args)
+
+/*
+ * Ring buffer bytes (a power of 2, a multiple of the page size): the BPF
+ * object's default; the loader sets what it was compiled with, so a test
+ * build with -DDP_RINGBUF_BYTES=4096 forces losses. 1 MiB holds ~10000
+ * fork or exit records, ~1700 exec records.
+ */
+#ifndef DP_RINGBUF_BYTES
+#define DP_RINGBUF_BYTES (1024 * 1024)
+#endif
 
 /* A card node, as the kernel filter knows it: key of the `card_devs` map. */
 struct dp_card_dev {
