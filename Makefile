@@ -65,7 +65,14 @@ PEER_BINS := $(patsubst tests/peers/%.c,$(BUILD)/tests/peers/%,$(PEER_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
+# A test build of the tool whose discover objects ask for a 4 KiB ring
+# buffer (-DDP_RINGBUF_BYTES=4096), so lost-event tests can force losses.
+DISCOVER_SRCS := $(wildcard user/discover*.c)
+TINYRING_OBJS := $(patsubst %.c,$(BUILD)/tinyring/%.o,$(DISCOVER_SRCS))
+TINYRING_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(DISCOVER_SRCS)),$(TOOL_OBJS)) $(TINYRING_OBJS)
+
 DYNPROF := $(BUILD)/dynprof
+TINYRING := $(BUILD)/tests/dynprof-tinyring
 AGENT_SO := $(BUILD)/libdynprof_agent.so
 AGENT_A := $(BUILD)/libdynprof_agent.a
 DEMO := $(BUILD)/demo_task
@@ -153,7 +160,17 @@ $(BUILD)/tests/peers/%: tests/peers/%.c $(AGENT_A) | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Iuser $< -o $@ $(AGENT_A) $(LDFLAGS) -lcjson -lpthread
 
-test: all $(UNIT_BINS) $(PEER_BINS)
+$(BUILD)/tinyring/%.o: %.c $(wildcard include/dynprof/*.h user/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -DDP_RINGBUF_BYTES=4096 -Iuser -c $< -o $@
+
+$(TINYRING): $(TINYRING_LINK_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+
+test: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING)
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 # ---- demo and benchmarks --------------------------------------------------------
