@@ -27,6 +27,7 @@ start_targets() { # start_targets FLUSH_MS
 	done
 }
 
+echo "### Fan-out: one window across $TARGETS targets"
 echo "| STOP flush per target | targets | rounds | dynprof (parallel) median | msprof-style (serial) median | serial / parallel |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for flush in 0 50 200; do
@@ -36,3 +37,6 @@ for flush in 0 50 200; do
 	echo "| ${flush} ms | $targets | $rounds | ${parallel_median_ms} ms | ${serial_median_ms} ms | ${serial_over_parallel} |"
 	cleanup
 done
+
+echo
+"$(dirname "$0")/discovery.sh"

@@ -7,7 +7,7 @@
  *   demo_task [--device=PATH] [--steps=N] [--step-ms=M] [--flush-ms=F] [--quiet]
  *
  * It opens a card node (PATH; without one, or when PATH does not exist, a
- * char device like /dev/null named davinci0 in a temporary folder, removed
+ * char device like /dev/full named davinci0 in a temporary folder, removed
  * at exit), starts the agent, sets the device numbered by the node's
  * trailing digits, and calls demo_step() every M ms (default 10), N times
  * (default 0: until SIGINT/SIGTERM). demo_step is exported and never
@@ -117,7 +117,7 @@ static void flush_window(void *ctx, const char *prof_dir)
 
 static struct dynprof_agent_ops flush_ops = { .on_stop = flush_window };
 
-/* A char device like /dev/null, so opening it behaves like opening a card. */
+/* A char device like /dev/full, so opening it behaves like opening a card. */
 static int make_node(struct own_node *n)
 {
 	snprintf(n->dir, sizeof(n->dir), "/tmp/demo_task.XXXXXX");
@@ -126,7 +126,7 @@ static int make_node(struct own_node *n)
 		return -1;
 	}
 	snprintf(n->path, sizeof(n->path), "%s/davinci0", n->dir);
-	if (mknod(n->path, S_IFCHR | 0600, makedev(1, 3)) < 0) {
+	if (mknod(n->path, S_IFCHR | 0600, makedev(1, 7)) < 0) {
 		fprintf(stderr, "demo_task: mknod %s: %s\n", n->path, strerror(errno));
 		rmdir(n->dir);
 		n->dir[0] = '\0';

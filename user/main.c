@@ -5,6 +5,7 @@
 
 #include "console.h"
 #include "discover.h"
+#include "listing.h"
 #include "options.h"
 #include "output.h"
 #include "report.h"
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
 	} else if (o.version) {
 		printf("dynprof %s\n", DYNPROF_VERSION);
 		rc = 0;
+	} else if (o.list) {
+		rc = listing_run(&o);
 	} else if (o.application || o.app_argv) {
 		report_error("dynprof: launch mode (an application command) is not available yet; start the application with PROFILING_MODE=dynamic and attach with --pid");
 		rc = EXIT_OPTION_ERROR;

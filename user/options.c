@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* msprof-compatible option parsing (see options.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -288,6 +289,29 @@ static int parse_protocol(struct options *o, const char *v)
 	return 0;
 }
 
+/* --device=GLOB: an absolute glob naming card nodes; replaces the defaults. */
+static int add_device(struct options *o, const char *v)
+{
+	if (v[0] != '/')
+		return fail("Argument --device: invalid value: %s. Please input an absolute glob such as '/dev/davinci*'.", v);
+	if (o->ndevices == OPTIONS_MAX_DEVICES)
+		return fail("Argument --device: at most %d patterns.", OPTIONS_MAX_DEVICES);
+	o->devices[o->ndevices++] = v;
+	return 0;
+}
+
+static bool container_id_valid(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n < 4 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)v[i]))
+			return false;
+	return true;
+}
+
 /* Options that take no value. */
 static int parse_flag(struct options *o, const char *name)
 {
@@ -297,6 +321,12 @@ static int parse_flag(struct options *o, const char *name)
 		o->version = true;
 	else if (!strcmp(name, "no-bpf"))
 		o->no_bpf = true;
+	else if (!strcmp(name, "list"))
+		o->list = true;
+	else if (!strcmp(name, "watch"))
+		o->watch = true;
+	else if (!strcmp(name, "json"))
+		o->json = true;
 	else
 		return -ENOENT;
 	return 0;
@@ -325,6 +355,14 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 		return o->application = v, 0;
 	if (!strcmp(name, "protocol"))
 		return parse_protocol(o, v);
+	if (!strcmp(name, "device"))
+		return add_device(o, v);
+	if (!strcmp(name, "container")) {
+		if (!container_id_valid(v))
+			return fail("Argument --container: invalid value: %s. Please input a container id (hex, at least 4 characters) or its prefix.", v);
+		o->container = v;
+		return 0;
+	}
 	if (!strcmp(name, "timeout")) {
 		ms = parse_timeout_ms(v);
 		if (ms < 0)
@@ -355,7 +393,8 @@ static int parse_one(struct options *o, const char *arg)
 			return 0;
 		if (find_switch(name) || refused_in_dynamic_mode(name) || !strcmp(name, "pid") ||
 		    !strcmp(name, "output") || !strcmp(name, "dynamic") || !strcmp(name, "application") ||
-		    !strcmp(name, "protocol") || !strcmp(name, "timeout"))
+		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
+		    !strcmp(name, "container"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -374,6 +413,17 @@ static int check_combination(struct options *o)
 
 	if (o->help || o->version)
 		return 0;
+	if (o->watch && !o->list)
+		return fail("Argument --watch: it goes with --list.");
+	if (o->json && !o->list)
+		return fail("Argument --json: it goes with --list.");
+	if (o->list) {
+		if (o->pid_list || has_app || o->dynamic == 1)
+			return fail("Argument --list: it cannot be combined with --dynamic, --pid or an application.");
+		return 0;
+	}
+	if (o->container && !o->pid_list)
+		return fail("Argument --container: it goes with --list, --pid=auto or --pid=<pid inside the container>.");
 	if (o->dynamic == 0 && o->pid_list)
 		return fail("Argument --dynamic=off, but --pid is set.");
 	if (o->dynamic == -1 && o->pid_list)
@@ -410,6 +460,18 @@ int options_parse(int argc, char **argv, struct options *o)
 	return check_combination(o);
 }
 
+void options_card_patterns(const struct options *o, struct card_patterns *p)
+{
+	if (o->ndevices == 0) {
+		cards_default_patterns(p);
+		return;
+	}
+	p->storage = NULL;
+	p->count = o->ndevices;
+	for (int i = 0; i < o->ndevices; i++)
+		p->glob[i] = (char *)o->devices[i];
+}
+
 void options_free(struct options *o)
 {
 	for (int i = 0; i < o->nswitches; i++)
@@ -420,7 +482,8 @@ void options_free(struct options *o)
 void options_print_help(void)
 {
 	fputs(
-"Usage: dynprof --dynamic=on --pid=PID[,PID...] [--output=DIR] [options] [switches]\n"
+"Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
+"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=ID]\n"
 "\n"
 "Open and close CANN profiling windows in running AI processes, over their\n"
 "dynamic-profiling socket, with msprof's console: a drop-in for\n"
@@ -431,6 +494,10 @@ void options_print_help(void)
 "Options (always --name=value):\n"
 "  --dynamic=on|off        dynamic mode; --pid alone implies on\n"
 "  --pid=PID[,PID...]      target processes (host pids)\n"
+"  --pid=auto              every card user whose socket listens (not busy)\n"
+"  --container=ID          with --pid=auto: only that container's processes;\n"
+"                          with --pid=N: N is the pid inside that container\n"
+"                          (ID: the container id or a prefix of it)\n"
 "  --output=DIR            result folder, made absolute and created (0750);\n"
 "                          default $ASCEND_WORK_PATH/profiling_data, else the\n"
 "                          current folder. The targets write PROF_* folders there\n"
@@ -439,7 +506,21 @@ void options_print_help(void)
 "                          target has mapped, else v2\n"
 "  --timeout=DURATION      per-command timeout per target: 60 (s), 30s, 500ms;\n"
 "                          default 60 s, as msprof\n"
-"  --no-bpf                do not load BPF; watch target exits with pidfds\n"
+"  --no-bpf                do not load BPF: watch target exits with pidfds and\n"
+"                          track processes by polling /proc every 200 ms\n"
+"                          (with BPF a card open is known within a millisecond)\n"
+"  --list                  card-using processes: host pid, pid in its namespace,\n"
+"                          container, user, cards, socket (path, none or busy),\n"
+"                          command; then exit\n"
+"  --watch                 with --list: keep running, one line per change\n"
+"                          (exec, card-open, card-close, socket, exit) until\n"
+"                          Ctrl-C or SIGTERM\n"
+"  --json                  with --list: a JSON array (with --watch: one JSON\n"
+"                          object per line); schema in docs/LIST-JSON.md\n"
+"  --device=GLOB           card nodes (repeatable), replacing the defaults\n"
+"                          /dev/davinci*, /dev/nvidia*, /dev/accel/accel*,\n"
+"                          /dev/dri/renderD*; the card index is the number\n"
+"                          that ends the node's name\n"
 "  --help, -h              this text\n"
 "  --version               version\n"
 "\n"

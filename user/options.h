@@ -9,9 +9,11 @@
 
 #include <stdbool.h>
 
+#include "dynprof/cards.h"
 #include "dynprof/proto.h"
 
 #define OPTIONS_MAX_SWITCHES 40
+#define OPTIONS_MAX_DEVICES 16
 #define OPTIONS_DEFAULT_TIMEOUT_MS 60000 /* per command, as msprof */
 #define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
 
@@ -31,6 +33,12 @@ struct options {
 	enum proto_version protocol;
 	int timeout_ms;
 	bool no_bpf;
+	bool list;               /* --list: card users, then exit (or --watch) */
+	bool watch;              /* --watch: with --list, report changes as they happen */
+	bool json;               /* --json: JSON output for --list */
+	const char *container;   /* --container=ID (prefix of the container id) */
+	int ndevices;            /* --device=GLOB, repeatable */
+	const char *devices[OPTIONS_MAX_DEVICES];
 	bool help;
 	bool version;
 	int nswitches;
@@ -43,6 +51,9 @@ struct options {
  */
 int options_parse(int argc, char **argv, struct options *o);
 void options_free(struct options *o);
+
+/* The card patterns: --device globs, else the defaults (no copy made). */
+void options_card_patterns(const struct options *o, struct card_patterns *p);
 
 /* The full --help text. */
 void options_print_help(void);

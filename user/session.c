@@ -4,10 +4,12 @@
  * window state per target, and the shutdown that leaves nothing collecting.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dynprof/fdio.h"
+#include "copytree.h"
 #include "output.h"
 #include "report.h"
 #include "session.h"
@@ -29,7 +31,19 @@ struct prof_report {
 static void report_prof_dir(void *ctx, const char *name)
 {
 	struct prof_report *r = ctx;
+	char src[2 * PATH_MAX], dst[2 * PATH_MAX];
+	int rc;
 
+	if (r->t->result_fd >= 0) { /* written inside its container: bring it out */
+		snprintf(src, sizeof(src), "%s/%s", r->t->result_host, name);
+		snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
+		rc = copytree_move(src, dst);
+		if (rc) {
+			report_error("dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
+				     r->t->result_inside, name, r->s->output, strerror(-rc));
+			return;
+		}
+	}
 	r->s->prof_dirs++;
 	output_record(r->s->output, name);
 	report_info("pid %d: window saved in %s/%s", r->t->pid, r->s->output, name);
@@ -40,7 +54,7 @@ static void report_new_prof_dirs(struct session *s, struct target *t)
 {
 	struct prof_report r = { s, t };
 
-	output_new_prof_dirs(s->output, t->nspid, &t->prof_seen, report_prof_dir, &r);
+	output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, report_prof_dir, &r);
 }
 
 /* The server pushed DISCONNECT: it has quit (stopping its window). */

@@ -9,14 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dynprof/fdio.h"
 #include "output.h"
 #include "params.h"
 #include "protodetect.h"
+#include "procfs.h"
 #include "report.h"
 #include "session.h"
+#include "target_select.h"
 
 #define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
 #define MAX_PIDS 1024
@@ -60,11 +64,26 @@ static int parse_pid_list(struct session *s, const char *list)
 			return -EINVAL;
 		}
 		if (!already_listed(s, pid))
-			s->targets[s->ntargets++] = (struct target){ .pid = pid, .fd = -1 };
+			s->targets[s->ntargets++] = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
 		if (!comma)
 			return 0;
 		p = comma + 1;
 	}
+}
+
+/* --pid=auto and --container name processes through the process model. */
+static int resolve_pid_list(struct session *s, const struct options *o)
+{
+	char pids[8192];
+	int rc;
+
+	if (strcmp(o->pid_list, "auto") && !o->container)
+		return parse_pid_list(s, o->pid_list);
+	rc = target_select(o, pids, sizeof(pids));
+	if (rc)
+		return rc;
+	report_info("targets: %s", pids);
+	return parse_pid_list(s, pids);
 }
 
 static void skip_pid(struct target *t, const char *why)
@@ -105,32 +124,97 @@ static void choose_protocol(struct target *t, enum proto_version asked)
 	t->proto = protodetect(t->pid, t->proto_why, sizeof(t->proto_why));
 }
 
-/*
- * The target writes its PROF_ folders under result_dir in its own mount
- * namespace. Warn when that is not the folder dynprof sees as --output.
- */
-static void check_output_visible(const struct session *s, const struct target *t)
+/* Is `dir` the same folder inside the target's root as it is here? */
+static bool visible_in_target(const char *dir, int pid)
 {
 	char inside[PATH_MAX + 32];
 	struct stat here, there;
 
-	snprintf(inside, sizeof(inside), "/proc/%d/root%s", t->pid, s->output);
-	if (stat(s->output, &here) == 0 && stat(inside, &there) == 0 &&
-	    here.st_dev == there.st_dev && here.st_ino == there.st_ino)
-		return;
-	report_warning("pid %d: %s is not the same folder in its mount namespace; its PROF_ folders will land in its own filesystem",
-		       t->pid, s->output);
+	snprintf(inside, sizeof(inside), "/proc/%d/root%s", pid, dir);
+	return stat(dir, &here) == 0 && stat(inside, &there) == 0 && here.st_dev == there.st_dev &&
+	       here.st_ino == there.st_ino;
 }
 
-static int connect_one(struct session *s, struct target *t, const char *params)
+/* mkdir `name` under dirfd for the target's user, and open it. */
+static int make_owned_dir(int dirfd, const char *name, uid_t uid)
+{
+	if (mkdirat(dirfd, name, 0750) && errno != EEXIST)
+		return -errno;
+	if (fchownat(dirfd, name, uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A target that cannot see --output (another mount namespace: a container)
+ * writes into <its home>/.dynprof/<dynprof pid>, a folder made for its user
+ * inside its own filesystem (its home exists there and is writable by it:
+ * its socket lives there). dynprof moves each finished PROF_ folder to
+ * --output through an fd on that folder, so no path is resolved on the host.
+ */
+static int result_dir_inside(struct target *t)
+{
+	char name[32];
+	int root, home, dot, dir = -EINVAL;
+
+	root = procfs_open_root(t->pid);
+	home = root < 0 ? root : procfs_open_in_root(root, t->sock.home, O_RDONLY | O_DIRECTORY);
+	dot = home < 0 ? home : make_owned_dir(home, ".dynprof", t->sock.uid);
+	snprintf(name, sizeof(name), "%d", (int)getpid());
+	if (dot >= 0)
+		dir = make_owned_dir(dot, name, t->sock.uid);
+	close_fd(root);
+	close_fd(home);
+	close_fd(dot);
+	return dir;
+}
+
+static int choose_result_dir(struct session *s, struct target *t)
+{
+	int fd;
+
+	if (visible_in_target(s->output, t->pid)) {
+		snprintf(t->result_inside, sizeof(t->result_inside), "%s", s->output);
+		snprintf(t->result_host, sizeof(t->result_host), "%s", s->output);
+		return 0;
+	}
+	fd = result_dir_inside(t);
+	if (fd < 0) {
+		report_error("dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
+			     t->pid, s->output, t->sock.home, strerror(-fd));
+		return fd;
+	}
+	t->result_fd = fd;
+	if ((size_t)snprintf(t->result_inside, sizeof(t->result_inside), "%.*s/.dynprof/%d",
+			     PATH_MAX - 32, t->sock.home, (int)getpid()) >= sizeof(t->result_inside))
+		return -ENAMETOOLONG;
+	snprintf(t->result_host, sizeof(t->result_host), "/proc/self/fd/%d", fd);
+	report_info("pid %d: in its own filesystem it writes to %s; finished PROF_ folders are moved to %s",
+		    t->pid, t->result_inside, s->output);
+	return 0;
+}
+
+static int connect_one(struct session *s, struct target *t)
 {
 	char why[PATH_MAX + 128];
 	int fd;
 
 	choose_protocol(t, s->opts->protocol);
-	t->params = strdup(params);
+	if (choose_result_dir(s, t)) {
+		target_drop(t);
+		return -ENOENT;
+	}
+	t->params = params_build(s->opts, t->result_inside);
 	if (!t->params)
-		return -ENOMEM;
+		return -EINVAL;
 	fd = target_socket_connect(&t->sock, why, sizeof(why));
 	if (fd == -EPERM) {
 		report_error("dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
@@ -143,9 +227,8 @@ static int connect_one(struct session *s, struct target *t, const char *params)
 		return fd;
 	}
 	t->fd = fd;
-	check_output_visible(s, t);
 	/* Folders this process wrote before this run are not ours to report. */
-	output_new_prof_dirs(s->output, t->nspid, &t->prof_seen, NULL, NULL);
+	output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, NULL, NULL);
 	return 0;
 }
 
@@ -200,23 +283,22 @@ static void handshake_all(struct session *s)
 int session_open(struct session *s, const struct options *o, const char *output,
 		 struct discover *disc)
 {
-	char *params;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->opts = o;
 	s->disc = disc;
 	snprintf(s->output, sizeof(s->output), "%s", output);
-	rc = parse_pid_list(s, o->pid_list);
+	rc = resolve_pid_list(s, o);
 	if (rc)
 		return rc;
-	params = params_build(o, s->output);
-	if (!params)
-		return -EINVAL;
-	for (int i = 0; i < s->ntargets; i++)
-		if (locate(&s->targets[i]) == 0 && connect_one(s, &s->targets[i], params) == -ENOMEM)
-			break;
-	free(params);
+	for (int i = 0; i < s->ntargets; i++) {
+		if (locate(&s->targets[i]))
+			continue;
+		rc = connect_one(s, &s->targets[i]);
+		if (rc == -EINVAL) /* the params cannot fit: an option error */
+			return rc;
+	}
 	handshake_all(s);
 	if (session_live(s) == 0) {
 		report_error("Argument --pid: no valid pid values, stop profiling.");

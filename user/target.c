@@ -161,6 +161,9 @@ void target_free(struct target *t)
 	target_drop(t);
 	free(t->params);
 	free(t->prof_seen);
+	if (t->result_fd >= 0)
+		close(t->result_fd);
+	t->result_fd = -1;
 	t->params = NULL;
 	t->prof_seen = NULL;
 }

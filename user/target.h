@@ -26,6 +26,10 @@ struct target {
 	bool dropped;            /* no longer a target */
 	struct exchange xchg;    /* the exchange in flight */
 	char *prof_seen;         /* PROF_ folder names already reported */
+	char result_inside[PATH_MAX]; /* result_dir as the target sees it */
+	char result_host[PATH_MAX];   /* the same folder as dynprof reaches it */
+	int result_fd;           /* >= 0: a folder inside the target's filesystem,
+				    whose PROF_ folders dynprof moves to --output */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */

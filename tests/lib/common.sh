@@ -36,6 +36,7 @@ cleanup_test() {
 		kill -KILL "$p" 2>/dev/null
 		rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
 	done
+	[ -f "$T/.cgroups" ] && remove_cgroups
 	[ -f "$T/.files" ] && while read -r f; do rm -f "$f"; done < "$T/.files"
 	# A sanitizer report from any process of the test fails the test.
 	if grep -qs -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T"/*.log "$T/out"; then
@@ -47,10 +48,25 @@ cleanup_test() {
 	exit $status
 }
 
-# A fake card: a character device node of our own (like /dev/null).
+# Cgroups a test made (one path a line in $T/.cgroups): empty them, remove them.
+remove_cgroups() {
+	local cg p
+	while read -r cg; do
+		for p in $(cat $cg/cgroup.procs 2>/dev/null); do
+			echo $p > "${cg%%/docker/*}/cgroup.procs" 2>/dev/null
+		done
+		rmdir $cg 2>/dev/null
+	done < "$T/.cgroups"
+}
+
+# A fake card: a character device node of our own. The kernel filter knows
+# cards by device number, so each fake card borrows the numbers of a device
+# that opens fine and that nothing on a test machine opens on its own:
+# card 0 = /dev/full (1,7), card 1 = /dev/net/tun (10,200), card 2 = vcs (7,0).
+FAKE_CARD_NUMBERS=("1 7" "10 200" "7 0")
 make_card() { # make_card INDEX -> path
 	mkdir -p "$T/dev"
-	[ -e "$T/dev/davinci$1" ] || mknod "$T/dev/davinci$1" c 1 3
+	[ -e "$T/dev/davinci$1" ] || mknod "$T/dev/davinci$1" c ${FAKE_CARD_NUMBERS[$1]}
 	echo "$T/dev/davinci$1"
 }
 

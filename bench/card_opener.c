@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+/*
+ * card_opener NODE COUNT GAP_MS: COUNT times, fork a child that opens NODE
+ * and prints "<pid> <CLOCK_REALTIME µs right after open() returned>", holds
+ * it GAP_MS, and exits. The detection-latency benchmark compares these
+ * times with the ones dynprof --list --watch reports.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void child(const char *node, int gap_ms)
+{
+	int fd = open(node, O_RDONLY);
+	long long t = now_us();
+
+	if (fd < 0)
+		_exit(1);
+	printf("%d %lld\n", (int)getpid(), t);
+	fflush(stdout);
+	usleep((useconds_t)gap_ms * 1000);
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	int count = argc > 2 ? atoi(argv[2]) : 0, gap = argc > 3 ? atoi(argv[3]) : 50;
+
+	if (argc < 3 || count < 1) {
+		fprintf(stderr, "usage: card_opener NODE COUNT [GAP_MS]\n");
+		return 2;
+	}
+	for (int i = 0; i < count; i++) {
+		pid_t p = fork();
+
+		if (p == 0)
+			child(argv[1], gap);
+		if (p > 0)
+			waitpid(p, NULL, 0);
+	}
+	return 0;
+}

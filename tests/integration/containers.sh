@@ -1,0 +1,118 @@
+# Containers seen from the host: processes in their own pid and mount
+# namespaces (unshare), with a passwd and home that exist only inside;
+# a root dynprof lists them, attaches to them and brings their results out.
+
+# start_contained_target [hide-tmp]: echoes the host pid of a target that
+# runs as pid 1 of `unshare --pid --fork --mount --mount-proc`, with its own
+# passwd and a home only inside. With hide-tmp, /tmp (where the test's
+# --output lives) is a private tmpfs inside, as in a real container.
+start_contained_target() {
+	local card; card=$(make_card 0)
+	mkdir -p $T/ctr/etc
+	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
+	{
+		echo "mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1"
+		echo "exec 3<$card"
+		[ "${1:-}" = hide-tmp ] && echo "mount -t tmpfs tmpfs /tmp || exit 1"
+		echo "export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'"
+		echo "exec $CARD_USER - 600"
+	} > $T/ctr/run.sh
+	# A private tmpfs on /home: the home exists only inside. exec keeps the
+	# target at pid 1 of its namespace, like a container's main process.
+	unshare --pid --fork --mount --mount-proc sh -c "mount -t tmpfs tmpfs /home && exec sh $T/ctr/run.sh" \
+		> $T/ctr.log 2>&1 &
+	remember_pid $!
+	local hostpid=""
+	wait_until 5 eval 'hostpid=$(pgrep -f "^$CARD_USER - 600" | head -n1); [ -n "$hostpid" ]' ||
+		fail "contained target did not start: $(cat $T/ctr.log)"
+	remember_pid $hostpid
+	wait_until 5 test -S /proc/$hostpid/root/home/inside-only/dynamic_profiling_socket_1 ||
+		fail "contained target has no socket: $(cat $T/ctr.log)"
+	echo $hostpid
+}
+
+# Put a process in a docker-style cgroup (v1 pids hierarchy): echoes the id.
+dockerize() { # dockerize PID
+	local id; id=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	local cg=/sys/fs/cgroup/pids/docker/$id
+	mkdir -p $cg || fail "cannot make cgroup $cg"
+	echo "$cg" >> $T/.cgroups
+	echo $1 > $cg/cgroup.procs || fail "cannot move $1 into $cg"
+	echo $id
+}
+
+test_target_in_other_namespaces_is_found_and_driven() {
+	local pid; pid=$(start_contained_target)
+	[ ! -e /home/inside-only ] || fail "the home leaks to the host"
+	grep -q '^NSpid:.*[[:space:]]1$' /proc/$pid/status || fail "not in its own pid namespace"
+	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid start success$"
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	# Its pid inside is 1: the folder carries that pid.
+	[ -s "$(prof_dirs_of $T/o 1)/host/end_info" ] || fail "no completed PROF_ folder from the contained target"
+}
+
+test_results_written_inside_a_container_are_moved_to_output() {
+	local pid; pid=$(start_contained_target hide-tmp)
+	printf 'start\nstop\nstart\nstop\nquit\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[INFO\] pid $pid: in its own filesystem it writes to /home/inside-only/\.dynprof/[0-9]+; finished PROF_ folders are moved to $T/o$"
+	[ "$(prof_dirs_of $T/o 1 | wc -l)" -eq 2 ] || fail "expected 2 folders in $T/o: $(ls $T/o)"
+	for d in $(prof_dirs_of $T/o 1); do
+		[ -s $d/host/end_info ] && [ -s $d/host/sample.json ] || fail "$d incomplete"
+		grep -q '"result_dir":"/home/inside-only/.dynprof/' $d/host/sample.json || fail "result_dir not the inside one"
+	done
+	[ -z "$(ls -A /proc/$pid/root/home/inside-only/.dynprof/*/ 2>/dev/null)" ] ||
+		fail "folders left inside: $(ls -R /proc/$pid/root/home/inside-only/.dynprof)"
+}
+
+test_list_shows_host_pid_and_container_pid() {
+	local pid; pid=$(start_contained_target)
+	"$DP" --list --json --device="$T/dev/davinci*" > $T/list
+	grep -q "\"pid\":$pid,\"nspid\":1,\"nspids\":\[$pid,1\]" $T/list || fail "row: $(cat $T/list)"
+	grep -q "\"socket\":\"/proc/$pid/root/home/inside-only/dynamic_profiling_socket_1\"" $T/list ||
+		fail "socket not reached through /proc/$pid/root: $(cat $T/list)"
+}
+
+test_container_id_selects_targets() {
+	local pid id; pid=$(start_contained_target); id=$(dockerize $pid)
+	local host; host=$(start_target)
+	"$DP" --list --json --device="$T/dev/davinci*" > $T/list
+	grep -q "\"pid\":$pid,.*\"container\":\"$id\"" $T/list || fail "no container id: $(cat $T/list)"
+	"$DP" --list --device="$T/dev/davinci*" --container=${id:0:12} > $T/out
+	expect_line "^$pid +1 +${id:0:12} "
+	expect_no_line "^$host "
+	# --pid=auto within that container, and a pid as seen inside it.
+	printf 'start\nstop\n' | dp --pid=auto --container=${id:0:8} --device="$T/dev/davinci*" --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[INFO\] targets: $pid$"
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	printf 'start\nstop\n' | dp --pid=1 --container=${id:0:8} --device="$T/dev/davinci*" --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid start success$"
+	dp --pid=2 --container=${id:0:8} --device="$T/dev/davinci*" --output=$T/o < /dev/null
+	expect_status 255 $?
+	expect_line "invalid pid value: 2, .*no such pid in container ${id:0:8}"
+}
+
+test_pid_auto_takes_listening_card_users_only() {
+	local a b plain busy; a=$(start_target); b=$(start_target)
+	plain=$(start_target_without_card)
+	busy=$(start_target)
+	dp_background --pid=$busy --output=$T/busy
+	wait_until 3 grep -q 'Start profiling' $T/out || fail "busy client did not connect"
+	mv $T/out $T/busy.out
+	printf 'start\nstop\n' | timeout 30 "$DP" --pid=auto --device="$T/dev/davinci*" --output=$T/o > $T/out 2>&1
+	expect_status 0 $?
+	expect_line "^\[INFO\] targets: ($a,$b|$b,$a)$"
+	expect_line "^dynamic profiling for pid $a stop success$"
+	expect_line "^dynamic profiling for pid $b stop success$"
+	expect_no_line "pid ($plain|$busy)"
+}
+
+test_pid_auto_without_card_users_is_an_error() {
+	dp --pid=auto --device="$T/dev/none*" --output=$T/o < /dev/null
+	expect_status 255 $?
+	expect_line "^\[ERROR\] Argument --pid=auto: no card-using process with a listening dynamic profiling socket, stop profiling\.$"
+}

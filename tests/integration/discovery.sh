@@ -1,0 +1,196 @@
+# Kernel-assisted discovery: which processes hold a card, from BPF events
+# (and, with --no-bpf, from /proc polling), shown by --list and --watch.
+
+# dp_watch [args]: dynprof --list --watch --json in the background on our
+# fake cards; events go to $T/watch. Waits until it runs.
+dp_watch() {
+	"$DP" --list --watch --json --device="$T/dev/davinci*" "$@" > $T/watch 2> $T/watch.err &
+	WATCH_PID=$!
+	remember_pid $WATCH_PID
+	# The initial listing (a JSON array) is printed once tracking runs.
+	wait_until 10 grep -q '^\[' $T/watch || fail "watch did not start: $(cat $T/watch.err)"
+}
+
+# watch_saw EVENT PID [CARDS]: a JSON line for that event and pid (and cards).
+watch_line() { grep -E "\"event\":\"$1\"" $T/watch | grep -E "\"pid\":$2[,}]" | grep -qE "${3:-.}"; }
+watch_saw() {
+	wait_until 5 watch_line "$@" || { cat $T/watch; fail "no $1 event for pid $2 ${3:-}"; }
+}
+
+list_json() { "$DP" --list --json --device="$T/dev/davinci*" "$@" > $T/list 2>&1 || fail "--list failed: $(cat $T/list)"; }
+listed() { grep -qE "\"pid\":$1,\"nspid\"" $T/list; }
+
+card_holder() { # card_holder CMD...: a shell holding card 0 on fd 3, then exec CMD
+	local card; card=$(make_card 0)
+	bash -c "exec 3<'$card'; exec $*" </dev/null >/dev/null 2>&1 &
+	remember_pid $!
+	echo $!
+}
+
+test_list_shows_process_already_holding_a_card() {
+	local pid; pid=$(card_holder sleep 600)
+	sleep 0.2
+	list_json
+	listed $pid || fail "pid $pid not listed: $(cat $T/list)"
+	grep -q "\"pid\":$pid,\"nspid\":$pid,\"nspids\":\[$pid\],\"cards\":\[0\]" $T/list ||
+		fail "wrong row: $(cat $T/list)"
+	grep -q '"cmdline":"sleep 600"' $T/list || fail "no cmdline: $(cat $T/list)"
+}
+
+test_list_table_has_the_columns() {
+	local pid; pid=$(card_holder sleep 600)
+	sleep 0.2
+	"$DP" --list --device="$T/dev/davinci*" > $T/out 2>&1
+	expect_line "^HOST PID +NS PID +CONTAINER +USER +CARDS +SOCKET +COMMAND$"
+	expect_line "^$pid +$pid +- +root +0 +none +sleep 600$"
+}
+
+test_card_user_behind_wrappers_among_decoys_is_seen_at_once() {
+	local card; card=$(make_card 0)
+	dp_watch
+	for i in $(seq 100); do true & done
+	sh -c "env bash -c 'for i in 1 2 3; do /bin/true; done; echo \$\$ > $T/user.pid; exec 3<$card; exec sleep 600'" &
+	remember_pid $!
+	wait_until 5 test -s $T/user.pid || fail "card user did not start"
+	local pid; pid=$(cat $T/user.pid)
+	remember_pid $pid
+	watch_saw card-open $pid '"cards":\[0\]'
+	[ "$(grep -c '"event":"card-open"' $T/watch)" -eq 1 ] || fail "decoys reported: $(cat $T/watch)"
+}
+
+test_double_fork_and_setsid_daemon_is_seen() {
+	local card; card=$(make_card 0)
+	dp_watch
+	setsid sh -c "(sh -c 'exec 3<$card; echo \$\$ > $T/daemon.pid; exec sleep 600' &) &" &
+	wait_until 5 test -s $T/daemon.pid || fail "daemon did not start"
+	local pid; pid=$(cat $T/daemon.pid)
+	remember_pid $pid
+	watch_saw card-open $pid
+}
+
+test_open_then_exec_keeps_the_card() {
+	local card; card=$(make_card 0)
+	dp_watch
+	bash -c "exec 3<$card; sleep 0.3; exec sleep 600" &
+	local pid=$!
+	remember_pid $pid
+	watch_saw card-open $pid
+	watch_saw exec $pid '"cards":\[0\].*"cmdline":"sleep 600"'
+}
+
+test_relative_path_and_symlink_opens_are_cards() {
+	local card; card=$(make_card 0)
+	ln -s "$card" $T/link
+	dp_watch
+	( cd $T/dev && exec bash -c 'exec 3<davinci0; exec sleep 600' ) &
+	local rel=$!
+	remember_pid $rel
+	bash -c "exec 3<$T/link; exec sleep 600" &
+	local sym=$!
+	remember_pid $sym
+	watch_saw card-open $rel '"cards":\[0\]'
+	watch_saw card-open $sym '"cards":\[0\]'
+}
+
+test_closing_the_card_is_seen() {
+	local card; card=$(make_card 0)
+	dp_watch
+	bash -c "exec 3<$card; sleep 0.5; exec 3<&-; exec sleep 600" &
+	local pid=$!
+	remember_pid $pid
+	watch_saw card-open $pid
+	watch_saw card-close $pid '"cards":\[\]'
+}
+
+test_exit_of_a_card_user_is_seen() {
+	local pid; pid=$(card_holder sleep 600)
+	dp_watch
+	kill -KILL $pid
+	watch_saw exit $pid
+}
+
+test_second_card_index_from_node_name() {
+	local c0 c1; c0=$(make_card 0); c1=$(make_card 1)
+	bash -c "exec 3<$c0 4<$c1; exec sleep 600" &
+	local pid=$!
+	remember_pid $pid
+	sleep 0.2
+	list_json
+	grep -q "\"pid\":$pid,.*\"cards\":\[0,1\]" $T/list || fail "cards not [0,1]: $(cat $T/list)"
+}
+
+test_socket_state_listening_then_busy() {
+	local pid; pid=$(start_target)
+	wait_until 3 eval 'list_json; grep -q "\"pid\":$pid,.*\"socket_state\":\"listening\"" $T/list' ||
+		fail "socket not listening: $(cat $T/list)"
+	grep -q "\"socket\":\"$(socket_of $pid)\"" $T/list || fail "socket path: $(cat $T/list)"
+	dp_background --pid=$pid --output=$T/o
+	sleep 0.5
+	list_json
+	grep -q "\"pid\":$pid,.*\"socket_state\":\"busy\"" $T/list || fail "socket not busy: $(cat $T/list)"
+}
+
+test_no_bpf_mode_gives_the_same_answers() {
+	local card; card=$(make_card 0)
+	dp_watch --no-bpf
+	grep -q "polling /proc" $T/watch.err || fail "no polling note: $(cat $T/watch.err)"
+	bash -c "exec 3<$card; exec sleep 600" &
+	local pid=$!
+	remember_pid $pid
+	watch_saw card-open $pid '"cards":\[0\]'
+	kill -KILL $pid
+	watch_saw exit $pid
+}
+
+test_pid_reuse_is_not_taken_for_the_old_process() {
+	local card; card=$(make_card 0)
+	dp_watch --no-bpf
+	# A direct child, so that it can be reaped and its pid freed.
+	bash -c "exec 3<$card; exec sleep 600" </dev/null >/dev/null 2>&1 &
+	local old=$!
+	remember_pid $old
+	watch_saw card-open $old
+	kill -KILL $old
+	wait $old 2>/dev/null
+	# Hand the same pid to a process without a card (retry: other forks race us).
+	local new="" try
+	for try in $(seq 20); do
+		echo $((old - 1)) > /proc/sys/kernel/ns_last_pid
+		sleep 600 </dev/null >/dev/null 2>&1 &
+		remember_pid $!
+		[ $! -eq $old ] && { new=$!; break; }
+	done
+	[ -n "$new" ] || fail "could not reuse pid $old"
+	watch_saw exit $old
+	sleep 0.5
+	list_json
+	! listed $old || fail "pid $old still listed as a card user after reuse: $(cat $T/list)"
+}
+
+# Seen at all: by its card-open event, or by a rescan (which reports it as exec).
+listed_by_watch() { grep -E "\"pid\":$1[,}]" $T/watch | grep -q '"cards":\[0\]'; }
+
+test_lost_events_are_counted_and_rescanned() {
+	local card; card=$(make_card 0)
+	"$B/tests/dynprof-tinyring" --list --watch --json --device="$T/dev/davinci*" > $T/watch 2> $T/watch.err &
+	local w=$!
+	remember_pid $w
+	wait_until 10 grep -q '^\[' $T/watch || fail "watch did not start"
+	# A fork storm overflows the 4 KiB ring buffer while the card user starts.
+	for i in $(seq 400); do /bin/true & done
+	bash -c "exec 3<$card; exec sleep 600" &
+	local pid=$!
+	remember_pid $pid
+	for i in $(seq 400); do /bin/true & done
+	wait_until 5 listed_by_watch $pid || { cat $T/watch.err; fail "card user missed after losses"; }
+	kill -TERM $w; wait $w
+	grep -Eq "^dynprof: [1-9][0-9]* kernel events lost, answered by [1-9][0-9]* rescans" $T/watch.err ||
+		fail "no loss accounting: $(cat $T/watch.err)"
+}
+
+test_device_option_replaces_default_patterns() {
+	local pid; pid=$(card_holder sleep 600)
+	sleep 0.2
+	"$DP" --list --json --device=/dev/nonexistent-card* > $T/list
+	! listed $pid || fail "listed without a matching pattern"
+}

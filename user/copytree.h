@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Moving a finished PROF_ folder out of a container's filesystem (reached
+ * through /proc/<pid>/root) into the host's result folder: rename when both
+ * are on one filesystem, else copy (folders, regular files, modes) and
+ * remove the source. Symlinks and special files are skipped, never
+ * followed: the source is written by the target and not trusted.
+ */
+#ifndef DYNPROF_COPYTREE_H
+#define DYNPROF_COPYTREE_H
+
+/* Move folder `src` to `dst` (which must not exist). 0 or negative errno. */
+int copytree_move(const char *src, const char *dst);
+
+#endif /* DYNPROF_COPYTREE_H */

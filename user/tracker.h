@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Keeps the process model current: a /proc scan at start, then kernel
+ * events (discover.c, tracking mode) applied as they arrive, a rescan when
+ * events were lost, and the card users' sockets re-checked regularly.
+ * Without BPF the model is kept by polling /proc instead.
+ *
+ * The caller polls tracker_fd() (may be -1) with tracker_timeout_ms() and
+ * then calls tracker_tick().
+ */
+#ifndef DYNPROF_TRACKER_H
+#define DYNPROF_TRACKER_H
+
+#include <stdbool.h>
+
+#include "dynprof/cards.h"
+#include "procmodel.h"
+
+#define TRACKER_POLL_MS 200   /* /proc polling period without BPF (at least:
+				 it stretches to 10x the time a scan takes) */
+#define TRACKER_SOCKET_MS 100 /* card users' sockets re-checked this often */
+
+struct tracker;
+
+/*
+ * Start tracking cards matching `patterns`. With use_bpf, kernel events
+ * are used when possible; `*note` then explains in one line why not (or
+ * is NULL). The listener gets every change after the initial scan (and,
+ * with report_initial, for the processes found by it too).
+ */
+struct tracker *tracker_open(const struct card_patterns *patterns, bool use_bpf,
+			     pm_listener listener, void *ctx, bool report_initial,
+			     const char **note);
+void tracker_close(struct tracker *t);
+
+int tracker_fd(const struct tracker *t);
+int tracker_timeout_ms(const struct tracker *t);
+void tracker_tick(struct tracker *t);
+
+bool tracker_uses_bpf(const struct tracker *t);
+unsigned long long tracker_lost_events(const struct tracker *t);
+unsigned tracker_rescans(const struct tracker *t);
+struct procmodel *tracker_model(struct tracker *t);
+
+#endif /* DYNPROF_TRACKER_H */
