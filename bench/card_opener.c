@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * card_opener NODE COUNT GAP_MS: COUNT times, fork a child that opens NODE
- * and prints "<pid> <CLOCK_REALTIME µs right after open() returned>", holds
- * it GAP_MS, and exits. The detection-latency benchmark compares these
+ * and prints "<pid> <CLOCK_REALTIME µs just before it called open()>", holds
+ * it GAP_MS, and exits. (Taken before the call: after it, the watcher may
+ * already have printed, and a latency must not come out negative.) The detection-latency benchmark compares these
  * times with the ones dynprof --list --watch reports.
  */
 #include <fcntl.h>
@@ -22,8 +23,8 @@ static long long now_us(void)
 
 static void child(const char *node, int gap_ms)
 {
-	int fd = open(node, O_RDONLY);
 	long long t = now_us();
+	int fd = open(node, O_RDONLY);
 
 	if (fd < 0)
 		_exit(1);

@@ -11,7 +11,9 @@ DEMO=$B/demo_task
 ROOT_HOME=$(getent passwd 0 | cut -d: -f6)
 ROOT_HOME=${ROOT_HOME%/}
 
-fail() { echo "$*"; exit 1; }
+# The reason goes to stderr, so a helper failing inside $(...) shows why
+# instead of handing its caller the message as a value.
+fail() { echo "$*" >&2; exit 1; }
 
 remember_pid() { echo "$1" >> "$T/.pids"; }
 remember_file() { echo "$1" >> "$T/.files"; }
@@ -84,9 +86,9 @@ socket_of() { echo "$ROOT_HOME/dynamic_profiling_socket_$1"; }
 has_socket() { [ -S "$(socket_of "$1")" ]; }
 
 # start_target [VAR=value...]: a card user serving the protocol through
-# the preloaded agent, holding card 0. Echoes its pid once its socket listens.
+# the preloaded agent, holding card $TARGET_CARD (default 0). Echoes its pid once its socket listens.
 start_target() {
-	local card; card=$(make_card 0)
+	local card; card=$(make_card ${TARGET_CARD:-0})
 	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
 		"$@" "$CARD_USER" "$card" 600 > "$T/target.$RANDOM.log" 2>&1 &
 	local pid=$!

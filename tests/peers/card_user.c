@@ -44,6 +44,11 @@ static void wait_for_end(long seconds)
 		;
 }
 
+static void on_signal_unused(int sig)
+{
+	(void)sig;
+}
+
 int main(int argc, char **argv)
 {
 	long seconds = DEFAULT_SECONDS;
@@ -60,6 +65,14 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	/*
+	 * A handler, never run (the signals stay blocked and sigtimedwait takes
+	 * them): as pid 1 of a pid namespace, the kernel drops signals whose
+	 * disposition is the default, so without it SIGTERM from the host
+	 * would not end a contained card_user.
+	 */
+	signal(SIGTERM, on_signal_unused);
+	signal(SIGINT, on_signal_unused);
 	if (node && strcmp(node, "-")) {
 		fd = open(node, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
