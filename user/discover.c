@@ -119,8 +119,9 @@ static struct discover *open_mode(bool use_bpf, bool tracking, const char **note
 	d->tracking = tracking;
 
 	if (use_bpf && discover_bpf_setup(d, why, sizeof(why)) != 0) {
-		snprintf(note_buf, sizeof(note_buf), "BPF unavailable (%s): %s", why,
-			 tracking ? "following processes by polling /proc" : "watching targets with pidfds");
+		/* A tracking caller (tracker.c) says itself what it uses instead. */
+		snprintf(note_buf, sizeof(note_buf), "BPF unavailable (%s)%s", why,
+			 tracking ? "" : ": watching targets with pidfds");
 		if (note)
 			*note = note_buf;
 	}

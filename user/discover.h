@@ -91,6 +91,7 @@ unsigned long long discover_lost_events(const struct discover *d);
  * then delivers a watched pid's exit as an EXIT event and ends the watch.
  * (discover_consume() on a tracking handle would drop all other events.)
  */
+/* (`*note`, when BPF cannot be used, is the reason alone: "BPF unavailable (...)".) */
 struct discover *discover_open_tracking(bool use_bpf, const char **note);
 
 /*

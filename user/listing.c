@@ -268,11 +268,13 @@ static int watch(struct tracker *t)
 int listing_run(const struct options *o)
 {
 	struct card_patterns patterns;
+	enum tracker_mode mode;
 	struct tracker *t;
 	const char *note = NULL;
 
 	options_card_patterns(o, &patterns);
-	t = tracker_open(&patterns, !o->no_bpf && o->watch, on_change, (void *)o, false, &note);
+	mode = !o->watch ? TRACKER_SCAN_ONCE : o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF;
+	t = tracker_open(&patterns, mode, on_change, (void *)o, false, &note);
 	if (!t) {
 		report_error("dynprof: cannot track processes: %s", strerror(errno ? errno : ENOMEM));
 		return 1;

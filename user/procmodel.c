@@ -471,6 +471,12 @@ static void apply_fork(struct procmodel *m, const struct dp_event *ev)
 	/* A child inherits its parent's image, cgroup and every fd. */
 	parent = pidtab_get(&m->tab, (int)ev->ppid);
 	if (parent) {
+		/* A bare event (the process connector) has no uid or comm:
+		   the child has its parent's until it execs. */
+		if (!ev->start_ns) {
+			e->p.uid = parent->p.uid;
+			memcpy(e->p.comm, parent->p.comm, sizeof(e->p.comm));
+		}
 		memcpy(e->p.exe, parent->p.exe, sizeof(e->p.exe));
 		memcpy(e->p.cmdline, parent->p.cmdline, sizeof(e->p.cmdline));
 		memcpy(e->p.container, parent->p.container, sizeof(e->p.container));
@@ -480,6 +486,37 @@ static void apply_fork(struct procmodel *m, const struct dp_event *ev)
 	if (e->p.cards && complete_entry(m, e) == 0)
 		update_socket(e);
 	entry_add(m, e);
+}
+
+/*
+ * A bare EXEC (the process connector: pid only): everything from /proc,
+ * as a scan reads it, but told as an exec even when exe and cmdline are
+ * the same. Nothing when the process is gone already (its EXIT follows).
+ */
+static void apply_bare_exec(struct procmodel *m, const struct dp_event *ev)
+{
+	struct pm_proc src;
+	struct pm_entry *e;
+	uint64_t old;
+
+	if (procscan_read((int)ev->pid, &m->cards, false, &src))
+		return;
+	e = lookup(m, (int)ev->pid, src.start_time);
+	if (!e) {
+		e = entry_new((int)ev->pid);
+		if (!e)
+			return;
+		take_details(e, &src);
+		update_socket(e);
+		entry_add(m, e);
+		return;
+	}
+	old = e->p.cards;
+	take_details(e, &src);
+	notify(m, PM_CHANGE_EXEC, e);
+	notify_cards(m, e, old);
+	if (update_socket(e))
+		notify(m, PM_CHANGE_SOCKET, e);
 }
 
 static void apply_exec(struct procmodel *m, const struct dp_event *ev)
@@ -594,7 +631,10 @@ void procmodel_apply(struct procmodel *m, const struct dp_event *ev)
 		apply_fork(m, ev);
 		break;
 	case DP_EVENT_EXEC:
-		apply_exec(m, ev);
+		if (ev->start_ns)
+			apply_exec(m, ev);
+		else
+			apply_bare_exec(m, ev);
 		break;
 	case DP_EVENT_EXIT:
 		apply_exit(m, ev);

@@ -136,6 +136,11 @@ int procmodel_scan(struct procmodel *m);
  * An event whose start time differs from the entry's names a new process
  * on a reused pid: the old entry exits first (EXIT events for a process
  * not in the table are ignored).
+ *
+ * A bare event (start_ns 0: the process connector, which gives pids only)
+ * matches whatever entry holds its pid. A bare FORK takes uid and comm
+ * from the parent too (its start time is read by the next scan); a bare
+ * EXEC is read from /proc whole, as a scan would.
  */
 void procmodel_apply(struct procmodel *m, const struct dp_event *e);
 

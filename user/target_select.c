@@ -96,7 +96,7 @@ int target_select(const struct options *o, char *out, size_t len)
 
 	out[0] = '\0';
 	options_card_patterns(o, &patterns);
-	t = tracker_open(&patterns, false, NULL, NULL, false, &note);
+	t = tracker_open(&patterns, TRACKER_SCAN_ONCE, NULL, NULL, false, &note);
 	if (!t) {
 		report_error("dynprof: cannot scan processes: out of memory");
 		return -ENOMEM;

@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: MIT
 /* Keeping the process model current (see tracker.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "discover.h"
 #include "dynprof/fdio.h"
+#include "proc_connector.h"
 #include "tracker.h"
 
 struct tracker {
 	struct procmodel *model;
 	struct discover *disc;    /* NULL without BPF */
+	struct proc_connector *conn; /* without BPF, where it can be used; else NULL */
+	bool polling;             /* without BPF: /proc scanned every poll period */
 	unsigned long long lost;  /* lost events already answered by a rescan */
 	unsigned rescans;
 	int64_t next_poll_ms;     /* without BPF: next /proc scan */
 	int64_t next_socket_ms;   /* next socket re-check */
+	char note[320];           /* tracker_open's *note */
 };
 
 static void apply_event(void *ctx, const struct dp_event *e)
@@ -32,18 +37,43 @@ static void register_cards(struct tracker *t)
 		discover_add_card(t->disc, devs[i].major, devs[i].minor, index[i]);
 }
 
-static void open_kernel_side(struct tracker *t, const char **note)
+/*
+ * Without BPF: the process connector for forks, execs and exits, polling
+ * for card opens (no connector event tells of them). `why` says why not
+ * BPF. The connector reports a thread group leader's exit as the
+ * process's: a main thread that ends before the others (pthread_exit) or
+ * an exec from another thread reads as an exit (and an exec), which the
+ * next poll puts right.
+ */
+static void open_no_bpf(struct tracker *t, const char *why)
 {
-	t->disc = discover_open_tracking(true, note);
+	int err = proc_connector_open(&t->conn);
+
+	t->polling = true;
+	if (!err)
+		snprintf(t->note, sizeof(t->note), "%s: process events from the netlink process "
+			 "connector, card opens by polling /proc every %d ms", why, TRACKER_POLL_MS);
+	else
+		snprintf(t->note, sizeof(t->note), "%s, no process connector (%s): polling /proc "
+			 "every %d ms", why, proc_connector_strerror(err), TRACKER_POLL_MS);
+}
+
+static void open_kernel_side(struct tracker *t)
+{
+	const char *why = NULL;
+
+	t->disc = discover_open_tracking(true, &why);
 	if (t->disc && !discover_uses_bpf(t->disc)) {
 		discover_close(t->disc);
 		t->disc = NULL;
 	}
 	if (t->disc)
 		register_cards(t);
+	else
+		open_no_bpf(t, why ? why : "BPF not used");
 }
 
-struct tracker *tracker_open(const struct card_patterns *patterns, bool use_bpf,
+struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_mode mode,
 			     pm_listener listener, void *ctx, bool report_initial,
 			     const char **note)
 {
@@ -58,10 +88,12 @@ struct tracker *tracker_open(const struct card_patterns *patterns, bool use_bpf,
 		return NULL;
 	}
 	/* Events first, so nothing that happens during the scan is missed. */
-	if (use_bpf)
-		open_kernel_side(t, note);
-	else
-		*note = "BPF not used (--no-bpf): polling /proc every 200 ms";
+	if (mode == TRACKER_BPF)
+		open_kernel_side(t);
+	else if (mode == TRACKER_NO_BPF)
+		open_no_bpf(t, "BPF not used (--no-bpf)");
+	if (t->note[0])
+		*note = t->note;
 	if (report_initial)
 		procmodel_set_listener(t->model, listener, ctx);
 	procmodel_scan(t->model);
@@ -77,20 +109,23 @@ void tracker_close(struct tracker *t)
 		return;
 	if (t->disc)
 		discover_close(t->disc);
+	proc_connector_close(t->conn);
 	procmodel_free(t->model);
 	free(t);
 }
 
 int tracker_fd(const struct tracker *t)
 {
-	return t->disc ? discover_fd(t->disc) : -1;
+	if (t->disc)
+		return discover_fd(t->disc);
+	return t->conn ? proc_connector_fd(t->conn) : -1;
 }
 
 int tracker_timeout_ms(const struct tracker *t)
 {
 	int64_t next = t->next_socket_ms;
 
-	if (!t->disc && t->next_poll_ms < next)
+	if (t->polling && t->next_poll_ms < next)
 		next = t->next_poll_ms;
 	return clock_ms_left(next);
 }
@@ -107,7 +142,8 @@ static int poll_period(int64_t scan_ms)
 static void rescan(struct tracker *t)
 {
 	t->rescans++;
-	register_cards(t); /* nodes made since the last scan */
+	if (t->disc)
+		register_cards(t); /* nodes made since the last scan */
 	procmodel_scan(t->model);
 }
 
@@ -123,8 +159,17 @@ void tracker_tick(struct tracker *t)
 			rescan(t);
 		}
 	}
+	if (t->conn) {
+		proc_connector_consume(t->conn, apply_event, t->model);
+		/* The kernel dropped messages: only a full scan can tell what they were. */
+		if (proc_connector_lost(t->conn) != t->lost) {
+			t->lost = proc_connector_lost(t->conn);
+			rescan(t);
+			t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
+		}
+	}
 	now = clock_ms();
-	if (!t->disc && now >= t->next_poll_ms) {
+	if (t->polling && now >= t->next_poll_ms) {
 		procmodel_scan(t->model);
 		t->next_poll_ms = clock_ms() + poll_period(clock_ms() - now);
 	}
@@ -141,7 +186,9 @@ bool tracker_uses_bpf(const struct tracker *t)
 
 unsigned long long tracker_lost_events(const struct tracker *t)
 {
-	return t->disc ? discover_lost_events(t->disc) : 0;
+	if (t->disc)
+		return discover_lost_events(t->disc);
+	return t->conn ? proc_connector_lost(t->conn) : 0;
 }
 
 unsigned tracker_rescans(const struct tracker *t)

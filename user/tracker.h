@@ -3,7 +3,9 @@
  * Keeps the process model current: a /proc scan at start, then kernel
  * events (discover.c, tracking mode) applied as they arrive, a rescan when
  * events were lost, and the card users' sockets re-checked regularly.
- * Without BPF the model is kept by polling /proc instead.
+ * Without BPF the netlink process connector (where it can be used) tells
+ * forks, execs and exits at once, and polling /proc finds card opens
+ * (and everything else when there is no connector).
  *
  * The caller polls tracker_fd() (may be -1) with tracker_timeout_ms() and
  * then calls tracker_tick().
@@ -22,13 +24,21 @@
 
 struct tracker;
 
+/* How the model is kept current after the first scan. */
+enum tracker_mode {
+	TRACKER_SCAN_ONCE, /* not at all: callers that read the model once */
+	TRACKER_NO_BPF,    /* process connector (if it can be used) and polling */
+	TRACKER_BPF,       /* BPF events; TRACKER_NO_BPF when BPF cannot be used */
+};
+
 /*
- * Start tracking cards matching `patterns`. With use_bpf, kernel events
- * are used when possible; `*note` then explains in one line why not (or
- * is NULL). The listener gets every change after the initial scan (and,
- * with report_initial, for the processes found by it too).
+ * Start tracking cards matching `patterns`. Outside TRACKER_SCAN_ONCE,
+ * `*note` says in one line what is used when it is not BPF (why not BPF,
+ * and whether the process connector is), else it is NULL; it lives as
+ * long as the tracker. The listener gets every change after the initial
+ * scan (and, with report_initial, for the processes found by it too).
  */
-struct tracker *tracker_open(const struct card_patterns *patterns, bool use_bpf,
+struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_mode mode,
 			     pm_listener listener, void *ctx, bool report_initial,
 			     const char **note);
 void tracker_close(struct tracker *t);
@@ -38,6 +48,7 @@ int tracker_timeout_ms(const struct tracker *t);
 void tracker_tick(struct tracker *t);
 
 bool tracker_uses_bpf(const struct tracker *t);
+/* Kernel events lost (BPF ring buffer or connector socket full), each answered by a rescan. */
 unsigned long long tracker_lost_events(const struct tracker *t);
 unsigned tracker_rescans(const struct tracker *t);
 struct procmodel *tracker_model(struct tracker *t);

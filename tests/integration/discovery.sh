@@ -1,5 +1,6 @@
 # Kernel-assisted discovery: which processes hold a card, from BPF events
-# (and, with --no-bpf, from /proc polling), shown by --list and --watch.
+# (and, with --no-bpf, from the process connector and /proc polling), shown
+# by --list and --watch.
 
 # dp_watch [args]: dynprof --list --watch --json in the background on our
 # fake cards; events go to $T/watch. Waits until it runs.
@@ -140,6 +141,28 @@ test_no_bpf_mode_gives_the_same_answers() {
 	watch_saw card-open $pid '"cards":\[0\]'
 	kill -KILL $pid
 	watch_saw exit $pid
+}
+
+# execs_of PID PATTERN: exec lines of PID whose line matches PATTERN.
+execs_of() { grep -E '"event":"exec"' $T/watch | grep -E "\"pid\":$1[,}]" | grep -cE "$2"; }
+
+test_no_bpf_mode_takes_execs_from_the_process_connector() {
+	local card; card=$(make_card 0)
+	dp_watch --no-bpf
+	grep -q "process events from the netlink process connector" $T/watch.err ||
+		fail "connector not used: $(cat $T/watch.err)"
+	# A card holder that execs itself again with the same argv: polling
+	# cannot tell that exec from no change, the connector reports it.
+	mkfifo $T/fifo
+	cat > $T/reexec.sh <<-EOF
+	[ -e $T/reexeced ] || { : > $T/reexeced; exec bash $T/reexec.sh; }
+	read -r _ <> $T/fifo
+	EOF
+	bash -c "exec 3<$card; exec bash $T/reexec.sh" </dev/null >/dev/null 2>&1 &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 eval '[ "$(execs_of $pid "\"cards\":\[0\].*reexec\.sh\"")" -ge 2 ]' ||
+		{ cat $T/watch; fail "the second exec of pid $pid was not reported"; }
 }
 
 test_pid_reuse_is_not_taken_for_the_old_process() {
