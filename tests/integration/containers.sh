@@ -2,10 +2,11 @@
 # namespaces (unshare), with a passwd and home that exist only inside;
 # a root dynprof lists them, attaches to them and brings their results out.
 
-# start_contained_target [hide-tmp]: echoes the host pid of a target that
+# start_contained_target [hide-output]: echoes the host pid of a target that
 # runs as pid 1 of `unshare --pid --fork --mount --mount-proc`, with its own
-# passwd and a home only inside. With hide-tmp, /tmp (where the test's
-# --output lives) is a private tmpfs inside, as in a real container.
+# passwd and a home only inside. With hide-output, the test's folder (and so
+# its --output) is a private tmpfs inside, as in a real container; the build
+# stays visible wherever the clone is.
 start_contained_target() {
 	local card; card=$(make_card 0)
 	mkdir -p $T/ctr/etc
@@ -13,7 +14,7 @@ start_contained_target() {
 	{
 		echo "mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1"
 		echo "exec 3<$card"
-		[ "${1:-}" = hide-tmp ] && echo "mount -t tmpfs tmpfs /tmp || exit 1"
+		[ "${1:-}" = hide-output ] && echo "mount -t tmpfs tmpfs $T || exit 1"
 		echo "export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'"
 		echo "exec $CARD_USER - 600"
 	} > $T/ctr/run.sh
@@ -56,7 +57,7 @@ test_target_in_other_namespaces_is_found_and_driven() {
 }
 
 test_results_written_inside_a_container_are_moved_to_output() {
-	local pid; pid=$(start_contained_target hide-tmp)
+	local pid; pid=$(start_contained_target hide-output)
 	printf 'start\nstop\nstart\nstop\nquit\n' | dp --pid=$pid --output=$T/o
 	expect_status 0 $?
 	expect_line "^\[INFO\] pid $pid: in its own filesystem it writes to /home/inside-only/\.dynprof/[0-9]+; finished PROF_ folders are moved to $T/o$"
