@@ -189,21 +189,31 @@ static void collect_json(void *ctx, const struct pm_proc *p)
 		cJSON_AddItemToArray(c->array, proc_json(p));
 }
 
-static int list_once(const struct options *o, struct procmodel *m)
+/* An empty table says why on stderr: nothing matched these patterns. */
+static void explain_empty(const struct card_patterns *patterns)
 {
+	fprintf(stderr, "dynprof: no process holds a card node matching");
+	for (int i = 0; i < patterns->count; i++)
+		fprintf(stderr, " %s", patterns->glob[i]);
+	fprintf(stderr, "\n");
+}
+
+static void list_once(const struct options *o, struct procmodel *m, const struct card_patterns *patterns)
+{
+	struct lister l = { o, 0 };
+
 	if (o->json) {
 		struct json_collect c = { o, cJSON_CreateArray() };
 
 		procmodel_foreach(m, collect_json, &c);
 		print_json(c.array);
-		return 0;
+		return;
 	}
-	struct lister l = { o, 0 };
-
 	table_header();
 	procmodel_foreach(m, collect_row, &l);
 	fflush(stdout);
-	return 0;
+	if (l.rows == 0 && !o->watch)
+		explain_empty(patterns);
 }
 
 /* When dynprof learned of a change: lets users (and the benchmark) time it. */
@@ -281,7 +291,7 @@ int listing_run(const struct options *o)
 	}
 	if (o->watch && note)
 		fprintf(stderr, "dynprof: %s\n", note);
-	list_once(o, tracker_model(t));
+	list_once(o, tracker_model(t), &patterns);
 	if (o->watch)
 		watch(t);
 	if (o->watch && tracker_lost_events(t))
