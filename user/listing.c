@@ -231,7 +231,8 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	const struct options *o = ctx;
 	char cards[64];
 
-	if (!p->cards && what != PM_CHANGE_CARD_CLOSE && what != PM_CHANGE_EXIT)
+	/* A card user's changes only; a close that took its last card counts. */
+	if (!p->cards && what != PM_CHANGE_CARD_CLOSE)
 		return;
 	if (o->container && strncmp(p->container, o->container, strlen(o->container)))
 		return;

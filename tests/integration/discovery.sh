@@ -152,10 +152,11 @@ test_no_bpf_mode_takes_execs_from_the_process_connector() {
 	grep -q "process events from the netlink process connector" $T/watch.err ||
 		fail "connector not used: $(cat $T/watch.err)"
 	# A card holder that execs itself again with the same argv: polling
-	# cannot tell that exec from no change, the connector reports it.
+	# cannot tell that exec from no change, the connector reports it. (The
+	# pause keeps the two execs apart, so each is read on its own.)
 	mkfifo $T/fifo
 	cat > $T/reexec.sh <<-EOF
-	[ -e $T/reexeced ] || { : > $T/reexeced; exec bash $T/reexec.sh; }
+	[ -e $T/reexeced ] || { : > $T/reexeced; sleep 0.3; exec bash $T/reexec.sh; }
 	read -r _ <> $T/fifo
 	EOF
 	bash -c "exec 3<$card; exec bash $T/reexec.sh" </dev/null >/dev/null 2>&1 &
