@@ -122,6 +122,9 @@ static void choose_protocol(struct target *t, enum proto_version asked)
 		return;
 	}
 	t->proto = protodetect(t->pid, t->proto_why, sizeof(t->proto_why));
+	/* v2 is the default; say why when auto picked the older generation. */
+	if (t->proto == PROTO_V1)
+		report_info("pid %d: protocol v1 (%s)", t->pid, t->proto_why);
 }
 
 /* Is `dir` the same folder inside the target's root as it is here? */

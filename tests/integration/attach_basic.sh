@@ -36,6 +36,7 @@ test_protocol_auto_picks_v1_for_v1_agent() {
 	local pid; pid=$(start_target DYNPROF_AGENT_PROTOCOL=v1)
 	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o
 	expect_status 0 $?
+	expect_line "^\[INFO\] pid $pid: protocol v1 \(.*DYNPROF_AGENT_PROTOCOL.*\)$"
 	expect_line "^dynamic profiling for pid $pid stop success$"
 }
 
