@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "launch.h"
+#include "tracker.h"
 #include "report.h"
 
 #define LINE_MAX_LEN 4096
@@ -24,6 +26,9 @@ static const char usage_text[] =
 struct console {
 	struct session *s;
 	struct discover *disc;
+	struct tracker *tracker; /* launch mode: follows the application's tree */
+	struct launch *app;      /* launch mode: the application */
+	const struct console_sources *src;
 	int sigfd;
 	bool tty;
 	bool input_open;
@@ -155,6 +160,9 @@ static void on_signal(struct console *c)
 		fputc('\n', stdout);
 	report_info("received SIG%s: stopping open windows and quitting", sigabbrev_np((int)si.ssi_signo) ?: "?");
 	quit(c, 128 + (int)si.ssi_signo);
+	/* Windows are closed first; then the application gets the same signal. */
+	if (c->app)
+		launch_signal(c->app, (int)si.ssi_signo);
 }
 
 static void on_exit_event(void *ctx, int pid)
@@ -162,7 +170,15 @@ static void on_exit_event(void *ctx, int pid)
 	session_target_exited(ctx, pid);
 }
 
-/* One poll round over stdin, the signal fd, the exit watcher and the targets. */
+/* Launch mode: the application ended first; close what is open. */
+static void on_app_exit(struct console *c)
+{
+	report_info("application exited with status %d", launch_exit_status(c->app));
+	quit(c, launch_exit_status(c->app));
+}
+
+/* One poll round over stdin, the signal fd, the exit watcher, the tracker,
+ * the application and the targets. */
 static void poll_once(struct console *c)
 {
 	struct pollfd pfds[MAX_POLL];
@@ -171,9 +187,11 @@ static void poll_once(struct console *c)
 	pfds[n++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->disc ? discover_fd(c->disc) : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->tracker ? tracker_fd(c->tracker) : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->app ? c->app->pidfd : -1, .events = POLLIN };
 	fixed = n;
 	n += session_idle_pollfds(c->s, pfds + n, MAX_POLL - n);
-	if (poll(pfds, (nfds_t)n, -1) < 0)
+	if (poll(pfds, (nfds_t)n, c->tracker ? tracker_timeout_ms(c->tracker) : -1) < 0)
 		return;
 	if (pfds[0].revents) {
 		on_signal(c);
@@ -181,18 +199,26 @@ static void poll_once(struct console *c)
 	}
 	if (pfds[2].revents)
 		discover_consume(c->disc, on_exit_event, c->s);
+	/* Every round, readable or not: quiet kernel events arrive this way. */
+	if (c->tracker)
+		tracker_tick(c->tracker);
 	for (int i = fixed; i < n; i++)
 		if (pfds[i].revents)
 			session_idle_event(c->s, &pfds[i]);
-	if (pfds[1].revents && session_live(c->s))
+	if (pfds[1].revents && (session_live(c->s) || c->app))
 		on_input(c);
+	if (c->exit_status < 0 && c->app && launch_poll(c->app))
+		on_app_exit(c);
+	if (c->src->on_tick)
+		c->src->on_tick(c->src->tick_ctx);
 }
 
-int console_run(struct session *s, struct discover *disc)
+int console_run(struct session *s, const struct console_sources *src)
 {
 	sigset_t set = handled_signals();
 	struct console c = {
-		.s = s, .disc = disc, .tty = isatty(STDIN_FILENO), .input_open = true, .exit_status = -1,
+		.s = s, .disc = src->disc, .tracker = src->tracker, .app = src->app, .src = src,
+		.tty = isatty(STDIN_FILENO), .input_open = true, .exit_status = -1,
 	};
 
 	c.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
@@ -204,7 +230,7 @@ int console_run(struct session *s, struct discover *disc)
 	report_info("Start profiling....");
 	prompt(&c);
 	while (c.exit_status < 0) {
-		if (session_live(s) == 0) {
+		if (session_live(s) == 0 && !c.app) {
 			report_info("no target left: dynamic profiling ends");
 			c.exit_status = 1;
 			break;

@@ -15,10 +15,24 @@
 /* Block the signals the console handles; call first thing in main(). */
 int console_block_signals(void);
 
+struct tracker;
+struct launch;
+
+/* What the console watches besides its input and the targets. */
+struct console_sources {
+	struct discover *disc;   /* attach mode: target exits (may be NULL) */
+	struct tracker *tracker; /* launch mode: the application's tree */
+	struct launch *app;      /* launch mode: the application */
+	void (*on_tick)(void *ctx); /* called after every poll round (may be NULL) */
+	void *tick_ctx;
+};
+
 /*
- * Run the console until quit, end of input, a signal, or no target left.
- * Returns dynprof's exit status: 0 quit, 1 no target left, 128+N signal N.
+ * Run the console until quit, end of input, a signal, or no target left
+ * (attach mode) / the application's exit (launch mode).
+ * Returns dynprof's exit status: 0 quit, 1 no target left, 128+N signal N;
+ * in launch mode the caller then waits for the application.
  */
-int console_run(struct session *s, struct discover *disc);
+int console_run(struct session *s, const struct console_sources *src);
 
 #endif /* DYNPROF_CONSOLE_H */

@@ -5,6 +5,7 @@
 
 #include "console.h"
 #include "discover.h"
+#include "launch_mode.h"
 #include "listing.h"
 #include "options.h"
 #include "output.h"
@@ -34,7 +35,7 @@ static int attach(const struct options *o)
 		discover_close(disc);
 		return EXIT_OPTION_ERROR;
 	}
-	rc = console_run(&s, disc);
+	rc = console_run(&s, &(struct console_sources){ .disc = disc });
 	session_close(&s);
 	discover_close(disc);
 	return rc;
@@ -61,8 +62,7 @@ int main(int argc, char **argv)
 	} else if (o.list) {
 		rc = listing_run(&o);
 	} else if (o.application || o.app_argv) {
-		report_error("dynprof: launch mode (an application command) is not available yet; start the application with PROFILING_MODE=dynamic and attach with --pid");
-		rc = EXIT_OPTION_ERROR;
+		rc = launch_mode_run(&o);
 	} else {
 		rc = attach(&o);
 	}

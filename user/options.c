@@ -321,6 +321,8 @@ static int parse_flag(struct options *o, const char *name)
 		o->version = true;
 	else if (!strcmp(name, "no-bpf"))
 		o->no_bpf = true;
+	else if (!strcmp(name, "msprof-key"))
+		o->msprof_key = true;
 	else if (!strcmp(name, "list"))
 		o->list = true;
 	else if (!strcmp(name, "watch"))

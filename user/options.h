@@ -33,6 +33,7 @@ struct options {
 	enum proto_version protocol;
 	int timeout_ms;
 	bool no_bpf;
+	bool msprof_key;         /* launch: set DYNAMIC_PROFILING_KEY_PID as msprof does */
 	bool list;               /* --list: card users, then exit (or --watch) */
 	bool watch;              /* --watch: with --list, report changes as they happen */
 	bool json;               /* --json: JSON output for --list */

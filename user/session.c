@@ -154,8 +154,11 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
 		quit_result(s, t, &out);
 }
 
-/* Fan `cmd` out to the live targets (only the collecting ones when asked). */
-static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only)
+/*
+ * Fan `cmd` out to the live targets: all, only the collecting ones, or
+ * only target `only` (>= 0).
+ */
+static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only, int only)
 {
 	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
 	bool *sent = calloc((size_t)s->ntargets + 1, sizeof(*sent));
@@ -169,7 +172,7 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = &s->targets[i];
 
-		if (t->dropped || (collecting_only && !t->collecting))
+		if (t->dropped || (collecting_only && !t->collecting) || (only >= 0 && i != only))
 			continue;
 		target_prepare_command(t, cmd, deadline);
 		xs[n++] = &t->xchg;
@@ -186,13 +189,26 @@ out:
 
 void session_command(struct session *s, enum proto_command cmd)
 {
-	fan_out(s, cmd, false);
+	/* The window belongs to the session: targets that join later follow it. */
+	if (cmd == PROTO_CMD_START)
+		s->window_open = true;
+	else if (cmd == PROTO_CMD_STOP)
+		s->window_open = false;
+	if (s->launch && session_live(s) == 0 && cmd != PROTO_CMD_QUIT)
+		report_info("no target yet: %s", cmd == PROTO_CMD_START ?
+			    "the window opens in each target as it joins" : "nothing to stop");
+	fan_out(s, cmd, false, -1);
+}
+
+void session_command_one(struct session *s, int index, enum proto_command cmd)
+{
+	fan_out(s, cmd, false, index);
 }
 
 void session_shutdown(struct session *s)
 {
-	fan_out(s, PROTO_CMD_STOP, true);
-	fan_out(s, PROTO_CMD_QUIT, false);
+	fan_out(s, PROTO_CMD_STOP, true, -1);
+	fan_out(s, PROTO_CMD_QUIT, false, -1);
 }
 
 int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
@@ -218,9 +234,12 @@ static struct target *by_fd(struct session *s, int fd)
 	return NULL;
 }
 
-static void lost(struct target *t)
+static void lost(struct session *s, struct target *t)
 {
-	report_plain("server process %d did not create socket, or process has already exited", t->pid);
+	if (s->launch)
+		report_info("target left: pid %d", t->pid);
+	else
+		report_plain("server process %d did not create socket, or process has already exited", t->pid);
 	target_drop(t);
 }
 
@@ -235,7 +254,7 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 	if (out.reply.status == PROTO_DISCONNECTED)
 		on_disconnect(s, t, &out);
 	else if (t->xchg.result == -ECONNRESET)
-		lost(t);
+		lost(s, t);
 	else {
 		report_error("dynprof: pid %d: %s; dropping it", t->pid, out.reason);
 		target_drop(t);
@@ -246,7 +265,7 @@ void session_target_exited(struct session *s, int pid)
 {
 	for (int i = 0; i < s->ntargets; i++)
 		if (!s->targets[i].dropped && s->targets[i].pid == pid)
-			lost(&s->targets[i]);
+			lost(s, &s->targets[i]);
 }
 
 void session_close(struct session *s)

@@ -9,6 +9,8 @@
 
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "discover.h"
 #include "options.h"
@@ -22,6 +24,8 @@ struct session {
 	int ntargets;
 	int windows;           /* windows opened so far */
 	int prof_dirs;         /* PROF_ folders seen after stops */
+	bool window_open;      /* `start` given and no `stop` since: joiners start too */
+	bool launch;           /* launch mode: targets join and leave as they come */
 };
 
 /*
@@ -35,6 +39,18 @@ int session_open(struct session *s, const struct options *o, const char *output,
 
 /* Send a command to every live target at once and print the results. */
 void session_command(struct session *s, enum proto_command cmd);
+
+/* The same, to the target at `index` only. */
+void session_command_one(struct session *s, int index, enum proto_command cmd);
+
+/*
+ * Launch mode: a session that starts empty; session_join() adds a target
+ * (found, trusted, connected, given the params) and, when the session's
+ * window is open, starts it at once. 0 or a negative errno (printed).
+ */
+void session_open_launch(struct session *s, const struct options *o, const char *output);
+int session_join(struct session *s, int pid, const char *command, uint64_t cards);
+bool session_has_target(const struct session *s, int pid);
 
 /* Stop every open window, then quit every live target. */
 void session_shutdown(struct session *s);

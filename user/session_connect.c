@@ -283,6 +283,66 @@ static void handshake_all(struct session *s)
 	free(xs);
 }
 
+void session_open_launch(struct session *s, const struct options *o, const char *output)
+{
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->launch = true;
+	snprintf(s->output, sizeof(s->output), "%s", output);
+	s->targets = calloc(MAX_PIDS, sizeof(*s->targets));
+}
+
+bool session_has_target(const struct session *s, int pid)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i].dropped && s->targets[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* "0,3" for the join line. */
+static void cards_list(uint64_t cards, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 64 && off < len; i++)
+		if (cards & (1ULL << i))
+			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", i);
+}
+
+int session_join(struct session *s, int pid, const char *command, uint64_t cards)
+{
+	struct target *t;
+	struct exchange *x;
+	char list[192];
+	int rc;
+
+	if (!s->targets || s->ntargets == MAX_PIDS)
+		return -ENOSPC;
+	t = &s->targets[s->ntargets++];
+	*t = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
+	rc = target_socket_find(pid, &t->sock);
+	t->nspid = t->sock.nspid;
+	if (rc == 0)
+		rc = connect_one(s, t);
+	if (rc) {
+		target_drop(t);
+		return rc;
+	}
+	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
+	x = &t->xchg;
+	exchange_run(&x, 1);
+	finish_handshake(s, t);
+	if (t->dropped)
+		return -ECONNREFUSED;
+	cards_list(cards, list, sizeof(list));
+	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
+	if (s->window_open)
+		session_command_one(s, (int)(t - s->targets), PROTO_CMD_START);
+	return 0;
+}
+
 int session_open(struct session *s, const struct options *o, const char *output,
 		 struct discover *disc)
 {

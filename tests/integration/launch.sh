@@ -1,0 +1,172 @@
+# Launch mode: the application is started by dynprof; every descendant that
+# holds a card and serves a socket joins as a target, whatever wrappers
+# stand between.
+
+# app_script NAME <<EOF ... EOF: an executable script in $T.
+app_script() { cat > $T/$1; chmod +x $T/$1; echo $T/$1; }
+
+# A worker line for scripts: a card user serving the protocol via the agent.
+worker() { # worker SECONDS [NODE]
+	echo "env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER ${2:-$(make_card 0)} $1"
+}
+
+launch_bg() { # launch_bg [dynprof args] APP...: dynprof in the background, commands through dp_send
+	mkfifo $T/in
+	"$DP" --dynamic=on --output=$T/o --device="$T/dev/davinci*" "$@" < $T/in > $T/out 2>&1 &
+	DP_PID=$!
+	remember_pid $DP_PID
+	exec 7> $T/in
+}
+joined() { [ "$(grep -c '\] target joined:' $T/out)" -ge "$1" ]; }
+
+test_wrapper_with_four_children_two_with_cards() {
+	local app; app=$(app_script run.sh <<-EOS
+	#!/bin/sh
+	$(worker 3) &
+	$(worker 3) &
+	sleep 3 &
+	sleep 3 &
+	wait
+	exit 3
+	EOS
+	)
+	{ echo start; sleep 1.5; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	expect_status 3 $?
+	[ "$(count_lines '^\[INFO\] target joined: pid [0-9]+ \(.*card_user.*\), cards 0$')" -eq 2 ] || fail "expected two targets"
+	[ "$(count_lines 'start success')" -eq 2 ] || fail "expected two starts"
+	[ "$(count_lines 'stop success')" -eq 2 ] || fail "expected two stops"
+	expect_line "^\[INFO\] waiting for app process exit\.\.\.\.\.\.$"
+	expect_line "^\[INFO\] summary: 2 targets joined, 2 windows opened, 2 PROF_ folders in $T/o$"
+}
+
+test_nested_wrappers_and_exec_chains() {
+	local app; app=$(app_script outer.sh <<-EOS
+	#!/bin/sh
+	exec env FOO=1 bash -c "sh -c \"$(worker 3)\""
+	EOS
+	)
+	{ echo start; sleep 1.5; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	expect_status 0 $?
+	expect_line "target joined: pid [0-9]+ .*card_user"
+	expect_line "stop success"
+}
+
+test_worker_started_after_start_is_started_on_joining() {
+	local app; app=$(app_script late.sh <<-EOS
+	#!/bin/sh
+	$(worker 4) &
+	sleep 1.5
+	$(worker 3) &
+	wait
+	EOS
+	)
+	launch_bg $app
+	wait_until 5 joined 1 || fail "first worker did not join"
+	dp_send start
+	wait_until 5 joined 2 || fail "late worker did not join"
+	wait_until 3 eval '[ "$(count_lines "start success")" -eq 2 ]' || fail "late worker not started: $(cat $T/out)"
+	dp_send stop
+	wait_until 5 eval '[ "$(count_lines "stop success")" -eq 2 ]' || fail "not both stopped: $(cat $T/out)"
+	dp_send quit
+	wait $DP_PID
+	expect_status 0 $?
+}
+
+test_worker_crash_mid_window_leaves_cleanly() {
+	local app; app=$(app_script crash.sh <<-EOS
+	#!/bin/sh
+	$(worker 30) &
+	$(worker 30) &
+	wait
+	EOS
+	)
+	launch_bg $app
+	wait_until 5 joined 2 || fail "workers did not join"
+	dp_send start
+	wait_until 5 eval '[ "$(count_lines "start success")" -eq 2 ]' || fail "no windows"
+	local victim; victim=$(grep -o 'target joined: pid [0-9]*' $T/out | head -n1 | grep -o '[0-9]*$')
+	kill -KILL $victim
+	wait_until 5 grep -q "target left: pid $victim" $T/out || fail "crash not seen: $(cat $T/out)"
+	dp_send stop
+	wait_until 5 grep -q "stop success" $T/out || fail "survivor not stopped"
+	expect_no_line "pid $victim stop"
+	dp_send quit
+	kill -TERM $(pgrep -f "$CARD_USER") 2>/dev/null
+	wait $DP_PID
+}
+
+test_application_exiting_during_window_ends_the_console() {
+	local app; app=$(app_script short.sh <<-EOS
+	#!/bin/sh
+	exec $(worker 2)
+	EOS
+	)
+	launch_bg $app
+	wait_until 5 joined 1 || fail "worker did not join"
+	dp_send start
+	wait $DP_PID
+	expect_status 0 $?
+	expect_line "start success"
+	expect_line "^\[INFO\] application exited with status 0$"
+	expect_line "summary: 1 target joined, 1 window opened"
+}
+
+test_socket_serving_child_without_card_is_not_a_target() {
+	local app; app=$(app_script nocard.sh <<-EOS
+	#!/bin/sh
+	LD_PRELOAD=$AGENT_SO $CARD_USER - 2 &
+	$(worker 2) &
+	wait
+	EOS
+	)
+	{ echo start; sleep 1; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	[ "$(count_lines '\] target joined:')" -eq 1 ] || fail "the card-less server joined: $(cat $T/out)"
+}
+
+test_application_that_never_opens_a_card_is_noticed() {
+	launch_bg sleep 30
+	wait_until 15 grep -q "no process of the application has opened a card yet" $T/out ||
+		fail "no notice: $(cat $T/out)"
+	dp_send quit
+	kill -TERM $(pgrep -P $DP_PID) 2>/dev/null
+	wait $DP_PID
+	expect_line "summary: 0 targets joined"
+}
+
+test_exit_status_and_signal_pass_through() {
+	dp --dynamic=on --output=$T/o sh -c 'exit 7' < /dev/null
+	expect_status 7 $?
+	dp --dynamic=on --output=$T/o sh -c 'kill -KILL $$' < /dev/null
+	expect_status 137 $?
+	dp --dynamic=on --output=$T/o /nonexistent/app < /dev/null
+	expect_status 127 $?
+	expect_line "cannot run the application /nonexistent/app"
+}
+
+test_sigterm_stops_windows_then_reaches_the_application() {
+	local app; app=$(app_script term.sh <<-EOS
+	#!/bin/sh
+	exec $(worker 60)
+	EOS
+	)
+	launch_bg $app
+	wait_until 5 joined 1 || fail "worker did not join"
+	dp_send start
+	wait_until 5 grep -q "start success" $T/out || fail "no window"
+	kill -TERM $DP_PID
+	wait $DP_PID
+	expect_status 0 $? # card_user ends cleanly on SIGTERM: its status is dynprof's
+	expect_line "stop success"
+	expect_line "waiting for app process exit"
+	[ -s "$(ls -d $T/o/PROF_*)/host/end_info" ] || fail "window left open"
+}
+
+test_application_option_and_msprof_key() {
+	dp --dynamic=on --output=$T/o --application="sh -c env" < /dev/null
+	expect_status 0 $?
+	expect_line "^PROFILING_MODE=dynamic$"
+	expect_no_line "^DYNAMIC_PROFILING_KEY_PID="
+	DYNAMIC_PROFILING_KEY_PID=1 dp --dynamic=on --output=$T/o --msprof-key env < /dev/null
+	expect_line "^DYNAMIC_PROFILING_KEY_PID=[0-9]+$"
+	! grep -q "^DYNAMIC_PROFILING_KEY_PID=1$" $T/out || fail "key not dynprof's pid"
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/* Launch mode (see launch_mode.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "console.h"
+#include "dynprof/fdio.h"
+#include "launch.h"
+#include "launch_mode.h"
+#include "output.h"
+#include "report.h"
+#include "session.h"
+#include "tracker.h"
+
+#define MAX_APP_ARGS 256
+#define NO_CARD_NOTICE_MS 10000 /* say that nothing matched after this long */
+
+struct follower {
+	struct session *s;
+	struct tracker *t;
+	pid_t root;            /* the application; 0 until it runs */
+	bool card_seen;        /* some process of the tree held a card */
+	int64_t notice_at;     /* when to say nothing matched yet */
+};
+
+static bool in_tree(struct follower *f, const struct pm_proc *p)
+{
+	return f->root > 0 && procmodel_descends_from(tracker_model(f->t), p->pid, f->root);
+}
+
+/* A process of the tree that holds a card and listens becomes a target. */
+static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
+{
+	struct follower *f = ctx;
+
+	if (what == PM_CHANGE_EXIT) {
+		session_target_exited(f->s, p->pid);
+		return;
+	}
+	if (!p->cards || !in_tree(f, p))
+		return;
+	f->card_seen = true;
+	if (p->socket_state == PM_SOCKET_LISTENING && !session_has_target(f->s, p->pid))
+		session_join(f->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards);
+}
+
+/* Discovery runs, but nothing in the tree has opened a card: say so once. */
+static void notice_no_card(void *ctx)
+{
+	struct follower *f = ctx;
+
+	if (f->card_seen || !f->notice_at || clock_ms() < f->notice_at)
+		return;
+	f->notice_at = 0;
+	report_info("no process of the application has opened a card yet (dynprof keeps following it; see --device)");
+}
+
+/* --application="APP ARGS": split on blanks, as msprof does. */
+static char **split_application(const char *text, char **argv, char *buf, size_t len)
+{
+	int n = 0;
+
+	snprintf(buf, len, "%s", text);
+	for (char *save = NULL, *tok = strtok_r(buf, " \t", &save); tok && n < MAX_APP_ARGS - 1;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[n++] = tok;
+	argv[n] = NULL;
+	return n ? argv : NULL;
+}
+
+static void summary(const struct session *s)
+{
+	int seen = s->ntargets;
+
+	report_info("summary: %d target%s joined, %d window%s opened, %d PROF_ folder%s in %s", seen,
+		    seen == 1 ? "" : "s", s->windows, s->windows == 1 ? "" : "s", s->prof_dirs,
+		    s->prof_dirs == 1 ? "" : "s", s->output);
+}
+
+static int run(const struct options *o, char **argv, const char *output)
+{
+	struct follower f = { 0 };
+	struct card_patterns patterns;
+	struct launch app;
+	struct session s;
+	const char *note = NULL;
+	int rc;
+
+	session_open_launch(&s, o, output);
+	f.s = &s;
+	options_card_patterns(o, &patterns);
+	/* Tracking first: no process of the application escapes it. */
+	f.t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, on_change, &f, true, &note);
+	if (!f.t || !s.targets) {
+		report_error("dynprof: cannot follow processes: out of memory");
+		session_close(&s);
+		return EXIT_OPTION_ERROR;
+	}
+	if (note)
+		report_info("%s", note);
+	rc = launch_start(&app, argv, o->msprof_key);
+	if (rc) {
+		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
+		tracker_close(f.t);
+		session_close(&s);
+		return EXIT_OPTION_ERROR;
+	}
+	f.root = app.pid;
+	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
+	report_info("application %s started: pid %d", argv[0], app.pid);
+	console_run(&s, &(struct console_sources){ .tracker = f.t, .app = &app,
+						    .on_tick = notice_no_card, .tick_ctx = &f });
+	report_info("waiting for app process exit......");
+	launch_wait(&app);
+	summary(&s);
+	rc = launch_exit_status(&app);
+	launch_close(&app);
+	tracker_close(f.t);
+	session_close(&s);
+	return rc;
+}
+
+int launch_mode_run(const struct options *o)
+{
+	char *args[MAX_APP_ARGS], buf[8192], output[PATH_MAX];
+	char **argv = o->app_argv;
+
+	if (o->application && !(argv = split_application(o->application, args, buf, sizeof(buf)))) {
+		report_error("Argument --application: empty application.");
+		return EXIT_OPTION_ERROR;
+	}
+	if (output_prepare(o->output, output, sizeof(output)))
+		return EXIT_OPTION_ERROR;
+	return run(o, argv, output);
+}
