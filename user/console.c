@@ -218,7 +218,7 @@ int console_run(struct session *s, const struct console_sources *src)
 	sigset_t set = handled_signals();
 	struct console c = {
 		.s = s, .disc = src->disc, .tracker = src->tracker, .app = src->app, .src = src,
-		.tty = isatty(STDIN_FILENO), .input_open = true, .exit_status = -1,
+		.tty = isatty(STDIN_FILENO), .input_open = !src->no_input, .exit_status = -1,
 	};
 
 	c.sigfd = signalfd(-1, &set, SFD_CLOEXEC);

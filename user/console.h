@@ -23,6 +23,7 @@ struct console_sources {
 	struct discover *disc;   /* attach mode: target exits (may be NULL) */
 	struct tracker *tracker; /* launch mode: the application's tree */
 	struct launch *app;      /* launch mode: the application */
+	bool no_input;           /* the application owns standard input: read no commands */
 	void (*on_tick)(void *ctx); /* called after every poll round (may be NULL) */
 	void *tick_ctx;
 };

@@ -14,11 +14,11 @@
 #include "launch.h"
 
 /* In the child: undo what dynprof set up for itself, then exec. */
-static void exec_child(char *const argv[], bool msprof_key, pid_t dynprof)
+static void exec_child(char *const argv[], bool msprof_key, bool keep_stdin, pid_t dynprof)
 {
 	sigset_t all;
 	char key[16];
-	int null = open("/dev/null", O_RDONLY);
+	int null = keep_stdin ? -1 : open("/dev/null", O_RDONLY);
 
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
@@ -40,7 +40,7 @@ static void exec_child(char *const argv[], bool msprof_key, pid_t dynprof)
 	_exit(127);
 }
 
-int launch_start(struct launch *l, char *const argv[], bool msprof_key)
+int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool keep_stdin)
 {
 	pid_t self = getpid();
 
@@ -51,7 +51,7 @@ int launch_start(struct launch *l, char *const argv[], bool msprof_key)
 	if (l->pid < 0)
 		return -errno;
 	if (l->pid == 0)
-		exec_child(argv, msprof_key, self);
+		exec_child(argv, msprof_key, keep_stdin, self);
 	setpgid(l->pid, l->pid); /* also here: no race with signals sent early */
 	l->pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	return 0;

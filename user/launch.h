@@ -24,7 +24,7 @@ struct launch {
  * the variable is removed, so each process serves its own socket.
  * Returns 0 or a negative errno (the child could not be started).
  */
-int launch_start(struct launch *l, char *const argv[], bool msprof_key);
+int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool keep_stdin);
 
 /* Non-blocking: 1 when the application has exited (reaped), else 0. */
 int launch_poll(struct launch *l);

@@ -72,7 +72,7 @@ static char **split_application(const char *text, char **argv, char *buf, size_t
 
 static void summary(const struct session *s)
 {
-	int seen = s->ntargets;
+	int seen = s->joined;
 
 	report_info("summary: %d target%s joined, %d window%s opened, %d PROF_ folder%s in %s", seen,
 		    seen == 1 ? "" : "s", s->windows, s->windows == 1 ? "" : "s", s->prof_dirs,
@@ -100,7 +100,7 @@ static int run(const struct options *o, char **argv, const char *output)
 	}
 	if (note)
 		report_info("%s", note);
-	rc = launch_start(&app, argv, o->msprof_key);
+	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin);
 	if (rc) {
 		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
 		tracker_close(f.t);
@@ -110,7 +110,7 @@ static int run(const struct options *o, char **argv, const char *output)
 	f.root = app.pid;
 	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
 	report_info("application %s started: pid %d", argv[0], app.pid);
-	console_run(&s, &(struct console_sources){ .tracker = f.t, .app = &app,
+	console_run(&s, &(struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
 						    .on_tick = notice_no_card, .tick_ctx = &f });
 	report_info("waiting for app process exit......");
 	launch_wait(&app);

@@ -323,6 +323,8 @@ static int parse_flag(struct options *o, const char *name)
 		o->no_bpf = true;
 	else if (!strcmp(name, "msprof-key"))
 		o->msprof_key = true;
+	else if (!strcmp(name, "app-stdin"))
+		o->app_stdin = true;
 	else if (!strcmp(name, "list"))
 		o->list = true;
 	else if (!strcmp(name, "watch"))
@@ -485,6 +487,7 @@ void options_print_help(void)
 {
 	fputs(
 "Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
+"       dynprof --dynamic=on [--output=DIR] [options] [switches] APP [ARGS...]\n"
 "       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=ID]\n"
 "\n"
 "Open and close CANN profiling windows in running AI processes, over their\n"
@@ -497,6 +500,18 @@ void options_print_help(void)
 "  --dynamic=on|off        dynamic mode; --pid alone implies on\n"
 "  --pid=PID[,PID...]      target processes (host pids)\n"
 "  --pid=auto              every card user whose socket listens (not busy)\n"
+"  APP [ARGS...], --application=\"APP ARGS\"\n"
+"                          launch mode: start APP with PROFILING_MODE=dynamic;\n"
+"                          every descendant that holds a card and serves its\n"
+"                          socket joins as a target (wrappers, torchrun, mpirun);\n"
+"                          a joiner gets the open window at once; dynprof exits\n"
+"                          with APP's status (128+N if signal N ended it)\n"
+"  --msprof-key            launch: set DYNAMIC_PROFILING_KEY_PID to dynprof's pid,\n"
+"                          as msprof does (its processes then share one socket\n"
+"                          path: only the last one to start is reachable)\n"
+"  --app-stdin             launch: APP reads dynprof's standard input (default:\n"
+"                          /dev/null, the console keeps it); commands then come\n"
+"                          only from signals, and the run ends with APP\n"
 "  --container=ID          with --pid=auto: only that container's processes;\n"
 "                          with --pid=N: N is the pid inside that container\n"
 "                          (ID: the container id or a prefix of it)\n"
@@ -544,9 +559,10 @@ void options_print_help(void)
 "  stop         close it; each target writes a PROF_* folder\n"
 "  quit, q      stop what is open, disconnect, exit (end of input: the same)\n"
 "  help, h      this list of commands\n"
-"Ctrl-C, SIGTERM and SIGHUP stop every open window, then quit.\n"
+"Ctrl-C, SIGTERM and SIGHUP stop every open window, then quit; in launch mode\n"
+"the application (its own process group) then gets the same signal.\n"
 "\n"
 "Exit status: 0 after quit or end of input; 1 when every target was lost;\n"
 "255 on option errors or when no target could be reached; 128+N after\n"
-"signal N.\n", stdout);
+"signal N; in launch mode, the application's status.\n", stdout);
 }

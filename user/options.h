@@ -34,6 +34,7 @@ struct options {
 	int timeout_ms;
 	bool no_bpf;
 	bool msprof_key;         /* launch: set DYNAMIC_PROFILING_KEY_PID as msprof does */
+	bool app_stdin;          /* launch: the application gets dynprof's standard input */
 	bool list;               /* --list: card users, then exit (or --watch) */
 	bool watch;              /* --watch: with --list, report changes as they happen */
 	bool json;               /* --json: JSON output for --list */

@@ -26,6 +26,7 @@ struct session {
 	int prof_dirs;         /* PROF_ folders seen after stops */
 	bool window_open;      /* `start` given and no `stop` since: joiners start too */
 	bool launch;           /* launch mode: targets join and leave as they come */
+	int joined;            /* launch mode: targets that joined over the run */
 };
 
 /*

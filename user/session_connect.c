@@ -336,6 +336,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	finish_handshake(s, t);
 	if (t->dropped)
 		return -ECONNREFUSED;
+	s->joined++;
 	cards_list(cards, list, sizeof(list));
 	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
 	if (s->window_open)

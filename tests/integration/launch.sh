@@ -170,3 +170,35 @@ test_application_option_and_msprof_key() {
 	expect_line "^DYNAMIC_PROFILING_KEY_PID=[0-9]+$"
 	! grep -q "^DYNAMIC_PROFILING_KEY_PID=1$" $T/out || fail "key not dynprof's pid"
 }
+
+test_worker_that_re_execs_is_followed() {
+	local card; card=$(make_card 0)
+	# A worker serving its socket execs a new program after 2 s, which
+	# serves a new one: the same pid leaves and joins again.
+	local app; app=$(app_script reexec.sh <<-EOS
+	#!/bin/sh
+	exec $(worker 2) $CARD_USER $card 30
+	EOS
+	)
+	launch_bg $app
+	wait_until 5 joined 1 || fail "worker did not join"
+	dp_send start
+	wait_until 5 joined 2 || fail "re-exec'd worker did not join again: $(cat $T/out)"
+	local pid; pid=$(grep -o 'target joined: pid [0-9]*' $T/out | head -n1 | grep -o '[0-9]*$')
+	[ "$(grep -c "target joined: pid $pid " $T/out)" -eq 2 ] || fail "not the same pid: $(cat $T/out)"
+	expect_line "target left: pid $pid"
+	wait_until 5 eval '[ "$(count_lines "pid $pid start success")" -eq 2 ]' || fail "not restarted: $(cat $T/out)"
+	dp_send stop quit
+	kill -TERM $pid
+	wait $DP_PID
+}
+
+test_application_reads_dev_null_unless_app_stdin() {
+	echo hello | dp --dynamic=on --output=$T/o sh -c 'read x || echo got-eof'
+	expect_line "^got-eof$"
+	expect_line "invalid option -- 'hello'"
+	echo hello | dp --dynamic=on --output=$T/o --app-stdin sh -c 'read x; echo got=$x'
+	expect_status 0 $?
+	expect_line "^got=hello$"
+	expect_no_line "invalid option"
+}

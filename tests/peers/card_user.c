@@ -4,11 +4,13 @@
  * of the agent (the preload constructor does all the agent's work; this
  * program never calls its API).
  *
- *   card_user [NODE [SECONDS]]
+ *   card_user [NODE [SECONDS [PROGRAM ARGS...]]]
  *
  * Opens NODE read-only when given (and not "-"), prints "ready <pid>",
  * then waits SECONDS (default 600) or until SIGTERM/SIGINT, and exits 0
- * through exit(), so the agent's exit hook runs.
+ * through exit(), so the agent's exit hook runs. With PROGRAM, it execs
+ * PROGRAM ARGS instead of exiting once SECONDS have passed (a process that
+ * re-execs: same pid, new image).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,8 +58,8 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int fd = -1;
 
-	if (argc > 3 || (argc > 2 && parse_seconds(argv[2], &seconds))) {
-		fprintf(stderr, "usage: card_user [NODE|-] [SECONDS]\n");
+	if (argc > 2 && parse_seconds(argv[2], &seconds)) {
+		fprintf(stderr, "usage: card_user [NODE|-] [SECONDS [PROGRAM ARGS...]]\n");
 		return 2;
 	}
 	/* Blocked before anything else, so an early SIGTERM is not fatal. */
@@ -85,5 +87,10 @@ int main(int argc, char **argv)
 	wait_for_end(seconds);
 	if (fd >= 0)
 		close(fd);
+	if (argc > 3) {
+		execvp(argv[3], &argv[3]);
+		fprintf(stderr, "card_user: exec %s: %s\n", argv[3], strerror(errno));
+		return 127;
+	}
 	return 0;
 }
