@@ -40,3 +40,6 @@ done
 
 echo
 "$(dirname "$0")/discovery.sh"
+
+echo
+"$(dirname "$0")/launch.sh"

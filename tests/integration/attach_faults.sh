@@ -13,7 +13,8 @@ test_hung_target_times_out_alone_and_delays_no_other() {
 	expect_line "^dynamic profiling for pid $good start success$"
 	expect_line "^dynamic profiling for pid $good stop success$"
 	# The good target's window opened at once, not after the hung one's timeout.
-	local begin_us; begin_us=$(grep -o '"collectionTimeBegin": *"*[0-9]*' "$(prof_dirs_of $T/o $good)/host/start_info" | grep -o '[0-9]*$')
+	local begin_us; begin_us=$(grep -o '"collectionTimeBegin":[[:space:]]*"*[0-9]*' "$(prof_dirs_of $T/o $good)/host/start_info" | grep -o '[0-9]*$')
+	[ -n "$begin_us" ] || fail "no collectionTimeBegin in start_info"
 	local delay_ms=$(( begin_us / 1000 - t0 ))
 	echo "start reached the good target $delay_ms ms after dynprof began; whole run $took ms"
 	[ $delay_ms -lt 1500 ] || fail "good target started $delay_ms ms late"
