@@ -10,6 +10,7 @@
 #include "launch.h"
 #include "launch_mode.h"
 #include "output.h"
+#include "pidtab.h"
 #include "report.h"
 #include "session.h"
 #include "tracker.h"
@@ -21,13 +22,27 @@ struct follower {
 	struct session *s;
 	struct tracker *t;
 	pid_t root;            /* the application; 0 until it runs */
+	struct pidtab tree;    /* pids of the application's tree, seen at fork */
 	bool card_seen;        /* some process of the tree held a card */
 	int64_t notice_at;     /* when to say nothing matched yet */
 };
 
+/*
+ * Membership is decided when a process is first seen, while its parent is
+ * still alive: a daemon whose parent exits (double fork, setsid) stays in
+ * the tree although the ppid chain to the application is broken by then.
+ */
 static bool in_tree(struct follower *f, const struct pm_proc *p)
 {
-	return f->root > 0 && procmodel_descends_from(tracker_model(f->t), p->pid, f->root);
+	if (f->root <= 0)
+		return false;
+	if (pidtab_get(&f->tree, p->pid))
+		return true;
+	if (p->pid != f->root && !pidtab_get(&f->tree, p->ppid) &&
+	    !procmodel_descends_from(tracker_model(f->t), p->pid, f->root))
+		return false;
+	pidtab_put(&f->tree, p->pid, f);
+	return true;
 }
 
 /* A process of the tree that holds a card and listens becomes a target. */
@@ -37,9 +52,10 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 
 	if (what == PM_CHANGE_EXIT) {
 		session_target_exited(f->s, p->pid);
+		pidtab_del(&f->tree, p->pid);
 		return;
 	}
-	if (!p->cards || !in_tree(f, p))
+	if (!in_tree(f, p) || !p->cards)
 		return;
 	f->card_seen = true;
 	if (p->socket_state == PM_SOCKET_LISTENING && !session_has_target(f->s, p->pid))
@@ -90,11 +106,14 @@ static int run(const struct options *o, char **argv, const char *output)
 
 	session_open_launch(&s, o, output);
 	f.s = &s;
+	pidtab_init(&f.tree);
 	options_card_patterns(o, &patterns);
 	/* Tracking first: no process of the application escapes it. */
 	f.t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, on_change, &f, true, &note);
 	if (!f.t || !s.targets) {
 		report_error("dynprof: cannot follow processes: out of memory");
+		tracker_close(f.t);
+		pidtab_free(&f.tree);
 		session_close(&s);
 		return EXIT_OPTION_ERROR;
 	}
@@ -104,6 +123,7 @@ static int run(const struct options *o, char **argv, const char *output)
 	if (rc) {
 		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
 		tracker_close(f.t);
+		pidtab_free(&f.tree);
 		session_close(&s);
 		return EXIT_OPTION_ERROR;
 	}
@@ -118,6 +138,7 @@ static int run(const struct options *o, char **argv, const char *output)
 	rc = launch_exit_status(&app);
 	launch_close(&app);
 	tracker_close(f.t);
+	pidtab_free(&f.tree);
 	session_close(&s);
 	return rc;
 }

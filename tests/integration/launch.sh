@@ -202,3 +202,16 @@ test_application_reads_dev_null_unless_app_stdin() {
 	expect_line "^got=hello$"
 	expect_no_line "invalid option"
 }
+
+test_double_forked_daemon_of_the_application_joins() {
+	local app; app=$(app_script daemon.sh <<-EOS
+	#!/bin/sh
+	setsid sh -c "sleep 0.3; $(worker 3) &" &
+	sleep 3
+	EOS
+	)
+	{ echo start; sleep 2; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	expect_status 0 $?
+	expect_line "target joined: pid [0-9]+ .*card_user"
+	expect_line "stop success"
+}
