@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Launch mode (see launch_mode.h). */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +90,36 @@ static char **split_application(const char *text, char **argv, char *buf, size_t
 	return n ? argv : NULL;
 }
 
+/*
+ * After the console: wait for the application. Signals that reach dynprof
+ * now (every window is already closed) are passed on to it, so Ctrl-C
+ * still ends a run whose application does not exit by itself.
+ */
+static void wait_forwarding_signals(struct launch *app)
+{
+	sigset_t set;
+	int sigfd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	while (sigfd >= 0 && !launch_poll(app)) {
+		struct pollfd pfds[2] = { { .fd = app->pidfd, .events = POLLIN },
+					  { .fd = sigfd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+
+		if (poll(pfds, 2, app->pidfd < 0 ? 100 : -1) < 0 && errno != EINTR)
+			break;
+		if (pfds[1].revents && read(sigfd, &si, sizeof(si)) == sizeof(si))
+			launch_signal(app, (int)si.ssi_signo);
+	}
+	if (sigfd >= 0)
+		close(sigfd);
+	launch_wait(app);
+}
+
 static void summary(const struct session *s)
 {
 	int seen = s->joined;
@@ -133,7 +167,7 @@ static int run(const struct options *o, char **argv, const char *output)
 	console_run(&s, &(struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
 						    .on_tick = notice_no_card, .tick_ctx = &f });
 	report_info("waiting for app process exit......");
-	launch_wait(&app);
+	wait_forwarding_signals(&app);
 	summary(&s);
 	rc = launch_exit_status(&app);
 	launch_close(&app);

@@ -215,3 +215,12 @@ test_double_forked_daemon_of_the_application_joins() {
 	expect_line "target joined: pid [0-9]+ .*card_user"
 	expect_line "stop success"
 }
+
+test_signal_while_waiting_for_the_application_reaches_it() {
+	launch_bg sleep 60
+	dp_send quit
+	wait_until 5 grep -q "waiting for app process exit" $T/out || fail "not waiting: $(cat $T/out)"
+	kill -INT $DP_PID
+	wait $DP_PID
+	expect_status 130 $? # sleep died of the forwarded SIGINT
+}
