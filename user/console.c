@@ -48,6 +48,14 @@ static sigset_t handled_signals(void)
 	return set;
 }
 
+int console_signalfd(void)
+{
+	sigset_t set = handled_signals();
+	int fd = signalfd(-1, &set, SFD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 int console_block_signals(void)
 {
 	sigset_t set = handled_signals();
@@ -215,15 +223,14 @@ static void poll_once(struct console *c)
 
 int console_run(struct session *s, const struct console_sources *src)
 {
-	sigset_t set = handled_signals();
 	struct console c = {
 		.s = s, .disc = src->disc, .tracker = src->tracker, .app = src->app, .src = src,
 		.tty = isatty(STDIN_FILENO), .input_open = !src->no_input, .exit_status = -1,
 	};
 
-	c.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	c.sigfd = console_signalfd();
 	if (c.sigfd < 0) {
-		report_error("dynprof: signalfd: %s", strerror(errno));
+		report_error("dynprof: signalfd: %s", strerror(-c.sigfd));
 		quit(&c, 1);
 		return c.exit_status;
 	}

@@ -15,6 +15,9 @@
 /* Block the signals the console handles; call first thing in main(). */
 int console_block_signals(void);
 
+/* A signalfd for those signals (SIGINT, SIGTERM, SIGHUP), or -errno. */
+int console_signalfd(void);
+
 struct tracker;
 struct launch;
 

@@ -97,14 +97,7 @@ static char **split_application(const char *text, char **argv, char *buf, size_t
  */
 static void wait_forwarding_signals(struct launch *app)
 {
-	sigset_t set;
-	int sigfd;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	int sigfd = console_signalfd();
 	while (sigfd >= 0 && !launch_poll(app)) {
 		struct pollfd pfds[2] = { { .fd = app->pidfd, .events = POLLIN },
 					  { .fd = sigfd, .events = POLLIN } };

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "console.h"
 #include "listing.h"
 #include "report.h"
 #include "tracker.h"
@@ -252,16 +252,9 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 
 static int watch(struct tracker *t)
 {
-	sigset_t set;
-	int sigfd;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	int sigfd = console_signalfd();
 	if (sigfd < 0)
-		return -errno;
+		return sigfd;
 	for (;;) {
 		struct pollfd pfds[2] = { { .fd = sigfd, .events = POLLIN },
 					  { .fd = tracker_fd(t), .events = POLLIN } };
