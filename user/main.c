@@ -5,6 +5,7 @@
 
 #include "console.h"
 #include "discover.h"
+#include "events_out.h"
 #include "launch_mode.h"
 #include "listing.h"
 #include "options.h"
@@ -53,6 +54,11 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return EXIT_OPTION_ERROR;
 	}
+	/* The sink opens before anything can happen that it must record. */
+	if (o.events && events_open(o.events)) {
+		options_free(&o);
+		return EXIT_OPTION_ERROR;
+	}
 	if (o.help) {
 		options_print_help();
 		rc = 0;
@@ -66,6 +72,7 @@ int main(int argc, char **argv)
 	} else {
 		rc = attach(&o);
 	}
+	events_close();
 	options_free(&o);
 	return rc;
 }

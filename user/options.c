@@ -367,6 +367,12 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 		o->container = v;
 		return 0;
 	}
+	if (!strcmp(name, "events")) {
+		if (strcmp(v, "json") && strncmp(v, "json:", 5))
+			return fail("Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.", v);
+		o->events = v;
+		return 0;
+	}
 	if (!strcmp(name, "timeout")) {
 		ms = parse_timeout_ms(v);
 		if (ms < 0)
@@ -398,7 +404,7 @@ static int parse_one(struct options *o, const char *arg)
 		if (find_switch(name) || refused_in_dynamic_mode(name) || !strcmp(name, "pid") ||
 		    !strcmp(name, "output") || !strcmp(name, "dynamic") || !strcmp(name, "application") ||
 		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
-		    !strcmp(name, "container"))
+		    !strcmp(name, "container") || !strcmp(name, "events"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -422,6 +428,8 @@ static int check_combination(struct options *o)
 	if (o->json && !o->list)
 		return fail("Argument --json: it goes with --list.");
 	if (o->list) {
+		if (o->events)
+			return fail("Argument --events: it cannot be combined with --list (see --json).");
 		if (o->pid_list || has_app || o->dynamic == 1)
 			return fail("Argument --list: it cannot be combined with --dynamic, --pid or an application.");
 		return 0;
@@ -523,6 +531,11 @@ void options_print_help(void)
 "                          target has mapped, else v2\n"
 "  --timeout=DURATION      per-command timeout per target: 60 (s), 30s, 500ms;\n"
 "                          default 60 s, as msprof\n"
+"  --events=json[:PATH]   also write one JSON object per line for every target\n"
+"                          joining or leaving, window opening or closing (with\n"
+"                          its PROF_ folders) and error: to PATH (created or\n"
+"                          truncated, 0640), else to standard output among the\n"
+"                          console lines; schema in docs/EVENTS-JSON.md\n"
 "  --no-bpf                do not load BPF: watch target exits with pidfds;\n"
 "                          forks, execs and exits from the netlink process\n"
 "                          connector (root), card opens by polling /proc every\n"

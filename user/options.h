@@ -38,6 +38,7 @@ struct options {
 	bool list;               /* --list: card users, then exit (or --watch) */
 	bool watch;              /* --watch: with --list, report changes as they happen */
 	bool json;               /* --json: JSON output for --list */
+	const char *events;      /* --events=json[:PATH] (NULL: none) */
 	const char *container;   /* --container=ID (prefix of the container id) */
 	int ndevices;            /* --device=GLOB, repeatable */
 	const char *devices[OPTIONS_MAX_DEVICES];

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Printing dynprof's lines (see report.h). */
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "events_out.h"
 #include "report.h"
 
 static void vline(const char *prefix, const char *fmt, va_list ap)
@@ -12,9 +14,42 @@ static void vline(const char *prefix, const char *fmt, va_list ap)
 	fflush(stdout);
 }
 
+/* Format once, so the console line and the event carry the same text. */
+static void verror_about(int pid, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+
+	if (vasprintf(&text, fmt, ap) < 0) {
+		puts("[ERROR] dynprof: out of memory");
+		return;
+	}
+	printf("[ERROR] %s\n", text);
+	fflush(stdout);
+	events_error(pid, text);
+	free(text);
+}
+
 void report_verror(const char *fmt, va_list ap)
 {
-	vline("[ERROR] ", fmt, ap);
+	verror_about(0, fmt, ap);
+}
+
+void report_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_about(0, fmt, ap);
+	va_end(ap);
+}
+
+void report_target_error(int pid, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_about(pid, fmt, ap);
+	va_end(ap);
 }
 
 #define REPORT_FN(name, prefix)                      \
@@ -26,7 +61,6 @@ void report_verror(const char *fmt, va_list ap)
 		va_end(ap);                          \
 	}
 
-REPORT_FN(report_error, "[ERROR] ")
 REPORT_FN(report_warning, "[WARNING] ")
 REPORT_FN(report_info, "[INFO] ")
 REPORT_FN(report_plain, "")

@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dynprof/fdio.h"
 #include "copytree.h"
+#include "events_out.h"
 #include "output.h"
+#include "procfs.h"
 #include "report.h"
 #include "session.h"
 
@@ -26,7 +29,16 @@ int session_live(const struct session *s)
 struct prof_report {
 	struct session *s;
 	struct target *t;
+	struct events_close *ev; /* the window-close event being filled */
 };
+
+/* Drop a target; one that was announced is announced leaving, with why. */
+static void leave(struct target *t, const char *reason)
+{
+	if (t->joined && !t->dropped)
+		events_target_leave(t->pid, reason);
+	target_drop(t);
+}
 
 static void report_prof_dir(void *ctx, const char *name)
 {
@@ -39,7 +51,7 @@ static void report_prof_dir(void *ctx, const char *name)
 		snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
 		rc = copytree_move(src, dst);
 		if (rc) {
-			report_error("dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
+			report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
 				     r->t->result_inside, name, r->s->output, strerror(-rc));
 			return;
 		}
@@ -47,14 +59,39 @@ static void report_prof_dir(void *ctx, const char *name)
 	r->s->prof_dirs++;
 	output_record(r->s->output, name);
 	report_info("pid %d: window saved in %s/%s", r->t->pid, r->s->output, name);
+	snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
+	events_window_close_add(r->ev, dst);
 }
 
 /* After a window closed: name the PROF_ folders the target wrote. */
 static void report_new_prof_dirs(struct session *s, struct target *t)
 {
-	struct prof_report r = { s, t };
+	struct prof_report r = { s, t, events_window_close_begin(t->pid) };
 
 	output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, report_prof_dir, &r);
+	events_window_close_end(r.ev);
+}
+
+#define EXIT_GRACE_MS 200
+
+/*
+ * A server that ends the connection (DISCONNECT, or a plain close) is
+ * usually exiting: CANN says goodbye from its exit path, and the files
+ * close before the process becomes a zombie. Give it a moment before
+ * calling the leave a disconnect; only the event needs the distinction.
+ */
+static const char *closed_reason(const struct target *t)
+{
+	int64_t end = clock_ms() + EXIT_GRACE_MS;
+
+	if (!events_enabled())
+		return "disconnect";
+	while (procfs_alive(t->pid)) {
+		if (clock_ms() >= end)
+			return "disconnect";
+		usleep(5000);
+	}
+	return "exit";
 }
 
 /* The server pushed DISCONNECT: it has quit (stopping its window). */
@@ -65,7 +102,7 @@ static void on_disconnect(struct session *s, struct target *t, const struct targ
 	target_drain(t);
 	report_plain("Server disconnected, %s (pid %d)",
 		     out->reply.detail[0] ? out->reply.detail : "request limit or idle time reached", t->pid);
-	target_drop(t);
+	leave(t, closed_reason(t));
 	if (was_collecting)
 		report_new_prof_dirs(s, t);
 }
@@ -73,10 +110,11 @@ static void on_disconnect(struct session *s, struct target *t, const struct targ
 static void fail_line(const struct target *t, enum proto_command cmd, const struct target_outcome *out)
 {
 	if (out->reason[0])
-		report_error("dynamic profiling for pid %d %s failed: %s", t->pid, proto_command_name(cmd),
-			     out->reason);
+		report_target_error(t->pid, "dynamic profiling for pid %d %s failed: %s", t->pid,
+				    proto_command_name(cmd), out->reason);
 	else
-		report_error("dynamic profiling for pid %d %s failed", t->pid, proto_command_name(cmd));
+		report_target_error(t->pid, "dynamic profiling for pid %d %s failed", t->pid,
+				    proto_command_name(cmd));
 }
 
 static void v1_detail(const struct target *t, const struct target_outcome *out)
@@ -92,6 +130,7 @@ static void start_result(struct session *s, struct target *t, const struct targe
 		t->collecting = true;
 		s->windows++;
 		report_plain("dynamic profiling for pid %d start success", t->pid);
+		events_window_open(t->pid);
 		break;
 	case PROTO_ALREADY_STARTED:
 		t->collecting = true;
@@ -102,7 +141,7 @@ static void start_result(struct session *s, struct target *t, const struct targe
 		break;
 	default:
 		fail_line(t, PROTO_CMD_START, out);
-		target_drop(t);
+		leave(t, "error");
 	}
 }
 
@@ -120,7 +159,7 @@ static void stop_result(struct session *s, struct target *t, const struct target
 		break;
 	default:
 		fail_line(t, PROTO_CMD_STOP, out);
-		target_drop(t);
+		leave(t, "error");
 	}
 }
 
@@ -133,7 +172,7 @@ static void quit_result(struct session *s, struct target *t, const struct target
 	/* QUIT also stops an open window on the server side. */
 	if (t->collecting && out->reply.status == PROTO_OK)
 		report_new_prof_dirs(s, t);
-	target_drop(t);
+	leave(t, out->reply.status == PROTO_OK ? "quit" : "error");
 }
 
 static void apply_result(struct session *s, struct target *t, enum proto_command cmd)
@@ -234,13 +273,13 @@ static struct target *by_fd(struct session *s, int fd)
 	return NULL;
 }
 
-static void lost(struct session *s, struct target *t)
+static void lost(struct session *s, struct target *t, const char *reason)
 {
 	if (s->launch)
 		report_info("target left: pid %d", t->pid);
 	else
 		report_plain("server process %d did not create socket, or process has already exited", t->pid);
-	target_drop(t);
+	leave(t, reason);
 }
 
 void session_idle_event(struct session *s, const struct pollfd *pfd)
@@ -254,10 +293,10 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 	if (out.reply.status == PROTO_DISCONNECTED)
 		on_disconnect(s, t, &out);
 	else if (t->xchg.result == -ECONNRESET)
-		lost(s, t);
+		lost(s, t, closed_reason(t));
 	else {
-		report_error("dynprof: pid %d: %s; dropping it", t->pid, out.reason);
-		target_drop(t);
+		report_target_error(t->pid, "dynprof: pid %d: %s; dropping it", t->pid, out.reason);
+		leave(t, "error");
 	}
 }
 
@@ -265,7 +304,7 @@ void session_target_exited(struct session *s, int pid)
 {
 	for (int i = 0; i < s->ntargets; i++)
 		if (!s->targets[i].dropped && s->targets[i].pid == pid)
-			lost(s, &s->targets[i]);
+			lost(s, &s->targets[i], "exit");
 }
 
 void session_close(struct session *s)

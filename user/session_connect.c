@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dynprof/fdio.h"
+#include "events_out.h"
 #include "output.h"
 #include "params.h"
 #include "protodetect.h"
@@ -191,7 +192,7 @@ static int choose_result_dir(struct session *s, struct target *t)
 	}
 	fd = result_dir_inside(t);
 	if (fd < 0) {
-		report_error("dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
+		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
 			     t->pid, s->output, t->sock.home, strerror(-fd));
 		return fd;
 	}
@@ -220,12 +221,12 @@ static int connect_one(struct session *s, struct target *t)
 		return -EINVAL;
 	fd = target_socket_connect(&t->sock, why, sizeof(why));
 	if (fd == -EPERM) {
-		report_error("dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
+		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
 		target_drop(t);
 		return fd;
 	}
 	if (fd < 0) {
-		report_error("cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, why);
+		report_target_error(t->pid, "cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, why);
 		target_drop(t);
 		return fd;
 	}
@@ -248,15 +249,25 @@ static void finish_handshake(struct session *s, struct target *t)
 		return;
 	}
 	if (t->xchg.result == -ETIMEDOUT)
-		report_error("recv params timeout, server for pid %d has been connected to another client.", t->pid);
+		report_target_error(t->pid, "recv params timeout, server for pid %d has been connected to another client.", t->pid);
 	else if (out.reply.status == PROTO_FAIL)
-		report_error("dynprof: pid %d refused the connection (%s reply: failure)", t->pid,
+		report_target_error(t->pid, "dynprof: pid %d refused the connection (%s reply: failure)", t->pid,
 			     t->proto == PROTO_V1 ? "TEST" : "params");
 	else if (out.reply.status == PROTO_DISCONNECTED)
 		report_plain("Server disconnected, %s (pid %d)", out.reply.detail[0] ? out.reply.detail : "while connecting", t->pid);
 	else
-		report_error("cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, out.reason);
+		report_target_error(t->pid, "cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, out.reason);
 	target_drop(t);
+}
+
+/* Attach mode: the command from /proc; the cards are not looked up. */
+static void announce_attached(struct target *t)
+{
+	char comm[64];
+
+	procfs_comm(t->pid, comm, sizeof(comm));
+	t->joined = true;
+	events_target_join(t->pid, t->nspid, comm, 0, false);
 }
 
 /* The first exchange with every connected target at once. */
@@ -280,6 +291,9 @@ static void handshake_all(struct session *s)
 	for (int i = 0; i < s->ntargets; i++)
 		if (!s->targets[i].dropped)
 			finish_handshake(s, &s->targets[i]);
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i].dropped)
+			announce_attached(&s->targets[i]);
 	free(xs);
 }
 
@@ -339,6 +353,8 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	s->joined++;
 	cards_list(cards, list, sizeof(list));
 	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
+	t->joined = true;
+	events_target_join(pid, t->nspid, command, cards, true);
 	if (s->window_open)
 		session_command_one(s, (int)(t - s->targets), PROTO_CMD_START);
 	return 0;

@@ -24,6 +24,7 @@ struct target {
 	int fd;                  /* -1 when not connected */
 	bool collecting;         /* a window we opened is open */
 	bool dropped;            /* no longer a target */
+	bool joined;             /* announced as a target (--events target-join) */
 	struct exchange xchg;    /* the exchange in flight */
 	char *prof_seen;         /* PROF_ folder names already reported */
 	char result_inside[PATH_MAX]; /* result_dir as the target sees it */

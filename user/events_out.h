@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --events=json[:PATH]: one JSON object per line for every target joining
+ * or leaving, window opening or closing, and error, so other programs can
+ * follow a run (schema in docs/EVENTS-JSON.md). The console keeps its own
+ * lines; the callers pass text they already formatted for it, so the two
+ * never disagree. Every function is a no-op until events_open() succeeded.
+ */
+#ifndef DYNPROF_EVENTS_OUT_H
+#define DYNPROF_EVENTS_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Parse the option value ("json" or "json:PATH") and open the sink.
+ * Returns 0, or -EINVAL after printing the one error line.
+ */
+int events_open(const char *spec);
+void events_close(void);
+bool events_enabled(void);
+
+/* command may be NULL (unknown); cards_known false: no "cards" member. */
+void events_target_join(int pid, int nspid, const char *command, uint64_t cards, bool cards_known);
+/* reason: "exit", "disconnect", "error" or "quit". */
+void events_target_leave(int pid, const char *reason);
+void events_window_open(int pid);
+
+/*
+ * A window closed: begin, add each PROF_ folder as it is reported, end
+ * (which writes the event). begin returns NULL when events are off; add
+ * and end accept NULL.
+ */
+struct events_close;
+struct events_close *events_window_close_begin(int pid);
+void events_window_close_add(struct events_close *c, const char *prof);
+void events_window_close_end(struct events_close *c);
+
+/* pid <= 0: not about one target. */
+void events_error(int pid, const char *message);
+
+#endif /* DYNPROF_EVENTS_OUT_H */
