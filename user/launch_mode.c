@@ -27,6 +27,7 @@ struct follower {
 	struct tracker *t;
 	pid_t root;            /* the application; 0 until it runs */
 	struct pidtab tree;    /* pids of the application's tree, seen at fork */
+	struct pidtab failed;  /* joins that failed: not retried until the process changes */
 	bool card_seen;        /* some process of the tree held a card */
 	int64_t notice_at;     /* when to say nothing matched yet */
 };
@@ -50,27 +51,58 @@ static bool in_tree(struct follower *f, const struct pm_proc *p)
 }
 
 /* A process of the tree that holds a card and listens becomes a target. */
+static void try_join(struct follower *f, const struct pm_proc *p)
+{
+	if (!in_tree(f, p) || !p->cards)
+		return;
+	f->card_seen = true;
+	if (p->socket_state != PM_SOCKET_LISTENING || session_has_target(f->s, p->pid) ||
+	    pidtab_get(&f->failed, p->pid))
+		return;
+	if (session_join(f->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
+		pidtab_put(&f->failed, p->pid, f);
+}
+
 static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 {
 	struct follower *f = ctx;
 
+	/* Any change may make a failed join worth another try. */
+	pidtab_del(&f->failed, p->pid);
 	if (what == PM_CHANGE_EXIT) {
 		session_target_exited(f->s, p->pid);
 		pidtab_del(&f->tree, p->pid);
 		return;
 	}
-	if (!in_tree(f, p) || !p->cards)
-		return;
-	f->card_seen = true;
-	if (p->socket_state == PM_SOCKET_LISTENING && !session_has_target(f->s, p->pid))
-		session_join(f->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards);
+	/* A target that exec'd lost its server with its old image. */
+	if (what == PM_CHANGE_EXEC && session_has_target(f->s, p->pid))
+		session_target_exited(f->s, p->pid);
+	try_join(f, p);
 }
 
-/* Discovery runs, but nothing in the tree has opened a card: say so once. */
-static void notice_no_card(void *ctx)
+/*
+ * Every round, not only on changes: a re-exec'd target's new socket can
+ * listen on the same path in the same state as the old one, which no
+ * change reports.
+ */
+static void join_candidates(void *ctx, const struct pm_proc *p)
 {
 	struct follower *f = ctx;
 
+	if (p->cards && p->socket_state == PM_SOCKET_LISTENING)
+		try_join(f, p);
+}
+
+/*
+ * After every console round: join any listening card holder of the tree
+ * not joined yet; and when nothing in the tree has opened a card after a
+ * while, say so once.
+ */
+static void each_round(void *ctx)
+{
+	struct follower *f = ctx;
+
+	procmodel_foreach(tracker_model(f->t), join_candidates, f);
 	if (f->card_seen || !f->notice_at || clock_ms() < f->notice_at)
 		return;
 	f->notice_at = 0;
@@ -134,6 +166,7 @@ static int run(const struct options *o, char **argv, const char *output)
 	session_open_launch(&s, o, output);
 	f.s = &s;
 	pidtab_init(&f.tree);
+	pidtab_init(&f.failed);
 	options_card_patterns(o, &patterns);
 	/* Tracking first: no process of the application escapes it. */
 	f.t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, on_change, &f, true, &note);
@@ -141,6 +174,7 @@ static int run(const struct options *o, char **argv, const char *output)
 		report_error("dynprof: cannot follow processes: out of memory");
 		tracker_close(f.t);
 		pidtab_free(&f.tree);
+	pidtab_free(&f.failed);
 		session_close(&s);
 		return EXIT_OPTION_ERROR;
 	}
@@ -151,6 +185,7 @@ static int run(const struct options *o, char **argv, const char *output)
 		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
 		tracker_close(f.t);
 		pidtab_free(&f.tree);
+	pidtab_free(&f.failed);
 		session_close(&s);
 		return EXIT_OPTION_ERROR;
 	}
@@ -158,7 +193,7 @@ static int run(const struct options *o, char **argv, const char *output)
 	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
 	report_info("application %s started: pid %d", argv[0], app.pid);
 	console_run(&s, &(struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
-						    .on_tick = notice_no_card, .tick_ctx = &f });
+						    .on_tick = each_round, .tick_ctx = &f });
 	report_info("waiting for app process exit......");
 	wait_forwarding_signals(&app);
 	summary(&s);
@@ -166,6 +201,7 @@ static int run(const struct options *o, char **argv, const char *output)
 	launch_close(&app);
 	tracker_close(f.t);
 	pidtab_free(&f.tree);
+	pidtab_free(&f.failed);
 	session_close(&s);
 	return rc;
 }
