@@ -78,6 +78,16 @@ int cards_match(const struct card_patterns *p, const char *path)
 	return -1;
 }
 
+void cards_mask_text(unsigned long long mask, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 64 && off < len; i++)
+		if (mask & (1ULL << i))
+			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", i);
+}
+
 int cards_held_by_pid(const struct card_patterns *p, int pid)
 {
 	char dir[64], link[64 + 256 + 8], target[PATH_MAX];

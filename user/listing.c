@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "console.h"
 #include "listing.h"
+#include "procfs.h"
 #include "report.h"
 #include "tracker.h"
 
@@ -41,15 +41,10 @@ static const char *change_name(enum pm_change what)
 	return "?";
 }
 
-/* "0,3" */
+/* "0,3", or "-" for none (a table cell is never empty). */
 static void cards_text(uint64_t cards, char *buf, size_t len)
 {
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i <= PM_MAX_CARD_INDEX && off < len; i++)
-		if (cards & (1ULL << i))
-			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", i);
+	cards_mask_text(cards, buf, len);
 	if (!buf[0])
 		snprintf(buf, len, "-");
 }
@@ -61,12 +56,7 @@ static void cards_text(uint64_t cards, char *buf, size_t len)
  */
 static const char *socket_path(const struct pm_proc *p)
 {
-	struct stat direct, through;
-
-	if (stat(p->socket_inside, &direct) == 0 && stat(p->socket, &through) == 0 &&
-	    direct.st_dev == through.st_dev && direct.st_ino == through.st_ino)
-		return p->socket_inside;
-	return p->socket;
+	return procfs_same_file(p->socket_inside, p->socket) ? p->socket_inside : p->socket;
 }
 
 static const char *socket_text(const struct pm_proc *p)

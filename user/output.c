@@ -97,6 +97,8 @@ int output_prepare(const char *given, char *abs, size_t len)
 	char bad;
 	int rc;
 
+	if (len < PATH_MAX) /* realpath() writes up to PATH_MAX bytes */
+		return -EINVAL;
 	rc = given ? absolute(given, path, sizeof(path)) : default_output(path, sizeof(path));
 	if (rc == 0 && !*path)
 		rc = -EINVAL;
@@ -119,7 +121,6 @@ int output_prepare(const char *given, char *abs, size_t len)
 		report_error("Argument --output: cannot use %s as the result folder: %s.", path, strerror(-rc));
 		return rc;
 	}
-	(void)len;
 	return 0;
 }
 

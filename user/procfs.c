@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -434,6 +435,13 @@ static int read_stat(int pid, char *state, unsigned long long *start)
 int procfs_start_time(int pid, unsigned long long *start)
 {
 	return read_stat(pid, NULL, start);
+}
+
+bool procfs_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int procfs_alive(int pid)

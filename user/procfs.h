@@ -11,6 +11,7 @@
 #ifndef DYNPROF_PROCFS_H
 #define DYNPROF_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -59,6 +60,12 @@ int procfs_parse_stat(const char *text, char *state, unsigned long long *start);
 
 /* The process's command name (comm), "?" when unreadable. */
 void procfs_comm(int pid, char *out, size_t outlen);
+
+/*
+ * true when both paths name one existing file (same device and inode):
+ * e.g. a path and the same path reached through /proc/<pid>/root.
+ */
+bool procfs_same_file(const char *a, const char *b);
 
 /* 1 when /proc/<pid> exists and is not a zombie (state Z or X), else 0. */
 int procfs_alive(int pid);

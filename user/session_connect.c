@@ -132,11 +132,9 @@ static void choose_protocol(struct target *t, enum proto_version asked)
 static bool visible_in_target(const char *dir, int pid)
 {
 	char inside[PATH_MAX + 32];
-	struct stat here, there;
 
 	snprintf(inside, sizeof(inside), "/proc/%d/root%s", pid, dir);
-	return stat(dir, &here) == 0 && stat(inside, &there) == 0 && here.st_dev == there.st_dev &&
-	       here.st_ino == there.st_ino;
+	return procfs_same_file(dir, inside);
 }
 
 /* mkdir `name` under dirfd for the target's user, and open it. */
@@ -314,17 +312,6 @@ bool session_has_target(const struct session *s, int pid)
 	return false;
 }
 
-/* "0,3" for the join line. */
-static void cards_list(uint64_t cards, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < 64 && off < len; i++)
-		if (cards & (1ULL << i))
-			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", i);
-}
-
 int session_join(struct session *s, int pid, const char *command, uint64_t cards)
 {
 	struct target *t;
@@ -351,7 +338,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	if (t->dropped)
 		return -ECONNREFUSED;
 	s->joined++;
-	cards_list(cards, list, sizeof(list));
+	cards_mask_text(cards, list, sizeof(list));
 	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
 	t->joined = true;
 	events_target_join(pid, t->nspid, command, cards, true);

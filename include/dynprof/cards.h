@@ -11,6 +11,8 @@
 #ifndef DYNPROF_CARDS_H
 #define DYNPROF_CARDS_H
 
+#include <stddef.h>
+
 #define CARDS_MAX_PATTERNS 16
 
 /* Environment variable with ':'-separated patterns replacing the defaults. */
@@ -32,6 +34,9 @@ void cards_free_patterns(struct card_patterns *p);
 
 /* The card index of `path` when it is a card under `p`, else -1. */
 int cards_match(const struct card_patterns *p, const char *path);
+
+/* A set of card indexes (bit N = card N) as text: "0,3"; "" when empty. */
+void cards_mask_text(unsigned long long mask, char *buf, size_t len);
 
 /* The lowest card index among the process's open fds, or -1 (none). */
 int cards_held_by_pid(const struct card_patterns *p, int pid);
