@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Window rules and script commands, parsed (pure functions, no I/O except
+ * where noted):
+ *
+ *   --window=start=COND[,stop=COND][,repeat=N][,every=DURATION]
+ *   --commands=FILE lines: start | stop | quit | sleep DURATION | wait COND
+ *
+ * A condition is one of open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION,
+ * at:TIME, signal:NAME, file:PATH, exit. Errors are one line naming the bad
+ * part, without a trailing newline, written into the caller's buffer.
+ */
+#ifndef DYNPROF_RULE_H
+#define DYNPROF_RULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RULE_MAX_REPEAT 1000000 /* windows one rule may open per target */
+
+enum cond_kind {
+	COND_NONE = 0, /* no condition (a rule without stop=) */
+	COND_OPEN,     /* the target's first card open (start only) */
+	COND_EXEC,     /* the target runs a binary matching glob (start only) */
+	COND_CALL,     /* the count-th call of lib:symbol in the target */
+	COND_AFTER,    /* +DURATION: ms after the session started (start) / the window opened (stop) */
+	COND_AT,       /* at:TIME: wall clock, epoch_ms */
+	COND_SIGNAL,   /* signal:NAME: signo sent to dynprof */
+	COND_FILE,     /* file:PATH appears */
+	COND_EXIT,     /* the target exits (stop only) */
+};
+
+struct condition {
+	enum cond_kind kind;
+	int64_t ms;       /* COND_AFTER: duration in ms; COND_AT: epoch ms (UTC) */
+	int signo;        /* COND_SIGNAL */
+	uint64_t count;   /* COND_CALL: N >= 1 */
+	char *glob;       /* COND_EXEC: fnmatch pattern (matched against the exe path and its basename) */
+	char *path;       /* COND_FILE: the path as given */
+	char *lib;        /* COND_CALL: a path (contains '/') or a library name */
+	char *symbol;     /* COND_CALL */
+	char text[256];   /* the condition as given, for messages and events */
+};
+
+struct window_rule {
+	struct condition start;
+	struct condition stop;  /* kind COND_NONE: until the target's exit or quit */
+	int repeat;             /* windows per target: 1 unless repeat= or every= says otherwise;
+				   0 = unbounded (every= without repeat=) */
+	int64_t every_ms;       /* every=: windows after the first open this long after the previous one opened; 0: none */
+	char text[512];         /* the rule as given (after "--window=") */
+};
+
+/*
+ * Parse a duration: N followed by ms, s, m or h (500ms, 30s, 10m, 1h);
+ * a bare N means seconds. Returns 0 and *ms (>= 1), or -1.
+ */
+int duration_parse_ms(const char *text, int64_t *ms);
+
+/*
+ * Parse at:TIME's TIME into epoch milliseconds: ISO-8601 date and time
+ * with a zone ("2026-12-01T12:00:00Z", "...T12:00:00.250+08:00",
+ * "2026-12-01 12:00:00Z" also accepted), or "@EPOCH" (seconds, may have a
+ * fraction). A time without a zone is refused (nodes may differ). 0 or -1.
+ */
+int time_parse_epoch_ms(const char *text, int64_t *epoch_ms);
+
+/* A signal name: "USR1", "SIGUSR1", "usr1", "RTMIN+2"... 0 or -1. */
+int signal_parse(const char *text, int *signo);
+
+/*
+ * Parse one condition. `for_stop` selects which kinds are allowed
+ * (open/exec only for start, exit only for stop). `now_epoch_ms` is the
+ * wall clock: an at: time not after it can never fire and is an error.
+ * 0, or -1 with the message in err.
+ */
+int condition_parse(const char *text, bool for_stop, int64_t now_epoch_ms, struct condition *c,
+		    char *err, size_t errlen);
+void condition_free(struct condition *c);
+
+/*
+ * Parse a --window value. Besides each condition's own checks, refuses
+ * rules that can never do what they say: no start=, unknown or repeated
+ * keys, repeat=/every= out of range, repeat > 1 or every= without stop=
+ * (a window without stop ends only with the target), repeat > 1 without
+ * every= whose start condition can fire only once (open, exec, at:).
+ * 0, or -1 with the message in err (which quotes the bad part).
+ */
+int rule_parse(const char *text, int64_t now_epoch_ms, struct window_rule *r, char *err, size_t errlen);
+void rule_free(struct window_rule *r);
+
+enum script_op {
+	SCRIPT_NOP = 0, /* a blank line or a comment (#...) */
+	SCRIPT_START,
+	SCRIPT_STOP,
+	SCRIPT_QUIT,
+	SCRIPT_SLEEP,   /* sleep DURATION: ms */
+	SCRIPT_WAIT,    /* wait COND: cond (a start-side condition, or exit) */
+};
+
+struct script_cmd {
+	enum script_op op;
+	int64_t ms;
+	struct condition cond;
+};
+
+/*
+ * Parse one command line (no newline; surrounding blanks ignored). `wait`
+ * accepts what start= accepts (its +DURATION counting from when the wait
+ * begins) plus exit (every target has exited). 0, or -1 with err.
+ */
+int script_parse_line(const char *line, int64_t now_epoch_ms, struct script_cmd *cmd, char *err,
+		      size_t errlen);
+void script_cmd_free(struct script_cmd *cmd);
+
+#endif /* DYNPROF_RULE_H */
