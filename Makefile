@@ -62,6 +62,9 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 PEER_SRCS := $(wildcard tests/peers/*.c)
 PEER_BINS := $(patsubst tests/peers/%.c,$(BUILD)/tests/peers/%,$(PEER_SRCS))
+# Call counting tests: a library for a target to dlopen, and a driver of user/callcount.c.
+DPCALLS_SO := $(BUILD)/tests/libdpcalls.so
+CALLCOUNT_PROBE := $(BUILD)/tests/callcount_probe
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
@@ -160,6 +163,16 @@ $(BUILD)/tests/peers/%: tests/peers/%.c $(AGENT_A) | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Iuser $< -o $@ $(AGENT_A) $(LDFLAGS) -lcjson -lpthread
 
+$(DPCALLS_SO): tests/peers/lib/dpcalls.c | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libdpcalls.so $< -o $@ $(LDFLAGS)
+
+$(CALLCOUNT_PROBE): tests/tools/callcount_probe.c $(TOOL_LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Iuser $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+
 $(BUILD)/tinyring/%.o: %.c $(wildcard include/dynprof/*.h user/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -170,7 +183,7 @@ $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
-test: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING)
+test: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(DPCALLS_SO) $(CALLCOUNT_PROBE)
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 # ---- demo and benchmarks --------------------------------------------------------

@@ -9,6 +9,14 @@
  * LIB:SYMBOL pair; counts start at 0 when the probe is attached. Several
  * thresholds may be armed on one probe; the kernel holds the lowest, and
  * the next is armed when it fires.
+ *
+ * Costs measured on Linux 6.18 (a 2-core VM): each counted call costs the
+ * target a uprobe trap, ~10 us (an empty function: 1.7 ns unprobed), so
+ * probe functions called thousands of times a second, not millions;
+ * attaching takes ~0.1 ms (the first probe of a process 5-30 ms);
+ * detaching ~100 ms per probe, serialized in the kernel, which is why
+ * callcount_forget hands the detaching to a thread.
+ * Single-threaded use: one caller thread for all functions.
  */
 #ifndef DYNPROF_CALLCOUNT_H
 #define DYNPROF_CALLCOUNT_H
@@ -23,59 +31,100 @@ enum callcount_state {
 	CALLCOUNT_NOT_MAPPED = 1, /* LIB not (yet) mapped in the target: callcount_refresh() retries */
 };
 
-/* Load the BPF side. NULL with a one-line reason in err when it cannot be used. */
+/*
+ * Load the BPF side. NULL with a one-line reason in err when it cannot be
+ * used (not root, no kernel BTF, not in the initial pid namespace, or the
+ * step that failed with libbpf's first message).
+ */
 struct callcount *callcount_open(char *err, size_t errlen);
+/* Detach everything and unload; waits for every link to close (~100 ms each). */
 void callcount_close(struct callcount *cc);
 
 /* The ring buffer's fd to poll (POLLIN: call callcount_consume). */
 int callcount_fd(const struct callcount *cc);
 
 /*
- * Count calls of `symbol` in `lib` (a path, or a library name matched
- * against the basenames of the target's file mappings: "libfoo.so" matches
- * libfoo.so, libfoo.so.1, libfoo.so.1.2) in process `pid` (host pid).
- * Returns CALLCOUNT_ATTACHED, CALLCOUNT_NOT_MAPPED, or a negative errno
- * with one line in err: -ENOENT the symbol is not in the library (or the
- * library path does not exist), -ESRCH no such process, others from the
- * kernel.
+ * Count calls of `symbol` in `lib` (a path as the target sees it, or a
+ * library name matched against the basenames of the target's file
+ * mappings: "libfoo.so" matches libfoo.so, libfoo.so.1, libfoo.so.1.2;
+ * "demo_task" the executable) in process `pid` (host pid). The file is
+ * reached through /proc/<pid>/root, so targets in containers work.
+ * Returns CALLCOUNT_ATTACHED, CALLCOUNT_NOT_MAPPED (a path must exist in
+ * the target's filesystem and hold the symbol even then), or a negative
+ * errno with one line in err:
+ *   -ENOENT   the symbol is not a function in the library, or the library
+ *             path does not exist
+ *   -ESRCH    no such process
+ *   -ENOTSUP  the symbol is an IFUNC (memcpy, strlen...: the function called
+ *             is chosen at load time)
+ *   -ENOEXEC  the file is not an ELF executable or library
+ *   -ESTALE   the library is mapped from a file deleted or replaced since
+ *   -EEXIST   (pid, probe_id) is already watched
+ *   -ENOSPC   DP_CC_MAX_PROBES probes are counted already
+ *   others from the kernel (the attach step, with libbpf's message)
  */
 int callcount_watch(struct callcount *cc, int pid, unsigned probe_id, const char *lib,
 		    const char *symbol, char *err, size_t errlen);
 
-/* Arm a threshold (an absolute count since the probe was attached). 0 or -errno. */
+/*
+ * Arm a threshold (an absolute count since the probe was attached): 0, or
+ * -ENOENT no such probe, -EINVAL threshold 0, -ENOSPC too many (4096).
+ * A pending probe keeps it until attached. One the count has already
+ * passed fires at the probe's next call; the same value twice is one.
+ */
 int callcount_arm(struct callcount *cc, int pid, unsigned probe_id, uint64_t threshold);
 
 /* The probe's count now (0 when it is not attached). */
 uint64_t callcount_read(struct callcount *cc, int pid, unsigned probe_id);
 
 /*
- * Retry NOT_MAPPED probes (a library dlopen'd since). `attached` is called
- * for each that is now counting, `failed` (with one line) for each that can
- * never count (the library came, the symbol is not in it).
+ * Called from callcount_refresh and callcount_consume. A handler may call
+ * callcount_arm, _watch, _read and _forget (not _consume, _refresh, _close).
  */
 struct callcount_handlers {
-	/* A threshold was reached: count is the counter when it fired, ktime_ns its kernel time. */
+	/* A threshold was reached: count is the counter then, ktime_ns when (CLOCK_MONOTONIC). */
 	void (*fired)(void *ctx, int pid, unsigned probe_id, uint64_t count, uint64_t ktime_ns);
 	void (*attached)(void *ctx, int pid, unsigned probe_id, const char *path);
 	void (*failed)(void *ctx, int pid, unsigned probe_id, const char *why);
 	void *ctx;
 };
+
+/*
+ * Retry NOT_MAPPED probes (a library dlopen'd since). `attached` is called
+ * for each that is now counting (path as the target sees it), `failed`
+ * (with one line) for each that can never count and is dropped: the
+ * library came and the symbol is not in it, or the process exited. A
+ * target's maps are read only when its size changed (a dlopen maps
+ * memory), and at least once a second.
+ */
 void callcount_refresh(struct callcount *cc, const struct callcount_handlers *h);
 
-/* Read the ring buffer: handlers->fired for every threshold reached. */
+/*
+ * Read the ring buffer: handlers->fired once per report. Thresholds the
+ * count passed together are one report, with that count: the caller
+ * compares it with its own thresholds. The next threshold is then armed;
+ * when the count is already past it, it is reported here too, with the
+ * count read then. Records lost to a full ring are made up for from the
+ * counters. h may be NULL: thresholds reached then go unreported.
+ */
 void callcount_consume(struct callcount *cc, const struct callcount_handlers *h);
 
 /* Pending NOT_MAPPED probes exist: the caller should call callcount_refresh every CALLCOUNT_REFRESH_MS. */
 int callcount_pending(const struct callcount *cc);
 #define CALLCOUNT_REFRESH_MS 20
 
-/* Detach and forget every probe of `pid` (it left the session). */
+/*
+ * Forget every probe of `pid` (it left the session): returns at once, its
+ * counters gone; the uprobes are detached by a background thread (~100 ms
+ * each). Watching the same (pid, probe_id) again waits for its old link.
+ */
 void callcount_forget(struct callcount *cc, int pid);
 
 /*
  * Check before anything starts that `symbol` is in the ELF file at `path`
- * (.dynsym or .symtab, a function with an address): 0, or -ENOENT / -errno
- * with one line in err.
+ * (.dynsym or .symtab, a function with an address): 0, or with one line in
+ * err -ENOENT (no file, no such function), -ENOTSUP (an IFUNC), -ENOEXEC
+ * (not ELF), -errno.
  */
 int callcount_check_file(const char *path, const char *symbol, char *err, size_t errlen);
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpfutil.h"
 #include "discover.h"
 #include "discover_impl.h"
 
@@ -165,7 +166,7 @@ void discover_close(struct discover *d)
 	if (d->epfd >= 0)
 		close(d->epfd);
 	if (d->print_set)
-		libbpf_set_print(d->prev_print);
+		bpfutil_quiet_release();
 	free(d);
 }
 

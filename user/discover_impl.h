@@ -33,8 +33,7 @@ struct discover {
 	struct watch *w;           /* watched pids, unordered */
 	size_t n, cap;
 	unsigned long long lost_seen;
-	bool print_set;
-	libbpf_print_fn_t prev_print;
+	bool print_set;            /* holds bpfutil's libbpf message capture */
 	/* Set for the duration of discover_consume. */
 	void (*on_exit)(void *ctx, int pid);
 	void *ctx;
