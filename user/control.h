@@ -5,15 +5,25 @@
  *
  *   fifo:CTL[,ACK]  CTL a FIFO dynprof reads lines from (made, mode 0600,
  *                   when missing); ACK an optional FIFO it writes one line
- *                   per command to (made when missing).
+ *                   per command to (made when missing). Replies that find
+ *                   ACK full (nobody reading) are dropped, never waited for.
  *   unix:PATH       a unix stream socket dynprof listens on (made, mode
  *                   0600, removed at exit; a stale socket is replaced, any
- *                   other file is refused). Each client sends lines and
+ *                   other file is refused, and so is a socket another
+ *                   program still answers on). Each client sends lines and
  *                   reads one reply line per command on its connection.
  *   PATH            an existing FIFO means fifo:PATH, anything else unix:PATH.
  *
  * Lines are the --commands language (rule.h). Replies: "ack <command>" when
  * the command has been carried out, or "error: <why>".
+ *
+ * Lines hold at most CONTROL_LINE_MAX - 1 bytes before their newline; a
+ * longer one is answered "error: line too long" and skipped up to its
+ * newline. A client that shuts down only its sending side still gets its
+ * replies (and its last line counts without a newline, as on stdin); one
+ * that closes is dropped, with its unterminated last line. A client that
+ * does not read its replies until its socket buffer fills is dropped too:
+ * dynprof never waits for a control client.
  */
 #ifndef DYNPROF_CONTROL_H
 #define DYNPROF_CONTROL_H
@@ -21,10 +31,16 @@
 #include <poll.h>
 #include <stddef.h>
 
+#define CONTROL_LINE_MAX 4096  /* bytes of one line, its newline included */
+#define CONTROL_MAX_CLIENTS 16 /* connected at a time; more are told so and closed */
+/* Enough pollfds for control_pollfds: the FIFO or listener and every client. */
+#define CONTROL_MAX_POLLFDS (1 + CONTROL_MAX_CLIENTS)
+
 struct control;
 
 /* NULL with one line in err (naming the path and what is wrong). */
 struct control *control_open(const char *spec, char *err, size_t errlen);
+/* Closes every fd; removes the FIFOs and socket it made, if still the same files. */
 void control_close(struct control *ctl);
 
 /* Fill pollfds (listening socket, clients, the FIFO); returns how many. */
@@ -33,13 +49,18 @@ int control_pollfds(const struct control *ctl, struct pollfd *pfds, int max);
 /*
  * Handle a pollfd that control_pollfds filled and that fired (others are
  * ignored): accept clients, read, and call `line` for every complete line
- * (blank lines included, without the newline). `client` identifies where it
- * came from, for control_reply.
+ * (blank lines included, without the newline and a trailing '\r').
+ * `client` identifies where it came from, for control_reply: 0 for the
+ * FIFO, a small positive number per socket client, not reused while that
+ * client is connected. `line` may call control_reply.
  */
 typedef void (*control_line_fn)(void *ctx, int client, const char *line);
 void control_event(struct control *ctl, const struct pollfd *pfd, control_line_fn line, void *ctx);
 
-/* Send one reply line (no newline needed) to `client`; a gone client is skipped. */
+/*
+ * Send one reply line (no newline needed; anything from a newline on is
+ * cut) to `client`; a gone client is skipped. Never blocks.
+ */
 void control_reply(struct control *ctl, int client, const char *text);
 
 #endif /* DYNPROF_CONTROL_H */

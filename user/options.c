@@ -9,6 +9,7 @@
 
 #include "options.h"
 #include "report.h"
+#include "rule.h"
 
 /* ---- value domains --------------------------------------------------------- */
 
@@ -247,22 +248,14 @@ static const struct switch_def *find_switch(const char *name)
 	return NULL;
 }
 
-/* Durations: N (seconds), Ns, Nms; 1 ms to 3600 s. */
+/* --timeout: a duration as rule.h reads it (N, Nms, Ns, Nm, Nh), 1 ms to 3600 s. */
 static int parse_timeout_ms(const char *v)
 {
-	char *end;
-	long n;
+	int64_t ms;
 
-	if (*v < '0' || *v > '9')
+	if (duration_parse_ms(v, &ms) || ms > 3600 * 1000)
 		return -1;
-	n = strtol(v, &end, 10);
-	if (!strcmp(end, "ms"))
-		;
-	else if (!*end || !strcmp(end, "s"))
-		n = n > 3600 ? -1 : n * 1000;
-	else
-		return -1;
-	return n >= 1 && n <= 3600 * 1000 ? (int)n : -1;
+	return (int)ms;
 }
 
 static int parse_dynamic(struct options *o, const char *v)
@@ -373,6 +366,18 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 		o->events = v;
 		return 0;
 	}
+	if (!strcmp(name, "window")) {
+		if (o->nwindows == OPTIONS_MAX_WINDOWS)
+			return fail("Argument --window: at most %d rules.", OPTIONS_MAX_WINDOWS);
+		o->windows[o->nwindows++] = v;
+		return 0;
+	}
+	if (!strcmp(name, "commands") || !strcmp(name, "control")) {
+		if (!*v)
+			return fail("Argument --%s: empty value.", name);
+		*(!strcmp(name, "commands") ? &o->commands : &o->control) = v;
+		return 0;
+	}
 	if (!strcmp(name, "timeout")) {
 		ms = parse_timeout_ms(v);
 		if (ms < 0)
@@ -404,7 +409,8 @@ static int parse_one(struct options *o, const char *arg)
 		if (find_switch(name) || refused_in_dynamic_mode(name) || !strcmp(name, "pid") ||
 		    !strcmp(name, "output") || !strcmp(name, "dynamic") || !strcmp(name, "application") ||
 		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
-		    !strcmp(name, "container") || !strcmp(name, "events"))
+		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
+		    !strcmp(name, "commands") || !strcmp(name, "control"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -430,6 +436,8 @@ static int check_combination(struct options *o)
 	if (o->list) {
 		if (o->events)
 			return fail("Argument --events: it cannot be combined with --list (see --json).");
+		if (o->nwindows || o->commands || o->control)
+			return fail("Argument --list: it cannot be combined with --window, --commands or --control.");
 		if (o->pid_list || has_app || o->dynamic == 1)
 			return fail("Argument --list: it cannot be combined with --dynamic, --pid or an application.");
 		return 0;
@@ -448,6 +456,8 @@ static int check_combination(struct options *o)
 		return fail("Argument --dynamic=on, can not set --application/--pid at the same time.");
 	if (o->application && o->app_argv)
 		return fail("Argument --application: the application is given twice (--application and a command).");
+	if (o->commands && !strcmp(o->commands, "-") && o->app_stdin)
+		return fail("Argument --commands=-: standard input is the application's (--app-stdin).");
 	return 0;
 }
 
@@ -536,6 +546,28 @@ void options_print_help(void)
 "                          its PROF_ folders) and error: to PATH (created or\n"
 "                          truncated, 0640), else to standard output among the\n"
 "                          console lines; schema in docs/EVENTS-JSON.md\n"
+"  --window=start=COND[,stop=COND][,repeat=N][,every=DURATION]\n"
+"                          open and close windows on events, per target\n"
+"                          (repeatable). COND: open | exec:GLOB |\n"
+"                          call:LIB:SYMBOL#N | +DURATION | at:TIME |\n"
+"                          signal:NAME | file:PATH | exit (stop only).\n"
+"                          Calls are counted in the kernel: start= from the\n"
+"                          target's join, stop= from the start's trigger;\n"
+"                          +DURATION from the run's start (start=) or the\n"
+"                          window's opening (stop=). Without stop= a window\n"
+"                          lasts until exit or quit. End of input does not\n"
+"                          end the run: it ends when every rule is done.\n"
+"                          Examples: start=call:libascendcl.so:aclmdlExecute#1000,\n"
+"                          stop=call:libascendcl.so:aclmdlExecute#10 ;\n"
+"                          start=open,stop=+30s ; start=+1m,stop=+10s,every=10m ;\n"
+"                          start=at:2026-12-01T12:00:00Z,stop=+20s\n"
+"  --commands=FILE         commands from FILE (\"-\": standard input, read\n"
+"                          whole first) instead of the console: start, stop,\n"
+"                          quit, sleep DURATION, wait COND (# comments)\n"
+"  --control=SPEC          take commands while running from fifo:CTL[,ACK]\n"
+"                          or unix:PATH (a plain PATH: an existing FIFO, else\n"
+"                          a unix socket); each command is answered with\n"
+"                          \"ack <command>\" or \"error: <why>\"\n"
 "  --no-bpf                do not load BPF: watch target exits with pidfds;\n"
 "                          forks, execs and exits from the netlink process\n"
 "                          connector (root), card opens by polling /proc every\n"
@@ -575,7 +607,11 @@ void options_print_help(void)
 "Ctrl-C, SIGTERM and SIGHUP stop every open window, then quit; in launch mode\n"
 "the application (its own process group) then gets the same signal.\n"
 "\n"
-"Exit status: 0 after quit or end of input; 1 when every target was lost;\n"
+"With --window, a rule's windows open and close by themselves; see\n"
+"docs/TRIGGERS.md. The server allows 50 windows per connection: dynprof\n"
+"reconnects before a window that would pass it.\n"
+"\n"
+"Exit status: 0 after quit, end of input or every rule done; 1 when every target was lost;\n"
 "255 on option errors or when no target could be reached; 128+N after\n"
 "signal N; in launch mode, the application's status.\n", stdout);
 }

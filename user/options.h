@@ -14,6 +14,7 @@
 
 #define OPTIONS_MAX_SWITCHES 40
 #define OPTIONS_MAX_DEVICES 16
+#define OPTIONS_MAX_WINDOWS 16
 #define OPTIONS_DEFAULT_TIMEOUT_MS 60000 /* per command, as msprof */
 #define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
 
@@ -39,6 +40,10 @@ struct options {
 	bool watch;              /* --watch: with --list, report changes as they happen */
 	bool json;               /* --json: JSON output for --list */
 	const char *events;      /* --events=json[:PATH] (NULL: none) */
+	int nwindows;            /* --window=RULE, repeatable (parsed by rule.c) */
+	const char *windows[OPTIONS_MAX_WINDOWS];
+	const char *commands;    /* --commands=FILE ("-": standard input) */
+	const char *control;     /* --control=SPEC (control.h) */
 	const char *container;   /* --container=ID (prefix of the container id) */
 	int ndevices;            /* --device=GLOB, repeatable */
 	const char *devices[OPTIONS_MAX_DEVICES];

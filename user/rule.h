@@ -54,38 +54,50 @@ struct window_rule {
 
 /*
  * Parse a duration: N followed by ms, s, m or h (500ms, 30s, 10m, 1h);
- * a bare N means seconds. Returns 0 and *ms (>= 1), or -1.
+ * a bare N means seconds. No sign, fraction, blank or other suffix.
+ * Returns 0 and *ms (>= 1), or -1 (also when it does not fit int64_t).
  */
 int duration_parse_ms(const char *text, int64_t *ms);
 
 /*
  * Parse at:TIME's TIME into epoch milliseconds: ISO-8601 date and time
- * with a zone ("2026-12-01T12:00:00Z", "...T12:00:00.250+08:00",
+ * with a zone ("2026-12-01T12:00:00Z", "...T12:00:00.250+08:00", "+0800",
  * "2026-12-01 12:00:00Z" also accepted), or "@EPOCH" (seconds, may have a
- * fraction). A time without a zone is refused (nodes may differ). 0 or -1.
+ * fraction). Fractions take 1 to 9 digits; digits finer than 1 ms are
+ * dropped. A time without a zone is refused (nodes may differ). Does not
+ * depend on TZ. 0 or -1.
  */
 int time_parse_epoch_ms(const char *text, int64_t *epoch_ms);
 
-/* A signal name: "USR1", "SIGUSR1", "usr1", "RTMIN+2"... 0 or -1. */
+/*
+ * A signal name, with or without "SIG", any case: "USR1", "SIGUSR1",
+ * "usr1", "RTMIN+2", "RTMAX-1"... Numbers are not names. Any signal is
+ * returned, even those condition_parse refuses (KILL, STOP, INT, TERM,
+ * HUP, CHLD, PIPE). 0 or -1.
+ */
 int signal_parse(const char *text, int *signo);
 
 /*
  * Parse one condition. `for_stop` selects which kinds are allowed
  * (open/exec only for start, exit only for stop). `now_epoch_ms` is the
  * wall clock: an at: time not after it can never fire and is an error.
- * 0, or -1 with the message in err.
+ * signal: refuses signals that cannot be caught or that dynprof uses.
+ * 0, or -1 with the message in err and *c left with nothing to free.
  */
 int condition_parse(const char *text, bool for_stop, int64_t now_epoch_ms, struct condition *c,
 		    char *err, size_t errlen);
 void condition_free(struct condition *c);
 
 /*
- * Parse a --window value. Besides each condition's own checks, refuses
+ * Parse a --window value. Items are split at a ',' only where a key
+ * (start=, stop=, repeat=, every=) follows, so globs, paths and symbols
+ * may hold commas. Besides each condition's own checks, refuses
  * rules that can never do what they say: no start=, unknown or repeated
  * keys, repeat=/every= out of range, repeat > 1 or every= without stop=
- * (a window without stop ends only with the target), repeat > 1 without
- * every= whose start condition can fire only once (open, exec, at:).
- * 0, or -1 with the message in err (which quotes the bad part).
+ * or with stop=exit (such a window ends only with the target), repeat > 1
+ * without every= whose start condition can fire only once (open, exec, at:).
+ * 0, or -1 with the message in err (which quotes the bad part) and *r left
+ * with nothing to free.
  */
 int rule_parse(const char *text, int64_t now_epoch_ms, struct window_rule *r, char *err, size_t errlen);
 void rule_free(struct window_rule *r);
