@@ -10,12 +10,16 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "remote.h"
+#include "script.h"
+#include "triggers.h"
 #include "launch.h"
 #include "tracker.h"
 #include "report.h"
 
 #define LINE_MAX_LEN 4096
 #define MAX_POLL 1024
+#define WAIT_CHECK_MS 50 /* how often a script's wait is checked at least */
 
 static const char usage_text[] =
 	"Usage:\n"
@@ -35,6 +39,7 @@ struct console {
 	char line[LINE_MAX_LEN];
 	size_t len;
 	int exit_status; /* -1 while running */
+	bool commands_done; /* the --commands script has run to its end */
 };
 
 static sigset_t handled_signals(void)
@@ -79,7 +84,17 @@ static void prompt(const struct console *c)
 static void quit(struct console *c, int status)
 {
 	session_shutdown(c->s);
+	if (c->src->triggers)
+		triggers_quitting(c->src->triggers);
 	c->exit_status = status;
+}
+
+/* Rules keep a run going after its input ends; otherwise the end of input is quit. */
+static void input_ended(struct console *c)
+{
+	if (triggers_have_rules(c->src->triggers) || c->src->remote)
+		return;
+	quit(c, 0);
 }
 
 /* Trim blanks on both ends, in place. */
@@ -155,7 +170,7 @@ static void on_input(struct console *c)
 		run_command(c, c->line);
 	}
 	if (c->exit_status < 0)
-		quit(c, 0);
+		input_ended(c);
 }
 
 static void on_signal(struct console *c)
@@ -185,12 +200,55 @@ static void on_app_exit(struct console *c)
 	quit(c, launch_exit_status(c->app));
 }
 
+static int shorter(int a, int b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+/* The poll timeout: the tracker's, a trigger's, a script's sleep, whichever is first. */
+static int poll_timeout(const struct console *c)
+{
+	int ms = c->tracker ? tracker_timeout_ms(c->tracker) : -1;
+
+	if (c->src->triggers)
+		ms = shorter(ms, triggers_timeout_ms(c->src->triggers));
+	if (c->src->commands)
+		ms = shorter(ms, script_timeout_ms(c->src->commands));
+	if (c->src->remote)
+		ms = shorter(ms, remote_timeout_ms(c->src->remote));
+	/* A waiting script (wait COND) is checked each round: keep rounds coming. */
+	if ((c->src->commands && !script_idle(c->src->commands)) || c->src->remote)
+		ms = shorter(ms, WAIT_CHECK_MS);
+	return ms;
+}
+
+/* Triggers, then the --commands script and --control clients, then a quit they asked for. */
+static void run_scripts(struct console *c)
+{
+	if (c->src->triggers)
+		triggers_tick(c->src->triggers);
+	if (c->src->commands && !c->commands_done) {
+		script_step(c->src->commands);
+		c->commands_done = script_idle(c->src->commands);
+		if (c->commands_done && !(c->src->quit_requested && *c->src->quit_requested))
+			input_ended(c);
+	}
+	if (c->exit_status < 0 && c->src->remote)
+		remote_step(c->src->remote);
+	if (c->exit_status < 0 && c->src->quit_requested && *c->src->quit_requested)
+		quit(c, 0);
+	if (c->exit_status < 0 && c->src->triggers && !c->app && triggers_exhausted(c->src->triggers)) {
+		report_info("every --window rule is done: dynamic profiling ends");
+		quit(c, 0);
+	}
+}
+
 /* One poll round over stdin, the signal fd, the exit watcher, the tracker,
  * the application and the targets. */
 static void poll_once(struct console *c)
 {
 	struct pollfd pfds[MAX_POLL];
-	int n = 0, fixed;
+	int n = 0, fixed, first_extra, first_remote;
 
 	pfds[n++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
@@ -199,7 +257,13 @@ static void poll_once(struct console *c)
 	pfds[n++] = (struct pollfd){ .fd = c->app ? c->app->pidfd : -1, .events = POLLIN };
 	fixed = n;
 	n += session_idle_pollfds(c->s, pfds + n, MAX_POLL - n);
-	if (poll(pfds, (nfds_t)n, c->tracker ? tracker_timeout_ms(c->tracker) : -1) < 0)
+	first_extra = n;
+	if (c->src->triggers)
+		n += triggers_pollfds(c->src->triggers, pfds + n, MAX_POLL - n);
+	first_remote = n;
+	if (c->src->remote)
+		n += remote_pollfds(c->src->remote, pfds + n, MAX_POLL - n);
+	if (poll(pfds, (nfds_t)n, poll_timeout(c)) < 0)
 		return;
 	if (pfds[0].revents) {
 		on_signal(c);
@@ -210,22 +274,31 @@ static void poll_once(struct console *c)
 	/* Every round, readable or not: quiet kernel events arrive this way. */
 	if (c->tracker)
 		tracker_tick(c->tracker);
-	for (int i = fixed; i < n; i++)
+	for (int i = fixed; i < first_extra; i++)
 		if (pfds[i].revents)
 			session_idle_event(c->s, &pfds[i]);
+	for (int i = first_extra; i < first_remote; i++)
+		if (pfds[i].revents)
+			triggers_event(c->src->triggers, &pfds[i]);
+	for (int i = first_remote; i < n; i++)
+		if (pfds[i].revents)
+			remote_event(c->src->remote, &pfds[i]);
 	if (pfds[1].revents && (session_live(c->s) || c->app))
 		on_input(c);
 	if (c->exit_status < 0 && c->app && launch_poll(c->app))
 		on_app_exit(c);
 	if (c->src->on_tick)
 		c->src->on_tick(c->src->tick_ctx);
+	if (c->exit_status < 0)
+		run_scripts(c);
 }
 
 int console_run(struct session *s, const struct console_sources *src)
 {
 	struct console c = {
 		.s = s, .disc = src->disc, .tracker = src->tracker, .app = src->app, .src = src,
-		.tty = isatty(STDIN_FILENO), .input_open = !src->no_input, .exit_status = -1,
+		.tty = isatty(STDIN_FILENO), .input_open = !src->no_input && !src->commands,
+		.exit_status = -1,
 	};
 
 	c.sigfd = console_signalfd();
@@ -236,6 +309,7 @@ int console_run(struct session *s, const struct console_sources *src)
 	}
 	report_info("Start profiling....");
 	prompt(&c);
+	run_scripts(&c);
 	while (c.exit_status < 0) {
 		if (session_live(s) == 0 && !c.app) {
 			report_info("no target left: dynamic profiling ends");

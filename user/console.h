@@ -20,6 +20,9 @@ int console_signalfd(void);
 
 struct tracker;
 struct launch;
+struct triggers;
+struct script;
+struct remote;
 
 /* What the console watches besides its input and the targets. */
 struct console_sources {
@@ -29,11 +32,17 @@ struct console_sources {
 	bool no_input;           /* the application owns standard input: read no commands */
 	void (*on_tick)(void *ctx); /* called after every poll round (may be NULL) */
 	void *tick_ctx;
+	struct triggers *triggers; /* --window rules and waits (may be NULL) */
+	struct script *commands;   /* --commands (may be NULL): replaces standard input */
+	struct remote *remote;     /* --control clients (may be NULL) */
+	bool *quit_requested;      /* set by a script's `quit` (may be NULL) */
 };
 
 /*
  * Run the console until quit, end of input, a signal, or no target left
- * (attach mode) / the application's exit (launch mode).
+ * (attach mode) / the application's exit (launch mode). With --window
+ * rules, end of input (or of the --commands file) does not end the run:
+ * it goes on until every rule is done on every target (attach mode).
  * Returns dynprof's exit status: 0 quit, 1 no target left, 128+N signal N;
  * in launch mode the caller then waits for the application.
  */

@@ -155,6 +155,24 @@ void events_window_close_end(struct events_close *c)
 	event_emit((cJSON *)c);
 }
 
+void events_trigger(int pid, int rule, const char *edge, const char *condition, bool has_count,
+		    uint64_t count)
+{
+	cJSON *e = event_new("trigger", pid);
+	char buf[32];
+
+	if (!e)
+		return;
+	cJSON_AddNumberToObject(e, "rule", rule);
+	cJSON_AddStringToObject(e, "edge", edge);
+	cJSON_AddStringToObject(e, "condition", condition);
+	if (has_count) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)count);
+		cJSON_AddRawToObject(e, "count", buf);
+	}
+	event_emit(e);
+}
+
 void events_error(int pid, const char *message)
 {
 	cJSON *e = event_new("error", pid);

@@ -36,6 +36,10 @@ struct events_close *events_window_close_begin(int pid);
 void events_window_close_add(struct events_close *c, const char *prof);
 void events_window_close_end(struct events_close *c);
 
+/* A rule's condition fired for a target: edge "start" or "stop"; count: the call count (call: only). */
+void events_trigger(int pid, int rule, const char *edge, const char *condition, bool has_count,
+		    uint64_t count);
+
 /* pid <= 0: not about one target. */
 void events_error(int pid, const char *message);
 

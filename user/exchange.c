@@ -29,6 +29,7 @@ static void finish(struct exchange *x, int result)
 {
 	x->result = result;
 	x->finished_ms = clock_ms();
+	x->finished_wall_us = clock_wall_us();
 }
 
 static void try_send(struct exchange *x)

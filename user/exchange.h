@@ -27,6 +27,7 @@ struct exchange {
 	 */
 	int result;
 	int64_t finished_ms;    /* when it completed or failed */
+	int64_t finished_wall_us; /* the same on the wall clock, for records */
 };
 
 /* Set up an exchange: `out` is copied; the reply will be `in_len` bytes. */

@@ -15,6 +15,14 @@ int64_t clock_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t clock_wall_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int clock_ms_left(int64_t deadline)
 {
 	int64_t left = deadline - clock_ms();

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation.h"
 #include "console.h"
 #include "dynprof/fdio.h"
 #include "launch.h"
@@ -154,8 +155,9 @@ static void summary(const struct session *s)
 		    s->prof_dirs == 1 ? "" : "s", s->output);
 }
 
-static int run(const struct options *o, char **argv, const char *output)
+static int run(const struct options *o, struct automation *a, char **argv, const char *output)
 {
+	struct console_sources src = { 0 };
 	struct follower f = { 0 };
 	struct card_patterns patterns;
 	struct launch app;
@@ -180,6 +182,13 @@ static int run(const struct options *o, char **argv, const char *output)
 	}
 	if (note)
 		report_info("%s", note);
+	if (automation_start(a, &s, tracker_model(f.t))) {
+		tracker_close(f.t);
+		pidtab_free(&f.tree);
+		pidtab_free(&f.failed);
+		session_close(&s);
+		return EXIT_OPTION_ERROR;
+	}
 	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin);
 	if (rc) {
 		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
@@ -192,8 +201,10 @@ static int run(const struct options *o, char **argv, const char *output)
 	f.root = app.pid;
 	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
 	report_info("application %s started: pid %d", argv[0], app.pid);
-	console_run(&s, &(struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
-						    .on_tick = each_round, .tick_ctx = &f });
+	src = (struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
+					.on_tick = each_round, .tick_ctx = &f };
+	automation_sources(a, &src);
+	console_run(&s, &src);
 	report_info("waiting for app process exit......");
 	wait_forwarding_signals(&app);
 	summary(&s);
@@ -210,12 +221,18 @@ int launch_mode_run(const struct options *o)
 {
 	char *args[MAX_APP_ARGS], buf[8192], output[PATH_MAX];
 	char **argv = o->app_argv;
+	struct automation a;
+	int rc;
 
 	if (o->application && !(argv = split_application(o->application, args, buf, sizeof(buf)))) {
 		report_error("Argument --application: empty application.");
 		return EXIT_OPTION_ERROR;
 	}
-	if (output_prepare(o->output, output, sizeof(output)))
+	if (automation_prepare(&a, o) || output_prepare(o->output, output, sizeof(output))) {
+		automation_close(&a);
 		return EXIT_OPTION_ERROR;
-	return run(o, argv, output);
+	}
+	rc = run(o, &a, argv, output);
+	automation_close(&a);
+	return rc;
 }

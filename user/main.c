@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* dynprof: option parsing and dispatch only. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "automation.h"
 #include "console.h"
 #include "discover.h"
 #include "events_out.h"
@@ -12,33 +14,74 @@
 #include "output.h"
 #include "report.h"
 #include "session.h"
+#include "tracker.h"
 
 #ifndef DYNPROF_VERSION
 #define DYNPROF_VERSION "0.1.0"
 #endif
 
-static int attach(const struct options *o)
+static void ignore_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 {
-	char output[PATH_MAX];
+	(void)ctx, (void)what, (void)p;
+}
+
+/* An `open` condition needs to see card opens: the process tracker. NULL when not needed. */
+static struct tracker *open_tracker(const struct options *o, const struct automation *a)
+{
+	struct card_patterns patterns;
+	const char *note = NULL;
+	struct tracker *t;
+
+	if (!automation_needs_model(a))
+		return NULL;
+	options_card_patterns(o, &patterns);
+	t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, ignore_change, NULL, false, &note);
+	if (note)
+		report_info("%s", note);
+	return t;
+}
+
+static int attach_run(const struct options *o, struct automation *a, const char *output)
+{
+	struct console_sources src = { 0 };
 	struct session s;
-	struct discover *disc;
+	struct tracker *tracker;
 	const char *note = NULL;
 	int rc;
 
-	if (output_prepare(o->output, output, sizeof(output)))
-		return EXIT_OPTION_ERROR;
-	disc = discover_open(!o->no_bpf, &note);
+	src.disc = discover_open(!o->no_bpf, &note);
 	if (note)
 		report_info("%s", note);
-	rc = session_open(&s, o, output, disc);
-	if (rc < 0) {
-		session_close(&s);
-		discover_close(disc);
+	rc = session_open(&s, o, output, src.disc);
+	tracker = rc < 0 ? NULL : open_tracker(o, a);
+	if (rc >= 0 && automation_start(a, &s, tracker ? tracker_model(tracker) : NULL)) {
+		session_shutdown(&s); /* nothing was started: the targets are only let go */
+		rc = -EINVAL;
+	}
+	if (rc >= 0) {
+		src.tracker = tracker;
+		automation_sources(a, &src);
+		rc = console_run(&s, &src);
+	} else
+		rc = EXIT_OPTION_ERROR;
+	session_close(&s);
+	tracker_close(tracker);
+	discover_close(src.disc);
+	return rc;
+}
+
+static int attach(const struct options *o)
+{
+	char output[PATH_MAX];
+	struct automation a;
+	int rc;
+
+	if (automation_prepare(&a, o) || output_prepare(o->output, output, sizeof(output))) {
+		automation_close(&a);
 		return EXIT_OPTION_ERROR;
 	}
-	rc = console_run(&s, &(struct console_sources){ .disc = disc });
-	session_close(&s);
-	discover_close(disc);
+	rc = attach_run(o, &a, output);
+	automation_close(&a);
 	return rc;
 }
 

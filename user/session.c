@@ -180,6 +180,8 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
 	struct target_outcome out;
 
 	target_finish_command(t, cmd, s->opts->timeout_ms, &out);
+	t->last_status = out.reply.status;
+	t->last_reply_us = t->xchg.finished_wall_us;
 	if (out.reply.status == PROTO_DISCONNECTED) {
 		on_disconnect(s, t, &out);
 		return;
@@ -194,10 +196,10 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
 }
 
 /*
- * Fan `cmd` out to the live targets: all, only the collecting ones, or
- * only target `only` (>= 0).
+ * Fan `cmd` out to the live targets: all, or those `which` marks (NULL:
+ * all); with collecting_only, only those of them that collect.
  */
-static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only, int only)
+static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only, const bool *which)
 {
 	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
 	bool *sent = calloc((size_t)s->ntargets + 1, sizeof(*sent));
@@ -211,7 +213,7 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = &s->targets[i];
 
-		if (t->dropped || (collecting_only && !t->collecting) || (only >= 0 && i != only))
+		if (t->dropped || (collecting_only && !t->collecting) || (which && !which[i]))
 			continue;
 		target_prepare_command(t, cmd, deadline);
 		xs[n++] = &t->xchg;
@@ -236,18 +238,31 @@ void session_command(struct session *s, enum proto_command cmd)
 	if (s->launch && session_live(s) == 0 && cmd != PROTO_CMD_QUIT)
 		report_info("no target yet: %s", cmd == PROTO_CMD_START ?
 			    "the window opens in each target as it joins" : "nothing to stop");
-	fan_out(s, cmd, false, -1);
+	fan_out(s, cmd, false, NULL);
 }
 
 void session_command_one(struct session *s, int index, enum proto_command cmd)
 {
-	fan_out(s, cmd, false, index);
+	bool *which = calloc((size_t)s->ntargets, sizeof(*which));
+
+	if (!which) {
+		report_error("dynprof: out of memory sending %s", proto_command_name(cmd));
+		return;
+	}
+	which[index] = true;
+	fan_out(s, cmd, false, which);
+	free(which);
+}
+
+void session_command_some(struct session *s, enum proto_command cmd, const bool *which)
+{
+	fan_out(s, cmd, false, which);
 }
 
 void session_shutdown(struct session *s)
 {
-	fan_out(s, PROTO_CMD_STOP, true, -1);
-	fan_out(s, PROTO_CMD_QUIT, false, -1);
+	fan_out(s, PROTO_CMD_STOP, true, NULL);
+	fan_out(s, PROTO_CMD_QUIT, false, NULL);
 }
 
 int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)

@@ -16,6 +16,8 @@
 #include "options.h"
 #include "target.h"
 
+#define SESSION_MAX_TARGETS 1024 /* targets of one run (the array never moves) */
+
 struct session {
 	const struct options *opts;
 	char output[PATH_MAX]; /* absolute result folder */
@@ -43,6 +45,20 @@ void session_command(struct session *s, enum proto_command cmd);
 
 /* The same, to the target at `index` only. */
 void session_command_one(struct session *s, int index, enum proto_command cmd);
+
+/*
+ * The same, to the live targets whose `which[index]` is set (an array of
+ * ntargets). Each target's last_status / last_reply_ms tell the outcome.
+ */
+void session_command_some(struct session *s, enum proto_command cmd, const bool *which);
+
+/*
+ * A fresh connection to the target at `index`: QUIT (which also stops an
+ * open window: call when none is open), then connect and send the params
+ * again. The server allows 100 requests per connection (50 windows); this
+ * resets the count. 0, or a negative errno with the target dropped.
+ */
+int session_reconnect(struct session *s, int index);
 
 /*
  * Launch mode: a session that starts empty; session_join() adds a target

@@ -24,7 +24,6 @@
 #include "target_select.h"
 
 #define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
-#define MAX_PIDS 1024
 
 static bool all_digits(const char *s, size_t len)
 {
@@ -47,7 +46,7 @@ static bool already_listed(const struct session *s, int pid)
 /* Split --pid into targets. A non-numeric value ends the run (msprof). */
 static int parse_pid_list(struct session *s, const char *list)
 {
-	s->targets = calloc(MAX_PIDS, sizeof(*s->targets));
+	s->targets = calloc(SESSION_MAX_TARGETS, sizeof(*s->targets));
 	if (!s->targets)
 		return -ENOMEM;
 	for (const char *p = list;;) {
@@ -60,8 +59,8 @@ static int parse_pid_list(struct session *s, const char *list)
 				     (int)len, p);
 			return -EINVAL;
 		}
-		if (s->ntargets == MAX_PIDS) {
-			report_error("Argument --pid: more than %d pids, stop profiling.", MAX_PIDS);
+		if (s->ntargets == SESSION_MAX_TARGETS) {
+			report_error("Argument --pid: more than %d pids, stop profiling.", SESSION_MAX_TARGETS);
 			return -EINVAL;
 		}
 		if (!already_listed(s, pid))
@@ -301,7 +300,7 @@ void session_open_launch(struct session *s, const struct options *o, const char 
 	s->opts = o;
 	s->launch = true;
 	snprintf(s->output, sizeof(s->output), "%s", output);
-	s->targets = calloc(MAX_PIDS, sizeof(*s->targets));
+	s->targets = calloc(SESSION_MAX_TARGETS, sizeof(*s->targets));
 }
 
 bool session_has_target(const struct session *s, int pid)
@@ -319,7 +318,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	char list[192];
 	int rc;
 
-	if (!s->targets || s->ntargets == MAX_PIDS)
+	if (!s->targets || s->ntargets == SESSION_MAX_TARGETS)
 		return -ENOSPC;
 	t = &s->targets[s->ntargets++];
 	*t = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
@@ -344,6 +343,54 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	events_target_join(pid, t->nspid, command, cards, true);
 	if (s->window_open)
 		session_command_one(s, (int)(t - s->targets), PROTO_CMD_START);
+	return 0;
+}
+
+/* QUIT on the old connection, its replies read; the server keeps running. */
+static void quit_connection(struct session *s, struct target *t)
+{
+	struct target_outcome out;
+	struct exchange *x = &t->xchg;
+
+	target_prepare_command(t, PROTO_CMD_QUIT, clock_ms() + s->opts->timeout_ms);
+	exchange_run(&x, 1);
+	target_finish_command(t, PROTO_CMD_QUIT, s->opts->timeout_ms, &out);
+	if (out.reply.status == PROTO_OK)
+		target_drain(t);
+	close(t->fd);
+	t->fd = -1;
+}
+
+int session_reconnect(struct session *s, int index)
+{
+	struct target *t = &s->targets[index];
+	struct exchange *x = &t->xchg;
+	int rc;
+
+	quit_connection(s, t);
+	free(t->params);
+	t->params = NULL;
+	if (t->result_fd >= 0)
+		close(t->result_fd);
+	t->result_fd = -1;
+	t->requests = 0;
+	rc = connect_one(s, t);
+	if (rc) {
+		if (t->joined)
+			events_target_leave(t->pid, "error");
+		target_drop(t);
+		return rc;
+	}
+	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
+	exchange_run(&x, 1);
+	finish_handshake(s, t);
+	if (t->dropped) {
+		if (t->joined)
+			events_target_leave(t->pid, "error");
+		return -ECONNREFUSED;
+	}
+	report_info("pid %d: reconnected (the server allows %d requests per connection)", t->pid,
+		    PROTO_MAX_REQUESTS_PER_CONN);
 	return 0;
 }
 

@@ -34,6 +34,7 @@ void target_prepare_handshake(struct target *t, int64_t deadline)
 
 void target_prepare_command(struct target *t, enum proto_command cmd, int64_t deadline)
 {
+	t->requests++;
 	if (t->proto == PROTO_V1) {
 		struct proto_v1_request req;
 

@@ -25,6 +25,9 @@ struct target {
 	bool collecting;         /* a window we opened is open */
 	bool dropped;            /* no longer a target */
 	bool joined;             /* announced as a target (--events target-join) */
+	int requests;            /* requests sent on this connection (the server ends it at 100) */
+	int last_status;         /* status of the last command's reply (enum proto_status) */
+	int64_t last_reply_us;   /* wall clock (us) when that reply came */
 	struct exchange xchg;    /* the exchange in flight */
 	char *prof_seen;         /* PROF_ folder names already reported */
 	char result_inside[PATH_MAX]; /* result_dir as the target sees it */

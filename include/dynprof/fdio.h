@@ -15,6 +15,9 @@
 /* Milliseconds on CLOCK_MONOTONIC. */
 int64_t clock_ms(void);
 
+/* Microseconds since 1970 (CLOCK_REALTIME): for records and wall-clock triggers. */
+int64_t clock_wall_us(void);
+
 /* Milliseconds left until `deadline`, never negative. */
 int clock_ms_left(int64_t deadline);
 

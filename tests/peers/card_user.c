@@ -10,7 +10,9 @@
  * then waits SECONDS (default 600) or until SIGTERM/SIGINT, and exits 0
  * through exit(), so the agent's exit hook runs. With PROGRAM, it execs
  * PROGRAM ARGS instead of exiting once SECONDS have passed (a process that
- * re-execs: same pid, new image).
+ * re-execs: same pid, new image). CARD_USER_OPEN_DELAY_MS=N in the
+ * environment delays the open by N ms (a process that sets its device
+ * late: the agent answers START with NOT_SET_DEVICE until then).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,19 @@ static void wait_for_end(long seconds)
 		;
 }
 
+static void open_delay(void)
+{
+	const char *ms = getenv("CARD_USER_OPEN_DELAY_MS");
+	struct timespec ts;
+	long n;
+
+	if (!ms || parse_seconds(ms, &n))
+		return;
+	ts = (struct timespec){ .tv_sec = n / 1000, .tv_nsec = n % 1000 * 1000000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 static void on_signal_unused(int sig)
 {
 	(void)sig;
@@ -76,6 +91,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal_unused);
 	signal(SIGINT, on_signal_unused);
 	if (node && strcmp(node, "-")) {
+		open_delay();
 		fd = open(node, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			fprintf(stderr, "card_user: open %s: %s\n", node, strerror(errno));

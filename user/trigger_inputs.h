@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What trigger conditions watch outside the targets: signals sent to
+ * dynprof (signal:NAME) and files appearing (file:PATH). Each is a counter
+ * of occurrences since the run began; a condition remembers the counter
+ * when it began waiting and fires when it has grown (an edge, so a
+ * repeated window needs a new signal, or the file removed and made again).
+ */
+#ifndef DYNPROF_TRIGGER_INPUTS_H
+#define DYNPROF_TRIGGER_INPUTS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TRIGGER_MAX_FILES 32
+#define TRIGGER_FILE_POLL_MS 20 /* how often watched paths are checked */
+
+struct trigger_file {
+	char *path;
+	bool present;
+	uint64_t appeared; /* times it went from absent to present (present at start: 1) */
+};
+
+struct trigger_inputs {
+	sigset_t sigs;           /* the signals conditions name */
+	int sigfd;               /* -1 when none */
+	uint64_t sig_count[_NSIG];
+	struct trigger_file files[TRIGGER_MAX_FILES];
+	int nfiles;
+	int64_t files_checked_ms;
+};
+
+void trigger_inputs_init(struct trigger_inputs *in);
+/* Watch a signal / a path (duplicates are merged). 0 or -1 (too many paths). */
+void trigger_inputs_add_signal(struct trigger_inputs *in, int signo);
+int trigger_inputs_add_file(struct trigger_inputs *in, const char *path);
+/* Block the signals and open their signalfd. 0 or -errno. */
+int trigger_inputs_start(struct trigger_inputs *in);
+void trigger_inputs_close(struct trigger_inputs *in);
+
+/* The signalfd fired: count what arrived. */
+void trigger_inputs_read_signals(struct trigger_inputs *in);
+/* Check the paths when TRIGGER_FILE_POLL_MS passed since the last check. */
+void trigger_inputs_check_files(struct trigger_inputs *in);
+/* ms until the next file check is due (-1: no paths). */
+int trigger_inputs_timeout_ms(const struct trigger_inputs *in);
+
+uint64_t trigger_inputs_file_count(const struct trigger_inputs *in, const char *path);
+bool trigger_inputs_file_present(const struct trigger_inputs *in, const char *path);
+
+#endif /* DYNPROF_TRIGGER_INPUTS_H */
