@@ -3,7 +3,8 @@
 # time loop, measured side by side in one run (bench/fanout.c alternates
 # the two every round). Targets are demo tasks; --flush-ms stands for the
 # time a real profiler spends flushing a window's data at STOP.
-# Results: a table on stdout; docs/BENCHMARKS.md records a run.
+# Then bench/discovery.sh, bench/launch.sh and bench/triggers.sh.
+# Results: tables on stdout; docs/BENCHMARKS.md records a run.
 set -u
 B=${DYNPROF_BUILD:-build}
 TARGETS=${BENCH_TARGETS:-8}
@@ -43,3 +44,6 @@ echo
 
 echo
 "$(dirname "$0")/launch.sh"
+
+echo
+"$(dirname "$0")/triggers.sh"

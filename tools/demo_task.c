@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "dynprof/agent.h"
+#include "cli_number.h"
 
 #define PROGRESS_EVERY 100
 
@@ -73,15 +74,6 @@ static int usage(void)
 	return 2;
 }
 
-static int parse_count(const char *text, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(text, &end, 10);
-	return errno || !*text || *end || *out < 0 || *out > INT_MAX ? -1 : 0;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	*o = (struct options){ .steps = 0, .step_ms = 10 };
@@ -90,11 +82,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 		if (!strncmp(a, "--device=", 9))
 			o->device = a + 9;
-		else if (!strncmp(a, "--steps=", 8) && !parse_count(a + 8, &o->steps))
+		else if (!strncmp(a, "--steps=", 8) && !cli_parse_count(a + 8, &o->steps))
 			continue;
-		else if (!strncmp(a, "--step-ms=", 10) && !parse_count(a + 10, &o->step_ms))
+		else if (!strncmp(a, "--step-ms=", 10) && !cli_parse_count(a + 10, &o->step_ms))
 			continue;
-		else if (!strncmp(a, "--flush-ms=", 11) && !parse_count(a + 11, &o->flush_ms))
+		else if (!strncmp(a, "--flush-ms=", 11) && !cli_parse_count(a + 11, &o->flush_ms))
 			continue;
 		else if (!strcmp(a, "--quiet"))
 			o->quiet = 1;

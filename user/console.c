@@ -287,7 +287,7 @@ static void poll_once(struct console *c)
 		on_input(c);
 	if (c->exit_status < 0 && c->app && launch_poll(c->app))
 		on_app_exit(c);
-	if (c->src->on_tick)
+	if (c->exit_status < 0 && c->src->on_tick)
 		c->src->on_tick(c->src->tick_ctx);
 	if (c->exit_status < 0)
 		run_scripts(c);

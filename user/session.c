@@ -261,6 +261,9 @@ void session_command_some(struct session *s, enum proto_command cmd, const bool 
 
 void session_shutdown(struct session *s)
 {
+	/* Nothing joins (and is started) after this: the run is ending. */
+	s->closing = true;
+	s->window_open = false;
 	fan_out(s, PROTO_CMD_STOP, true, NULL);
 	fan_out(s, PROTO_CMD_QUIT, false, NULL);
 }

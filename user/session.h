@@ -29,6 +29,7 @@ struct session {
 	bool window_open;      /* `start` given and no `stop` since: joiners start too */
 	bool launch;           /* launch mode: targets join and leave as they come */
 	int joined;            /* launch mode: targets that joined over the run */
+	bool closing;          /* session_shutdown ran: no more joins */
 };
 
 /*

@@ -318,6 +318,8 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	char list[192];
 	int rc;
 
+	if (s->closing)
+		return -ECANCELED;
 	if (!s->targets || s->ntargets == SESSION_MAX_TARGETS)
 		return -ENOSPC;
 	t = &s->targets[s->ntargets++];

@@ -426,7 +426,7 @@ static void window_closed(struct triggers *tg, int i, int r, int64_t ack_us)
 	}
 	run->state = RUN_ARMED;
 	/* A repeated start waits for a new occurrence, counting calls from here. */
-	trigger_phase_begin(tg, &w->start, i, probe_count(tg, i, &w->start), &run->phase);
+	trigger_phase_begin(tg, &w->start, i, live_count(tg, i, &w->start), &run->phase);
 }
 
 static bool start_due(struct triggers *tg, int i, int r)

@@ -224,3 +224,19 @@ test_signal_while_waiting_for_the_application_reaches_it() {
 	wait $DP_PID
 	expect_status 130 $? # sleep died of the forwarded SIGINT
 }
+
+test_launch_quit_leaves_no_target_collecting() {
+	# A worker still running when quit comes must not be joined again (and
+	# started by the window the session had open) after it was let go.
+	local card; card=$(make_card 0)
+	dp_background --dynamic=on --output=$T/o --device="$T/dev/davinci*" sh -c \
+		"exec env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 3"
+	dp_send start
+	wait_until 10 grep -q "start success" $T/out || fail "no start: $(cat $T/out)"
+	dp_send quit
+	exec 7>&-
+	wait $DP_PID
+	expect_status 0 $?
+	[ "$(count_lines "\] target joined: ")" = 1 ] || { cat $T/out; fail "joined again after quit"; }
+	[ "$(ls -d $T/o/PROF_* | wc -l)" = 1 ] || fail "expected one PROF_ folder: $(ls $T/o)"
+}
