@@ -85,6 +85,18 @@ static inline struct rule_run *run_of(const struct triggers *tg, int target, int
 	return &tg->runs[target * tg->nrules + rule];
 }
 
+/* trigger_calls.c */
+int trigger_watch_probes(struct triggers *tg, int i);
+void trigger_fail_probe_runs(struct triggers *tg, int i, int probe);
+const struct callcount_handlers *trigger_call_handlers(struct triggers *tg);
+
+/* trigger_runs.c: step every rule on every target, send what is due; true when something was sent. */
+bool trigger_evaluate(struct triggers *tg);
+
+/* trigger_record.c: one record line for window r of target i, closed (acknowledged) at stop_ack_us. */
+void trigger_record_window(struct triggers *tg, int i, int r, int64_t stop_ack_us);
+
+/* trigger_cond.c */
 int trigger_probe_id(const struct triggers *tg, const struct condition *c);
 /* Begin waiting for `c` on `target` (-1: any target, a waiter), calls counted from call_base. */
 void trigger_phase_begin(struct triggers *tg, const struct condition *c, int target, uint64_t call_base,
