@@ -91,7 +91,7 @@ all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 help:
 	@echo 'make                 build $(BUILD)/dynprof, libdynprof_agent.{so,a}, the demo task'
 	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan'
-	@echo 'make demo            attach to the bundled demo task and collect one window'
+	@echo 'make demo            attach to the bundled demo task: one window by command, one by a rule'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'

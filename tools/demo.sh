@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: start the bundled demo AI task (it serves the dynamic-profiling
 # socket through our agent and holds a card node of its own), attach to it
-# with dynprof, collect one window of a few seconds, quit, show the result.
+# with dynprof, collect one window of a few seconds, quit; then let a rule
+# open a window by itself from the 100th to the 150th call of the task's
+# step function (counted in the kernel); show the results.
 set -u
 B=${DYNPROF_BUILD:-build}
 out=${DEMO_OUTPUT:-$PWD/build/demo-output}
@@ -25,6 +27,14 @@ echo "demo: dynprof --dynamic=on --pid=$task --output=$out   (commands: start, w
 	"$B/dynprof" --dynamic=on --pid=$task --output="$out"
 rc=$?
 [ $rc -eq 0 ] || { echo "demo: dynprof exited with status $rc"; exit $rc; }
+
+rule="start=call:demo_task:demo_step#100,stop=call:demo_task:demo_step#50"
+echo "demo: dynprof --pid=$task --output=$out --window=$rule   (no commands: the rule opens and closes the window)"
+"$B/dynprof" --pid=$task --output="$out" --window="$rule" < /dev/null
+rc=$?
+[ $rc -eq 0 ] || { echo "demo: dynprof exited with status $rc"; exit $rc; }
+echo "demo: the window record ($out/*_dynprof_windows):"
+cat "$out"/*_dynprof_windows 2>/dev/null | sed 's/^/  /'
 
 echo "demo: PROF_ folders in $out:"
 for d in "$out"/PROF_*; do

@@ -83,4 +83,7 @@ test_demo_task_serves_through_the_linked_api() {
 	expect_line "stop success"
 	expect_line "^  $T/demo/PROF_"
 	expect_line "host/end_info"
+	expect_line "rule 1: start=call:demo_task:demo_step#100 fired for pid [0-9]+ \(call 100\)$"
+	expect_line '^  \{"pid":[0-9]+,"rule":1,"window":1,"start":\{"condition":"call:demo_task:demo_step#100"'
+	[ "$(ls -d $T/demo/PROF_* | wc -l)" = 2 ] || fail "expected two windows: $(ls $T/demo)"
 }
