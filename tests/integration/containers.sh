@@ -121,3 +121,15 @@ test_pid_auto_without_card_users_is_an_error() {
 	expect_status 255 $?
 	expect_line "^\[ERROR\] Argument --pid=auto: no card-using process with a listening dynamic profiling socket, stop profiling\.$"
 }
+
+test_rule_windows_reach_into_a_container() {
+	# From the host: the card open is seen through the container's fds, the
+	# window opens and closes by the rule, and its folder comes out.
+	local pid; pid=$(start_contained_target hide-output)
+	dp --pid=$pid --output=$T/o --device="$T/dev/davinci*" --window=start=open,stop=+300ms < /dev/null
+	expect_status 0 $?
+	expect_line "rule 1: start=open fired for pid $pid$"
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	[ -s "$(prof_dirs_of $T/o 1)/host/end_info" ] || fail "no PROF_ folder moved out: $(ls $T/o)"
+	grep -q "\"pid\":$pid,\"rule\":1,\"window\":1" $T/o/*_dynprof_windows || fail "no window record"
+}
