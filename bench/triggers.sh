@@ -100,7 +100,7 @@ precision_section() {
 		done
 	done
 	echo "(--output on $(df --output=fstype $W | tail -1); each START makes a PROF_ folder there)"
-	echo "| asked rate | measured calls/s (median of runs) | N | windows | count = k*N | extra calls median | extra calls max | fired -> ack median | fired -> ack max |"
+	echo "| asked rate | measured calls/s (median of runs) | N | windows | first window at call N | extra calls median | extra calls max | fired -> ack median | fired -> ack max |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	for v in "${RATES[@]}"; do
 		precision_row $v $v "$(rate_label $v)"
@@ -108,7 +108,7 @@ precision_section() {
 	[ -n "$SHM" ] || return 0
 	echo
 	echo "### The same at 1000/s with --output on tmpfs, in the same rounds: what START's files cost"
-	echo "| --output on | measured calls/s (median of runs) | N | windows | count = k*N | extra calls median | extra calls max | fired -> ack median | fired -> ack max |"
+	echo "| --output on | measured calls/s (median of runs) | N | windows | first window at call N | extra calls median | extra calls max | fired -> ack median | fired -> ack max |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	precision_row 1000 1000 "$(df --output=fstype $W | tail -1)"
 	precision_row 1000 1000-tmpfs tmpfs
@@ -118,11 +118,14 @@ precision_section() {
 }
 
 precision_row() { # precision_row RATE KEY LABEL
-	local f=$W/prec.$2 exact rate
+	local f=$W/prec.$2 exact firsts rate
 	[ -s $f ] || { echo "| $3 | no windows recorded | | | | | | | |"; return; }
-	exact=$(awk '$3 % $4 == 0' $f | wc -l)
+	# The first window's trigger is the N-th call since the probe attached;
+	# later ones count N from the previous window's close (not in the record).
+	exact=$(awk '$5 == 1 && $3 == $4' $f | wc -l)
+	firsts=$(awk '$5 == 1' $f | wc -l)
 	rate=$(sort -n $W/rate.$2 | awk '{ v[NR] = $1 } END { printf "%.0f", v[int((NR + 1) / 2)] }')
-	echo "| $3 | $rate | $(threshold $1) | $(wc -l < $f)/$((ROUNDS * WINDOWS)) | $exact/$(wc -l < $f) | $(med $f 1) | $(max $f 1) | $(med $f 2) µs | $(max $f 2) µs |"
+	echo "| $3 | $rate | $(threshold $1) | $(wc -l < $f)/$((ROUNDS * WINDOWS)) | $exact/$firsts | $(med $f 1) | $(max $f 1) | $(med $f 2) µs | $(max $f 2) µs |"
 }
 
 # One probe-cost run: the loop's calls/s over COST_SECONDS, with or without
