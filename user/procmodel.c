@@ -696,6 +696,17 @@ bool procmodel_descends_from(const struct procmodel *m, int pid, int ancestor)
 	return false;
 }
 
+int procmodel_refresh_card_devs(struct procmodel *m)
+{
+	struct card_devs before = m->devs;
+	int err = carddevs_glob(&m->devs, &m->patterns);
+
+	if (err)
+		return err;
+	return before.count != m->devs.count ||
+	       memcmp(before.devs, m->devs.devs, (size_t)before.count * sizeof(before.devs[0])) != 0;
+}
+
 int procmodel_card_devs(const struct procmodel *m, struct dp_card_dev *devs, int *index, int max)
 {
 	int n = 0;

@@ -167,6 +167,13 @@ size_t procmodel_count(const struct procmodel *m);
 bool procmodel_descends_from(const struct procmodel *m, int pid, int ancestor);
 
 /*
+ * Glob the card patterns again (nodes made since: a driver loaded, a
+ * program that makes its own node). 1 when the set of card devices
+ * changed, 0 when not, or a negative errno.
+ */
+int procmodel_refresh_card_devs(struct procmodel *m);
+
+/*
  * Card device numbers registered (for discover_add_card): fills up to
  * `max` of devs[i] and index[i]; returns how many (>= 0).
  */

@@ -18,6 +18,7 @@ struct tracker {
 	unsigned rescans;
 	int64_t next_poll_ms;     /* without BPF: next /proc scan */
 	int64_t next_socket_ms;   /* next socket re-check */
+	int64_t next_glob_ms;     /* next look for new card nodes (BPF mode) */
 	char note[320];           /* tracker_open's *note */
 };
 
@@ -100,6 +101,7 @@ struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_
 	procmodel_set_listener(t->model, listener, ctx);
 	t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
 	t->next_socket_ms = clock_ms() + TRACKER_SOCKET_MS;
+	t->next_glob_ms = clock_ms() + TRACKER_CARD_GLOB_MS;
 	return t;
 }
 
@@ -125,6 +127,8 @@ int tracker_timeout_ms(const struct tracker *t)
 {
 	int64_t next = t->next_socket_ms;
 
+	if (t->disc && t->next_glob_ms < next)
+		next = t->next_glob_ms;
 	if (t->polling && t->next_poll_ms < next)
 		next = t->next_poll_ms;
 	return clock_ms_left(next);
@@ -139,12 +143,29 @@ static int poll_period(int64_t scan_ms)
 	return scan_ms * 10 > TRACKER_POLL_MS ? (int)(scan_ms * 10) : TRACKER_POLL_MS;
 }
 
+/* Nodes made since the last look are told to the kernel filter before the scan reads fds. */
 static void rescan(struct tracker *t)
 {
 	t->rescans++;
-	if (t->disc)
-		register_cards(t); /* nodes made since the last scan */
+	if (t->disc) {
+		procmodel_refresh_card_devs(t->model);
+		register_cards(t);
+	}
 	procmodel_scan(t->model);
+}
+
+/*
+ * With BPF nothing else would look for card nodes made after the start; a
+ * new one means processes may already hold it unseen (their open did not
+ * pass the filter), so a scan follows.
+ */
+static void check_card_nodes(struct tracker *t, int64_t now)
+{
+	if (!t->disc || now < t->next_glob_ms)
+		return;
+	t->next_glob_ms = now + TRACKER_CARD_GLOB_MS;
+	if (procmodel_refresh_card_devs(t->model) > 0)
+		rescan(t);
 }
 
 void tracker_tick(struct tracker *t)
@@ -173,6 +194,7 @@ void tracker_tick(struct tracker *t)
 		procmodel_scan(t->model);
 		t->next_poll_ms = clock_ms() + poll_period(clock_ms() - now);
 	}
+	check_card_nodes(t, now);
 	if (now >= t->next_socket_ms) {
 		procmodel_refresh_sockets(t->model);
 		t->next_socket_ms = now + TRACKER_SOCKET_MS;

@@ -21,6 +21,7 @@
 #define TRACKER_POLL_MS 200   /* /proc polling period without BPF (at least:
 				 it stretches to 10x the time a scan takes) */
 #define TRACKER_SOCKET_MS 100 /* card users' sockets re-checked this often */
+#define TRACKER_CARD_GLOB_MS 1000 /* with BPF: card nodes made since looked for this often */
 
 struct tracker;
 

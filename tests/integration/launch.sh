@@ -240,3 +240,19 @@ test_launch_quit_leaves_no_target_collecting() {
 	[ "$(count_lines "\] target joined: ")" = 1 ] || { cat $T/out; fail "joined again after quit"; }
 	[ "$(ls -d $T/o/PROF_* | wc -l)" = 1 ] || fail "expected one PROF_ folder: $(ls $T/o)"
 }
+
+test_card_node_made_after_the_start_is_found() {
+	# demo_task makes its own card node (in a fresh /tmp folder) after
+	# dynprof started: the node is found by the periodic look for new nodes,
+	# and the process that already opened it joins.
+	cat > $T/app.sh <<-EOS
+	#!/bin/sh
+	exec $DEMO --quiet --steps=300 --step-ms=10
+	EOS
+	chmod +x $T/app.sh
+	dp --dynamic=on --output=$T/o --device="/tmp/demo_task.*/davinci*" --app-stdin \
+	   --window=start=+100ms,stop=+200ms $T/app.sh < /dev/null
+	expect_status 0 $?
+	expect_line "^\[INFO\] target joined: pid [0-9]+ \([^)]*demo_task[^)]*\), cards 0$"
+	expect_line "stop success"
+}
