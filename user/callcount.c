@@ -25,6 +25,7 @@
 #include "callcount.h"
 #include "dynprof/callcount.h"
 #include "elfsym.h"
+#include "grow.h"
 #include "libmaps.h"
 #include "linkreaper.h"
 
@@ -151,15 +152,8 @@ static int threshold_add(struct probe *p, uint64_t t)
 		return 0;
 	if (p->nthr == MAX_THRESHOLDS)
 		return -ENOSPC;
-	if (p->nthr == p->thr_cap) {
-		size_t cap = p->thr_cap ? p->thr_cap * 2 : 4;
-		uint64_t *thr = realloc(p->thr, cap * sizeof(*thr));
-
-		if (!thr)
-			return -ENOMEM;
-		p->thr = thr;
-		p->thr_cap = cap;
-	}
+	if (grow_for_one((void **)&p->thr, &p->thr_cap, p->nthr, sizeof(*p->thr), 4))
+		return -ENOMEM;
 	memmove(p->thr + i + 1, p->thr + i, (p->nthr - i) * sizeof(*p->thr));
 	p->thr[i] = t;
 	p->nthr++;
@@ -473,15 +467,8 @@ static struct probe *probe_add(struct callcount *cc, int pid, unsigned id, const
 {
 	struct probe *p;
 
-	if (cc->n == cc->cap) {
-		size_t cap = cc->cap ? cc->cap * 2 : 8;
-		struct probe *np = realloc(cc->p, cap * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		cc->p = np;
-		cc->cap = cap;
-	}
+	if (grow_for_one((void **)&cc->p, &cc->cap, cc->n, sizeof(*cc->p), 8))
+		return NULL;
 	p = &cc->p[cc->n];
 	*p = (struct probe){ .pid = pid, .id = id, .start = start, .lib = strdup(lib),
 			     .symbol = strdup(symbol) };

@@ -19,7 +19,6 @@
 
 #define LINE_MAX_LEN 4096
 #define MAX_POLL 1024
-#define WAIT_CHECK_MS 50 /* how often a script's wait is checked at least */
 
 static const char usage_text[] =
 	"Usage:\n"
@@ -205,7 +204,7 @@ static int shorter(int a, int b)
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
-/* The poll timeout: the tracker's, a trigger's, a script's sleep, whichever is first. */
+/* The poll timeout: the tracker's, a trigger's, a script's sleep or wait, whichever is first. */
 static int poll_timeout(const struct console *c)
 {
 	int ms = c->tracker ? tracker_timeout_ms(c->tracker) : -1;
@@ -216,9 +215,6 @@ static int poll_timeout(const struct console *c)
 		ms = shorter(ms, script_timeout_ms(c->src->commands));
 	if (c->src->remote)
 		ms = shorter(ms, remote_timeout_ms(c->src->remote));
-	/* A waiting script (wait COND) is checked each round: keep rounds coming. */
-	if ((c->src->commands && !script_idle(c->src->commands)) || c->src->remote)
-		ms = shorter(ms, WAIT_CHECK_MS);
 	return ms;
 }
 

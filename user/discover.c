@@ -18,6 +18,7 @@
 #include "bpfutil.h"
 #include "discover.h"
 #include "discover_impl.h"
+#include "grow.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -66,15 +67,8 @@ int discover_watch_add(struct discover *d, int pid, int pidfd, uint64_t since_ns
 {
 	if (d->n >= DP_MAX_WATCHED)
 		return -ENOSPC;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct watch *w = realloc(d->w, cap * sizeof(*w));
-
-		if (!w)
-			return -ENOMEM;
-		d->w = w;
-		d->cap = cap;
-	}
+	if (grow_for_one((void **)&d->w, &d->cap, d->n, sizeof(*d->w), 16))
+		return -ENOMEM;
 	d->w[d->n++] = (struct watch){ .pid = pid, .pidfd = pidfd, .since_ns = since_ns };
 	return 0;
 }

@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "dynprof/fdio.h"
 #include "events_out.h"
+#include "json_num.h"
 #include "report.h"
 
 /* One sink per run, like standard output itself: a process-wide stream. */
@@ -61,17 +62,6 @@ void events_close(void)
 	sink_is_stdout = false;
 }
 
-/* Raw digits: a double would print microseconds since 1970 in exponent form. */
-static void add_time_us(cJSON *e)
-{
-	struct timespec ts;
-	char buf[32];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(buf, sizeof(buf), "%lld", (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000);
-	cJSON_AddRawToObject(e, "time_us", buf);
-}
-
 /* Every event starts the same way; NULL when events are off. */
 static cJSON *event_new(const char *name, int pid)
 {
@@ -80,7 +70,7 @@ static cJSON *event_new(const char *name, int pid)
 	if (!sink || !(e = cJSON_CreateObject()))
 		return NULL;
 	cJSON_AddStringToObject(e, "event", name);
-	add_time_us(e);
+	json_add_int64(e, "time_us", clock_wall_us());
 	if (pid > 0)
 		cJSON_AddNumberToObject(e, "pid", pid);
 	return e;
@@ -159,17 +149,14 @@ void events_trigger(int pid, int rule, const char *edge, const char *condition, 
 		    uint64_t count)
 {
 	cJSON *e = event_new("trigger", pid);
-	char buf[32];
 
 	if (!e)
 		return;
 	cJSON_AddNumberToObject(e, "rule", rule);
 	cJSON_AddStringToObject(e, "edge", edge);
 	cJSON_AddStringToObject(e, "condition", condition);
-	if (has_count) {
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)count);
-		cJSON_AddRawToObject(e, "count", buf);
-	}
+	if (has_count)
+		json_add_uint64(e, "count", count);
 	event_emit(e);
 }
 

@@ -7,6 +7,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "grow.h"
 #include "linkreaper.h"
 
 struct reap_item {
@@ -70,15 +71,8 @@ static bool enqueue(struct linkreaper *r, struct bpf_link *link, uint64_t tag)
 			return false;
 		r->started = true;
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct reap_item *q = realloc(r->q, cap * sizeof(*q));
-
-		if (!q)
-			return false;
-		r->q = q;
-		r->cap = cap;
-	}
+	if (grow_for_one((void **)&r->q, &r->cap, r->n, sizeof(*r->q), 16))
+		return false;
 	r->q[r->n++] = (struct reap_item){ link, tag };
 	pthread_cond_broadcast(&r->cv);
 	return true;

@@ -20,11 +20,6 @@
 #define DYNPROF_VERSION "0.1.0"
 #endif
 
-static void ignore_change(void *ctx, enum pm_change what, const struct pm_proc *p)
-{
-	(void)ctx, (void)what, (void)p;
-}
-
 /* An `open` condition needs to see card opens: the process tracker. NULL when not needed. */
 static struct tracker *open_tracker(const struct options *o, const struct automation *a)
 {
@@ -35,7 +30,7 @@ static struct tracker *open_tracker(const struct options *o, const struct automa
 	if (!automation_needs_model(a))
 		return NULL;
 	options_card_patterns(o, &patterns);
-	t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, ignore_change, NULL, false, &note);
+	t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, NULL, NULL, false, &note);
 	if (note)
 		report_info("%s", note);
 	return t;

@@ -6,17 +6,20 @@
 #include <string.h>
 
 #include "dynprof/fdio.h"
+#include "grow.h"
 #include "report.h"
 #include "script.h"
 
 #define SCRIPT_MAX_CMDS 4096
+#define WAIT_CHECK_MS 50 /* a running wait is checked at least this often */
 
 struct script {
 	struct script_host host;
 	script_reply_fn reply;
 	void *reply_ctx;
 	struct script_cmd *cmds;
-	int ncmds, cap;
+	int ncmds;
+	size_t cap;
 	int next;          /* the command to run (or running) */
 	bool running;      /* cmds[next] is a sleep or wait in progress */
 	int64_t until_ms;  /* sleep: when it ends */
@@ -65,15 +68,9 @@ static void answer(struct script *sc, const char *fmt, const char *arg)
 
 static int append(struct script *sc, const struct script_cmd *cmd)
 {
-	if (sc->ncmds == sc->cap) {
-		int cap = sc->cap ? sc->cap * 2 : 16;
-		struct script_cmd *more;
-
-		if (cap > SCRIPT_MAX_CMDS || !(more = realloc(sc->cmds, (size_t)cap * sizeof(*more))))
-			return -1;
-		sc->cmds = more;
-		sc->cap = cap;
-	}
+	if (sc->ncmds == SCRIPT_MAX_CMDS ||
+	    grow_for_one((void **)&sc->cmds, &sc->cap, (size_t)sc->ncmds, sizeof(*sc->cmds), 16))
+		return -1;
 	sc->cmds[sc->ncmds++] = *cmd;
 	return 0;
 }
@@ -227,8 +224,11 @@ int script_timeout_ms(const struct script *sc)
 {
 	int64_t left;
 
-	if (!sc->running || sc->next >= sc->ncmds || sc->cmds[sc->next].op != SCRIPT_SLEEP)
+	if (!sc->running || sc->next >= sc->ncmds)
 		return -1;
+	/* A wait is met by events the console already polls; this is a backstop. */
+	if (sc->cmds[sc->next].op == SCRIPT_WAIT)
+		return WAIT_CHECK_MS;
 	left = sc->until_ms - clock_ms();
 	return left < 0 ? 0 : (int)left;
 }

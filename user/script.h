@@ -45,7 +45,7 @@ void script_push_line(struct script *sc, const char *line);
 
 /* Run queued commands until one has to wait or none is left. */
 void script_step(struct script *sc);
-/* ms until a sleep ends (-1: not sleeping). */
+/* ms until the running sleep ends or the running wait is checked again (-1: neither). */
 int script_timeout_ms(const struct script *sc);
 /* Nothing queued or running. */
 bool script_idle(const struct script *sc);

@@ -36,7 +36,7 @@ enum tracker_mode {
  * Start tracking cards matching `patterns`. Outside TRACKER_SCAN_ONCE,
  * `*note` says in one line what is used when it is not BPF (why not BPF,
  * and whether the process connector is), else it is NULL; it lives as
- * long as the tracker. The listener gets every change after the initial
+ * long as the tracker. The listener (may be NULL) gets every change after the initial
  * scan (and, with report_initial, for the processes found by it too).
  */
 struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_mode mode,

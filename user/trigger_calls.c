@@ -18,7 +18,7 @@ int trigger_watch_probes(struct triggers *tg, int i)
 		int rc = callcount_watch(tg->cc, t->pid, (unsigned)p, tg->probes[p].lib, tg->probes[p].symbol,
 					 err, sizeof(err));
 
-		tg->probe_st[i * TRIGGER_MAX_PROBES + p] =
+		*probe_state_of(tg, i, p) =
 			rc == CALLCOUNT_ATTACHED ? PROBE_COUNTING : rc == CALLCOUNT_NOT_MAPPED ? PROBE_PENDING : PROBE_FAILED;
 		if (rc == CALLCOUNT_NOT_MAPPED)
 			report_info("pid %d: %s not loaded yet: probing %s when it is", t->pid, tg->probes[p].lib,
@@ -66,7 +66,7 @@ static void on_fired(void *ctx, int pid, unsigned probe, uint64_t count, uint64_
 	(void)ktime_ns;
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	seen = &tg->counts[i * TRIGGER_MAX_PROBES + probe];
+	seen = count_of(tg, i, (int)probe);
 	if (count > *seen)
 		*seen = count;
 }
@@ -98,7 +98,7 @@ static void on_attached(void *ctx, int pid, unsigned probe, const char *path)
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
 	report_info("pid %d: %s loaded: counting calls of %s", pid, path, tg->probes[probe].symbol);
-	tg->probe_st[i * TRIGGER_MAX_PROBES + probe] = PROBE_COUNTING;
+	*probe_state_of(tg, i, (int)probe) = PROBE_COUNTING;
 	rearm(tg, i, (int)probe);
 }
 
@@ -111,7 +111,7 @@ static void on_failed(void *ctx, int pid, unsigned probe, const char *why)
 		return;
 	report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, tg->probes[probe].lib,
 			    tg->probes[probe].symbol, why);
-	tg->probe_st[i * TRIGGER_MAX_PROBES + probe] = PROBE_FAILED;
+	*probe_state_of(tg, i, (int)probe) = PROBE_FAILED;
 	trigger_fail_probe_runs(tg, i, (int)probe);
 }
 

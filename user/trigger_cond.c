@@ -18,11 +18,6 @@ int trigger_probe_id(const struct triggers *tg, const struct condition *c)
 	return -1;
 }
 
-static uint64_t *count_of(const struct triggers *tg, int target, int probe)
-{
-	return &tg->counts[target * TRIGGER_MAX_PROBES + probe];
-}
-
 /*
  * Arm the kernel threshold on one target, or on every live one (target -1).
  * A threshold already passed fires only at the next call, which may never
@@ -36,7 +31,7 @@ static void arm_call(struct triggers *tg, int target, int probe, uint64_t thresh
 		uint64_t now, *seen = count_of(tg, i, probe);
 
 		if ((target >= 0 && i != target) || tg->gone[i] ||
-		    tg->probe_st[i * TRIGGER_MAX_PROBES + probe] != PROBE_COUNTING)
+		    *probe_state_of(tg, i, probe) != PROBE_COUNTING)
 			continue;
 		callcount_arm(tg->cc, pid, (unsigned)probe, threshold);
 		now = callcount_read(tg->cc, pid, (unsigned)probe);

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_num.h"
 #include "report.h"
 #include "triggers_impl.h"
 
@@ -29,28 +30,21 @@ static void open_record(struct triggers *tg)
 static void add_edge(cJSON *w, const char *name, const struct condition *c, int64_t fired_us, int64_t ack_us)
 {
 	cJSON *e = cJSON_AddObjectToObject(w, name);
-	char buf[32];
 
 	if (!e)
 		return;
 	cJSON_AddStringToObject(e, "condition", c->kind == COND_NONE ? "exit or quit" : c->text);
-	snprintf(buf, sizeof(buf), "%lld", (long long)fired_us);
-	cJSON_AddRawToObject(e, "fired_us", buf);
-	snprintf(buf, sizeof(buf), "%lld", (long long)ack_us);
-	cJSON_AddRawToObject(e, "ack_us", buf);
+	json_add_int64(e, "fired_us", fired_us);
+	json_add_int64(e, "ack_us", ack_us);
 }
 
 /* call: starts: the count that fired and the count when the target had acknowledged. */
 static void add_counts(cJSON *edge, uint64_t fired, uint64_t acked)
 {
-	char buf[32];
-
 	if (!edge)
 		return;
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)fired);
-	cJSON_AddRawToObject(edge, "count", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)acked);
-	cJSON_AddRawToObject(edge, "ack_count", buf);
+	json_add_uint64(edge, "count", fired);
+	json_add_uint64(edge, "ack_count", acked);
 }
 
 /* One JSON line per closed window: which rule, when each edge fired and was acknowledged. */

@@ -38,7 +38,7 @@ static uint64_t probe_count(const struct triggers *tg, int i, const struct condi
 {
 	int probe = c->kind == COND_CALL ? trigger_probe_id(tg, c) : -1;
 
-	return probe < 0 ? 0 : tg->counts[i * TRIGGER_MAX_PROBES + probe];
+	return probe < 0 ? 0 : *count_of(tg, i, probe);
 }
 
 /* Some other window keeps target i collecting (another rule, or the console's). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dynprof/fdio.h"
+#include "procscan.h"
 #include "report.h"
 #include "triggers_impl.h"
 
@@ -124,27 +125,18 @@ bool triggers_need_model(const struct triggers *tg)
 
 /* ---- targets coming and going ----------------------------------------------- */
 
-static void read_exe(struct triggers *tg, int i)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", tg->s->targets[i].pid);
-	n = readlink(link, tg->exe[i], sizeof(tg->exe[i]) - 1);
-	tg->exe[i][n > 0 ? n : 0] = '\0';
-}
-
 
 /* A new target: probes attached, runs armed. -1 when a probe can never count. */
 static int take_in(struct triggers *tg, int i)
 {
 	int rc = 0;
 
-	read_exe(tg, i);
+	/* exec: conditions match it; unreadable leaves "" (never matches). */
+	procscan_exe(tg->s->targets[i].pid, tg->exe[i], sizeof(tg->exe[i]));
 	if (tg->cc)
 		rc = trigger_watch_probes(tg, i);
 	for (int p = 0; p < tg->nprobes; p++)
-		if (tg->probe_st[i * TRIGGER_MAX_PROBES + p] == PROBE_FAILED)
+		if (*probe_state_of(tg, i, p) == PROBE_FAILED)
 			trigger_fail_probe_runs(tg, i, p);
 	for (int r = 0; r < tg->nrules; r++) {
 		struct rule_run *run = run_of(tg, i, r);

@@ -85,6 +85,18 @@ static inline struct rule_run *run_of(const struct triggers *tg, int target, int
 	return &tg->runs[target * tg->nrules + rule];
 }
 
+/* The last count seen of `probe` in `target`. */
+static inline uint64_t *count_of(const struct triggers *tg, int target, int probe)
+{
+	return &tg->counts[target * TRIGGER_MAX_PROBES + probe];
+}
+
+/* enum probe_state of `probe` in `target`. */
+static inline unsigned char *probe_state_of(const struct triggers *tg, int target, int probe)
+{
+	return &tg->probe_st[target * TRIGGER_MAX_PROBES + probe];
+}
+
 /* trigger_calls.c */
 int trigger_watch_probes(struct triggers *tg, int i);
 void trigger_fail_probe_runs(struct triggers *tg, int i, int probe);

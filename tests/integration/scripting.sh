@@ -3,18 +3,9 @@
 
 CTL_CLIENT=$B/tests/peers/ctl_client
 
-start_demo() { # start_demo [demo_task options] -> pid
-	"$DEMO" --quiet "$@" > "$T/demo.$RANDOM.log" 2>&1 &
-	local pid=$!
-	remember_pid $pid
-	wait_until 5 has_socket $pid || fail "demo_task $pid never opened its socket"
-	echo $pid
-}
-
 test_commands_file_start_sleep_stop_quit() {
 	local pid; pid=$(start_target)
 	printf '# a window of 300 ms\nstart\nsleep 300ms\n\nstop\nquit\n' > $T/cmds
-	local t0=$SECONDS
 	dp --pid=$pid --output=$T/o --commands=$T/cmds < /dev/null
 	expect_status 0 $?
 	expect_line "^dynamic profiling for pid $pid start success$"

@@ -1,15 +1,6 @@
 # --window rules: windows opened and closed by events, without anyone
 # typing start. Real targets, real signals, files, clocks and uprobes.
 
-# A demo task (exports demo_step, serves the protocol through the linked agent).
-start_demo() { # start_demo [demo_task options] -> pid
-	"$DEMO" --quiet "$@" > "$T/demo.$RANDOM.log" 2>&1 &
-	local pid=$!
-	remember_pid $pid
-	wait_until 5 has_socket $pid || fail "demo_task $pid never opened its socket"
-	echo $pid
-}
-
 # The window record dynprof writes into --output (one JSON line per window).
 windows_record() { cat "$T"/o/*_dynprof_windows 2>/dev/null; }
 field() { # field LINE-REGEX KEY: KEY's number in the first record line matching
@@ -115,19 +106,8 @@ test_trigger_call_symbol_missing_refused_before_start() {
 	expect_no_line "start success"
 }
 
-# A target whose card opens MS ms after its socket listens.
-start_late_card_user() { # start_late_card_user MS -> pid
-	local card; card=$(make_card 0)
-	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
-		CARD_USER_OPEN_DELAY_MS=$1 "$CARD_USER" "$card" 600 > $T/late.log 2>&1 &
-	local pid=$!
-	remember_pid $pid
-	wait_until 5 has_socket $pid || fail "target $pid never opened its socket"
-	echo $pid
-}
-
 test_trigger_open_waits_for_the_card() {
-	local pid; pid=$(start_late_card_user 1200)
+	local pid; pid=$(start_target CARD_USER_OPEN_DELAY_MS=1200)
 	dp --pid=$pid --output=$T/o --device="$T/dev/davinci*" --window=start=open,stop=+200ms < /dev/null
 	expect_status 0 $?
 	expect_line "rule 1: start=open fired for pid $pid"
@@ -136,7 +116,7 @@ test_trigger_open_waits_for_the_card() {
 }
 
 test_trigger_not_set_device_retried_until_the_device_is_set() {
-	local pid; pid=$(start_late_card_user 1000)
+	local pid; pid=$(start_target CARD_USER_OPEN_DELAY_MS=1000)
 	dp --pid=$pid --output=$T/o --window=start=+50ms,stop=+200ms < /dev/null
 	expect_status 0 $?
 	expect_line "rule 1: pid $pid has no device yet: START retried until it has"

@@ -127,6 +127,16 @@ start_bad_peer_for() {
 	echo $peer
 }
 
+# start_demo [demo_task options]: the bundled demo task (exports demo_step,
+# serves the protocol through the linked agent). Echoes its pid once it listens.
+start_demo() { # start_demo [demo_task options] -> pid
+	"$DEMO" --quiet "$@" > "$T/demo.$RANDOM.log" 2>&1 &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "demo_task $pid never opened its socket"
+	echo $pid
+}
+
 start_sleeper() { # its output must not hold the caller's $(...) open
 	sleep 600 </dev/null >/dev/null 2>&1 &
 	remember_pid $!

@@ -347,6 +347,19 @@ static struct control *open_unix(char *sock, size_t len)
 	return ctl;
 }
 
+/* A fresh folder with a control socket in it; NULL (checked, folder gone) when it cannot open. */
+static struct control *unix_fixture(char *sock, size_t len)
+{
+	struct control *ctl;
+
+	make_dir();
+	ctl = open_unix(sock, len);
+	CHECK(ctl != NULL);
+	if (!ctl)
+		remove_dir();
+	return ctl;
+}
+
 static void unix_replies_go_to_the_right_client(void)
 {
 	char sock[128], buf[256];
@@ -354,13 +367,9 @@ static void unix_replies_go_to_the_right_client(void)
 	struct control *ctl;
 	int a, b;
 
-	make_dir();
-	ctl = open_unix(sock, sizeof(sock));
-	CHECK(ctl != NULL);
-	if (!ctl) {
-		remove_dir();
+	ctl = unix_fixture(sock, sizeof(sock));
+	if (!ctl)
 		return;
-	}
 	CHECK_INT(file_type_and_mode(sock), S_IFSOCK | 0600);
 	a = connect_to(sock);
 	b = connect_to(sock);
@@ -390,13 +399,9 @@ static void unix_client_disconnect_and_half_close(void)
 	struct control *ctl;
 	int a, b;
 
-	make_dir();
-	ctl = open_unix(sock, sizeof(sock));
-	CHECK(ctl != NULL);
-	if (!ctl) {
-		remove_dir();
+	ctl = unix_fixture(sock, sizeof(sock));
+	if (!ctl)
 		return;
-	}
 	a = connect_to(sock);
 	put(a, "x\nunfinished");
 	pump_lines(ctl, &s, 1);
@@ -430,13 +435,9 @@ static void unix_too_many_clients_told_so(void)
 	int fds[CONTROL_MAX_CLIENTS + 1];
 	struct control *ctl;
 
-	make_dir();
-	ctl = open_unix(sock, sizeof(sock));
-	CHECK(ctl != NULL);
-	if (!ctl) {
-		remove_dir();
+	ctl = unix_fixture(sock, sizeof(sock));
+	if (!ctl)
 		return;
-	}
 	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		fds[i] = connect_to(sock);
 	CHECK_INT(pump_clients(ctl, &s, CONTROL_MAX_POLLFDS), CONTROL_MAX_POLLFDS);
@@ -458,13 +459,9 @@ static void unix_bad_lines_refused_then_next_line_ok(void)
 	struct control *ctl;
 	int a;
 
-	make_dir();
-	ctl = open_unix(sock, sizeof(sock));
-	CHECK(ctl != NULL);
-	if (!ctl) {
-		remove_dir();
+	ctl = unix_fixture(sock, sizeof(sock));
+	if (!ctl)
 		return;
-	}
 	a = connect_to(sock);
 	memset(big, 'a', sizeof(big));
 	CHECK_INT(write(a, big, sizeof(big)), sizeof(big));
@@ -495,13 +492,9 @@ static void unix_client_not_reading_is_dropped(void)
 	struct control *ctl;
 	int a, i;
 
-	make_dir();
-	ctl = open_unix(sock, sizeof(sock));
-	CHECK(ctl != NULL);
-	if (!ctl) {
-		remove_dir();
+	ctl = unix_fixture(sock, sizeof(sock));
+	if (!ctl)
 		return;
-	}
 	a = connect_to(sock);
 	put(a, "hello\n");
 	pump_lines(ctl, &s, 1);
@@ -525,13 +518,9 @@ static void unix_lines_after_a_failed_reply_are_skipped(void)
 	struct control *ctl;
 	int a;
 
-	make_dir();
-	ctl = open_unix(sock, sizeof(sock));
-	CHECK(ctl != NULL);
-	if (!ctl) {
-		remove_dir();
+	ctl = unix_fixture(sock, sizeof(sock));
+	if (!ctl)
 		return;
-	}
 	a = connect_to(sock);
 	CHECK_INT(pump_clients(ctl, &s, 2), 2);
 	put(a, "first\nsecond\n");
@@ -576,13 +565,9 @@ static void unix_socket_replaced_by_another_file_is_left_alone(void)
 	struct control *ctl;
 	int fd;
 
-	make_dir();
-	ctl = open_unix(sock, sizeof(sock));
-	CHECK(ctl != NULL);
-	if (!ctl) {
-		remove_dir();
+	ctl = unix_fixture(sock, sizeof(sock));
+	if (!ctl)
 		return;
-	}
 	in_dir(tmp, sizeof(tmp), "file");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	close(fd);
