@@ -2,8 +2,10 @@
 #
 # The chain, libbpf-tools style:
 #   bpf/%.bpf.c -> $(BUILD)/bpf/%.bpf.o -> $(BUILD)/bpf/%.skel.h
-#   user/*.c (includes the skeletons) -> $(BUILD)/dynprof
-#   user/agent/*.c + shared protocol code -> libdynprof_agent.{so,a}
+#   user/<layer>/*.c (kernel/ includes the skeletons) -> $(BUILD)/dynprof
+#   user/agent/*.c + user/shared/*.c -> libdynprof_agent.{so,a}
+# user/ is one folder per layer of the data path; tools/layers lists them
+# in order and `make check-layers` checks that no object calls upward.
 # A fresh machine gets its build dependencies from tools/install-deps.sh first.
 
 SANITIZE ?= 0
@@ -49,9 +51,9 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 
 # Code that both the tool and the agent library use.
-SHARED_SRCS := user/proto.c user/fdio.c user/cards.c
+SHARED_SRCS := $(wildcard user/shared/*.c)
 AGENT_SRCS := $(wildcard user/agent/*.c) $(SHARED_SRCS)
-TOOL_SRCS := $(wildcard user/*.c)
+TOOL_SRCS := user/main.c $(filter-out user/agent/%,$(wildcard user/*/*.c))
 TOOL_LIB_SRCS := $(filter-out user/main.c,$(TOOL_SRCS))
 
 TOOL_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
@@ -62,7 +64,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 PEER_SRCS := $(wildcard tests/peers/*.c)
 PEER_BINS := $(patsubst tests/peers/%.c,$(BUILD)/tests/peers/%,$(PEER_SRCS))
-# Call counting tests: a library for a target to dlopen, and a driver of user/callcount.c.
+# Call counting tests: a library for a target to dlopen, and a driver of user/kernel/callcount.c.
 DPCALLS_SO := $(BUILD)/tests/libdpcalls.so
 CALLCOUNT_PROBE := $(BUILD)/tests/callcount_probe
 BENCH_SRCS := $(wildcard bench/*.c)
@@ -70,7 +72,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 # A test build of the tool whose discover objects ask for a 4 KiB ring
 # buffer (-DDP_RINGBUF_BYTES=4096), so lost-event tests can force losses.
-DISCOVER_SRCS := $(wildcard user/discover*.c)
+DISCOVER_SRCS := $(wildcard user/kernel/discover*.c)
 TINYRING_OBJS := $(patsubst %.c,$(BUILD)/tinyring/%.o,$(DISCOVER_SRCS))
 TINYRING_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(DISCOVER_SRCS)),$(TOOL_OBJS)) $(TINYRING_OBJS)
 
@@ -125,12 +127,12 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@
 
 # ---- user space ---------------------------------------------------------------
-$(BUILD)/obj/%.o: %.c $(wildcard include/dynprof/*.h user/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
+$(BUILD)/obj/%.o: %.c $(wildcard include/dynprof/*.h user/*/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Iuser -c $< -o $@
 
-$(BUILD)/pic/%.o: %.c $(wildcard include/dynprof/*.h user/agent/*.h) | $(DEPS_STAMP)
+$(BUILD)/pic/%.o: %.c $(wildcard include/dynprof/*.h user/agent/*.h user/shared/*.h) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Iuser -c $< -o $@
@@ -173,7 +175,7 @@ $(CALLCOUNT_PROBE): tests/tools/callcount_probe.c $(TOOL_LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Iuser $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
-$(BUILD)/tinyring/%.o: %.c $(wildcard include/dynprof/*.h user/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
+$(BUILD)/tinyring/%.o: %.c $(wildcard include/dynprof/*.h user/*/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -DDP_RINGBUF_BYTES=4096 -Iuser -c $< -o $@

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dynprof/fdio.h"
-#include "options.h"
-#include "session.h"
+#include "shared/fdio.h"
+#include "config/options.h"
+#include "target/session.h"
 
 #define MAX_TARGETS 64
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
- * Kernel side of user/callcount.c: counting a function's calls.
+ * Kernel side of user/kernel/callcount.c: counting a function's calls.
  *
  * One program, attached many times: one uprobe link per (target process,
  * probe), filtered to that process by the kernel (the link's pid), with

@@ -4,17 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "automation.h"
-#include "console.h"
-#include "discover.h"
-#include "events_out.h"
-#include "launch_mode.h"
-#include "listing.h"
-#include "options.h"
-#include "output.h"
-#include "report.h"
-#include "session.h"
-#include "tracker.h"
+#include "cli/automation.h"
+#include "cli/console.h"
+#include "kernel/discover.h"
+#include "out/events_out.h"
+#include "cli/launch_mode.h"
+#include "cli/listing.h"
+#include "config/options.h"
+#include "out/output.h"
+#include "out/report.h"
+#include "target/session.h"
+#include "proc/tracker.h"
 
 #ifndef DYNPROF_VERSION
 #define DYNPROF_VERSION "0.1.0"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Kernel call counting (bpf/callcount.bpf.c, user/callcount.c): the map key,
+ * Kernel call counting (bpf/callcount.bpf.c, user/kernel/callcount.c): the map key,
  * the ring-buffer record and the sizes, defined once for BPF and user code
  * (same typedef trick as events.h: vmlinux.h types in BPF, <stdint.h> ones
  * in user space).

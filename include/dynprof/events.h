@@ -54,7 +54,7 @@ struct dp_event {
  * In the ring buffer a record carries only the fields its type uses: FORK,
  * EXIT and CARD_CLOSE records end at `path`, CARD_OPEN records at `args`,
  * EXEC records are whole (a fork storm then fills the ring 6x slower).
- * user/discover_bpf.c delivers every event as a whole struct, the rest zeroed.
+ * user/kernel/discover_bpf.c delivers every event as a whole struct, the rest zeroed.
  */
 #define DP_EVENT_HEAD_SIZE __builtin_offsetof(struct dp_event, path)
 #define DP_EVENT_PATH_SIZE __builtin_offsetof(struct dp_event, args)

@@ -6,7 +6,7 @@
  * CANN server reads and writes them (see docs/PROTOCOL-NOTES in README).
  * The static asserts below pin every size: a change here breaks the wire.
  *
- * Encoding and decoding are pure functions (user/proto.c) shared by the
+ * Encoding and decoding are pure functions (user/shared/proto.c) shared by the
  * client (dynprof) and the server (libdynprof_agent).
  */
 #ifndef DYNPROF_PROTO_H

@@ -1,4 +1,4 @@
-# Kernel call counting (user/callcount.c, bpf/callcount.bpf.c) on real
+# Kernel call counting (user/kernel/callcount.c, bpf/callcount.bpf.c) on real
 # processes, driven by build/tests/callcount_probe. The targets are
 # tests/peers/caller, which makes exactly the calls it is told to once it
 # gets SIGUSR1, so counts compare with known numbers, and the demo task.

@@ -39,7 +39,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "dynprof/fdio.h"
+#include "shared/fdio.h"
 #include "dynprof/proto.h"
 
 #define LIFETIME_MS      600000

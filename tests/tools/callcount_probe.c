@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * callcount_probe: drives user/callcount.c from the command line, for the
+ * callcount_probe: drives user/kernel/callcount.c from the command line, for the
  * integration tests (tests/integration/callcount.sh) and for measuring.
  *
  *   callcount_probe [--timeout=MS] [--until-exit] [--id=N] PID LIB SYMBOL [THRESHOLD...]
@@ -34,8 +34,8 @@
 
 #include <bpf/bpf.h>
 
-#include "callcount.h"
-#include "procfs.h"
+#include "kernel/callcount.h"
+#include "proc/procfs.h"
 
 #define MAX_PROBES 512
 #define MAX_THR 32

@@ -15,8 +15,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "control.h"
-#include "dynprof/fdio.h"
+#include "control/control.h"
+#include "shared/fdio.h"
 #include "unit.h"
 
 #define MAX_LINES 8

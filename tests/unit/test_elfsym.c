@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "elfsym.h"
-#include "libmaps.h"
+#include "kernel/elfsym.h"
+#include "kernel/libmaps.h"
 #include "unit.h"
 
 #define CODE_BYTES 16

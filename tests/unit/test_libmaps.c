@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libmaps.h"
+#include "kernel/libmaps.h"
 #include "unit.h"
 
 static const char MAPS[] =

@@ -2,9 +2,9 @@
 /* msprof-compatible option parsing, params JSON and output path checks. */
 #include <stdlib.h>
 
-#include "options.h"
-#include "output.h"
-#include "params.h"
+#include "config/options.h"
+#include "out/output.h"
+#include "config/params.h"
 #include "unit.h"
 
 static int parse(struct options *o, char **argv)

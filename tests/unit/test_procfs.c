@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procfs.h"
+#include "proc/procfs.h"
 #include "unit.h"
 
 /* ---- status ------------------------------------------------------------- */

@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fdscan.h"
-#include "netunix.h"
-#include "pidtab.h"
-#include "procmodel.h"
-#include "procscan.h"
+#include "proc/fdscan.h"
+#include "proc/netunix.h"
+#include "common/pidtab.h"
+#include "proc/procmodel.h"
+#include "proc/procscan.h"
 #include "unit.h"
 
 #define ID "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "protodetect.h"
+#include "target/protodetect.h"
 #include "unit.h"
 
 /* ---- toolkit root ---------------------------------------------------------- */

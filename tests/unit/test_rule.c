@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "rule.h"
+#include "config/rule.h"
 #include "unit.h"
 
 /* 2026-11-30T17:50:00Z: "now" for every parse below. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "agent/config.h"
 
 /* A whole decimal number in 1..INT_MAX, else -1. */
 static int parse_positive(const char *text)

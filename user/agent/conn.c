@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "dynprof/fdio.h"
-#include "conn.h"
-#include "log.h"
-#include "window.h"
+#include "shared/fdio.h"
+#include "agent/conn.h"
+#include "agent/log.h"
+#include "agent/window.h"
 
 void conn_init(struct agent_conn *c, int fd, int wake_fd, const struct agent_config *cfg)
 {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "agent/config.h"
 
 /* How long the rest of a message may take once its first byte is readable. */
 #define CONN_IO_TIMEOUT_MS 1000

@@ -6,7 +6,7 @@
 #ifndef DYNPROF_AGENT_CONV_H
 #define DYNPROF_AGENT_CONV_H
 
-#include "conn.h"
+#include "agent/conn.h"
 
 void conv_v2_serve(struct agent_conn *c);
 void conv_v1_serve(struct agent_conn *c);

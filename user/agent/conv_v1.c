@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "dynprof/proto.h"
-#include "conv.h"
-#include "log.h"
-#include "window.h"
+#include "agent/conv.h"
+#include "agent/log.h"
+#include "agent/window.h"
 
 #define V1_MAX_STARTS 10000 /* per process lifetime, as CANN's v1 server */
 

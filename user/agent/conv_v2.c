@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "dynprof/proto.h"
-#include "conv.h"
-#include "log.h"
-#include "window.h"
+#include "agent/conv.h"
+#include "agent/log.h"
+#include "agent/window.h"
 
 #define PARAMS_TIMEOUT_MS 1000 /* CANN's SO_RCVTIMEO for the Params */
 

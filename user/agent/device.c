@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dynprof/cards.h"
-#include "device.h"
+#include "shared/cards.h"
+#include "agent/device.h"
 
 #define WORDS ((AGENT_DEVICE_ID_MAX + 64) / 64)
 

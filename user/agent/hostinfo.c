@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "hostinfo.h"
+#include "agent/hostinfo.h"
 
 #define MAX_PACKAGES 64
 

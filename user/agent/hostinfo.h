@@ -7,7 +7,7 @@
 #ifndef DYNPROF_AGENT_HOSTINFO_H
 #define DYNPROF_AGENT_HOSTINFO_H
 
-#include "device.h"
+#include "agent/device.h"
 
 /* A malloc'd JSON text, or NULL when out of memory. */
 char *hostinfo_json(const struct agent_devset *devs);

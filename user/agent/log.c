@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "agent/log.h"
 
 static atomic_int log_on;
 

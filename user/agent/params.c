@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "params.h"
+#include "agent/params.h"
 
 int params_result_dir(const char *json, char *out, size_t len)
 {

@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clockinfo.h"
-#include "ctlfile.h"
-#include "hostinfo.h"
-#include "params.h"
-#include "profdir.h"
-#include "profname.h"
+#include "agent/clockinfo.h"
+#include "agent/ctlfile.h"
+#include "agent/hostinfo.h"
+#include "agent/params.h"
+#include "agent/profdir.h"
+#include "agent/profname.h"
 
 #define PROFDIR_MODE 0750
 #define PROF_INDEX   1 /* CANN numbers every window 000001 */

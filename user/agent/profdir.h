@@ -10,7 +10,7 @@
 
 #include <limits.h>
 
-#include "device.h"
+#include "agent/device.h"
 
 struct profdir {
 	char path[PATH_MAX];

@@ -18,13 +18,13 @@
 #include <unistd.h>
 
 #include "dynprof/agent.h"
-#include "dynprof/cards.h"
-#include "config.h"
-#include "conv.h"
-#include "device.h"
-#include "log.h"
-#include "sockpath.h"
-#include "window.h"
+#include "shared/cards.h"
+#include "agent/config.h"
+#include "agent/conv.h"
+#include "agent/device.h"
+#include "agent/log.h"
+#include "agent/sockpath.h"
+#include "agent/window.h"
 
 #define API __attribute__((visibility("default")))
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "dynprof/proto.h"
-#include "sockpath.h"
+#include "agent/sockpath.h"
 
 #define LISTEN_BACKLOG 8
 

@@ -4,9 +4,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "log.h"
-#include "profdir.h"
-#include "window.h"
+#include "agent/log.h"
+#include "agent/profdir.h"
+#include "agent/window.h"
 
 static pthread_mutex_t window_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dynprof_agent_ops window_ops;

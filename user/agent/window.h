@@ -11,7 +11,7 @@
 #define DYNPROF_AGENT_WINDOW_H
 
 #include "dynprof/agent.h"
-#include "device.h"
+#include "agent/device.h"
 
 enum window_start_rc {
 	WINDOW_STARTED,

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/* --window, --commands and --control set up together (see automation.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/automation.h"
+#include "control/control.h"
+#include "shared/fdio.h"
+#include "control/remote.h"
+#include "out/report.h"
+#include "control/script.h"
+#include "trigger/triggers.h"
+
+#define MAX_SCRIPT_CONDS 256
+
+static int parse_rules(struct automation *a, const struct options *o)
+{
+	char err[600];
+
+	for (int i = 0; i < o->nwindows; i++) {
+		if (rule_parse(o->windows[i], clock_wall_us() / 1000, &a->rules[i], err, sizeof(err))) {
+			report_error("Argument --window: %s", err);
+			return -1;
+		}
+		a->nrules++;
+	}
+	return 0;
+}
+
+int automation_prepare(struct automation *a, const struct options *o)
+{
+	char err[600];
+
+	memset(a, 0, sizeof(*a));
+	if (parse_rules(a, o))
+		return -1;
+	if (o->commands) {
+		a->commands = script_new(&(struct script_host){ .quit_requested = &a->quit_requested }, NULL, NULL);
+		if (!a->commands || script_load_file(a->commands, o->commands))
+			return -1;
+	}
+	if (o->control && !(a->control = control_open(o->control, err, sizeof(err)))) {
+		report_error("Argument %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static bool is_open(const struct condition *c)
+{
+	return c->kind == COND_OPEN;
+}
+
+bool automation_needs_model(const struct automation *a)
+{
+	const struct condition *conds[MAX_SCRIPT_CONDS];
+	int n = a->commands ? script_conditions(a->commands, conds, MAX_SCRIPT_CONDS) : 0;
+
+	for (int i = 0; i < a->nrules; i++)
+		if (is_open(&a->rules[i].start))
+			return true;
+	for (int i = 0; i < n; i++)
+		if (is_open(conds[i]))
+			return true;
+	/* Not for --control alone: watching every open costs every process (docs/BENCHMARKS.md). */
+	return false;
+}
+
+/* The script's waits need their signals, paths and probes watched from the start. */
+static int register_script(struct automation *a)
+{
+	const struct condition *conds[MAX_SCRIPT_CONDS];
+	int n = script_conditions(a->commands, conds, MAX_SCRIPT_CONDS);
+
+	for (int i = 0; i < n; i++)
+		if (triggers_add_condition(a->triggers, conds[i]))
+			return -1;
+	return 0;
+}
+
+int automation_start(struct automation *a, struct session *s, struct procmodel *model)
+{
+	struct script_host host = { .s = s, .quit_requested = &a->quit_requested };
+
+	if (!a->nrules && !a->commands && !a->control)
+		return 0;
+	a->triggers = triggers_new(s, a->rules, a->nrules);
+	if (!a->triggers || (a->commands && register_script(a)) || triggers_start(a->triggers, model))
+		return -1;
+	host.tg = a->triggers;
+	if (a->commands)
+		script_set_host(a->commands, &host);
+	if (a->control && !(a->remote = remote_new(a->control, &host))) {
+		report_error("dynprof: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void automation_sources(struct automation *a, struct console_sources *src)
+{
+	src->triggers = a->triggers;
+	src->commands = a->commands;
+	src->remote = a->remote;
+	src->quit_requested = &a->quit_requested;
+}
+
+void automation_close(struct automation *a)
+{
+	remote_free(a->remote);
+	script_free(a->commands);
+	triggers_close(a->triggers);
+	control_close(a->control);
+	for (int i = 0; i < a->nrules; i++)
+		rule_free(&a->rules[i]);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+/* The console loop (see console.h). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cli/console.h"
+#include "control/remote.h"
+#include "control/script.h"
+#include "trigger/triggers.h"
+#include "cli/launch.h"
+#include "proc/tracker.h"
+#include "out/report.h"
+
+#define LINE_MAX_LEN 4096
+#define MAX_POLL 1024
+
+static const char usage_text[] =
+	"Usage:\n"
+	"\t start:                 Start a collection in interactive mode.\n"
+	"\t stop:                  Stop a collection that was started in interactive mode.\n"
+	"\t quit:                  Stop collection and quit interactive mode.\n";
+
+struct console {
+	struct session *s;
+	struct discover *disc;
+	struct tracker *tracker; /* launch mode: follows the application's tree */
+	struct launch *app;      /* launch mode: the application */
+	const struct console_sources *src;
+	int sigfd;
+	bool tty;
+	bool input_open;
+	char line[LINE_MAX_LEN];
+	size_t len;
+	int exit_status; /* -1 while running */
+	bool commands_done; /* the --commands script has run to its end */
+};
+
+static sigset_t handled_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	return set;
+}
+
+int console_signalfd(void)
+{
+	sigset_t set = handled_signals();
+	int fd = signalfd(-1, &set, SFD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int console_block_signals(void)
+{
+	sigset_t set = handled_signals();
+
+	signal(SIGPIPE, SIG_IGN);
+	/* A background job inherits SIGINT ignored; we handle it, so undo that. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	return sigprocmask(SIG_BLOCK, &set, NULL) ? -errno : 0;
+}
+
+static void prompt(const struct console *c)
+{
+	if (c->tty && c->input_open) {
+		fputs("> ", stdout);
+		fflush(stdout);
+	}
+}
+
+static void quit(struct console *c, int status)
+{
+	session_shutdown(c->s);
+	if (c->src->triggers)
+		triggers_quitting(c->src->triggers);
+	c->exit_status = status;
+}
+
+/* Rules keep a run going after its input ends; otherwise the end of input is quit. */
+static void input_ended(struct console *c)
+{
+	if (triggers_have_rules(c->src->triggers) || c->src->remote)
+		return;
+	quit(c, 0);
+}
+
+/* Trim blanks on both ends, in place. */
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t' || *s == '\r')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+static void run_command(struct console *c, char *raw)
+{
+	char *cmd = trim(raw);
+
+	if (!*cmd)
+		return;
+	if (!strcmp(cmd, "start"))
+		session_command(c->s, PROTO_CMD_START);
+	else if (!strcmp(cmd, "stop"))
+		session_command(c->s, PROTO_CMD_STOP);
+	else if (!strcmp(cmd, "quit") || !strcmp(cmd, "q"))
+		quit(c, 0);
+	else if (!strcmp(cmd, "help") || !strcmp(cmd, "h"))
+		fputs(usage_text, stdout);
+	else
+		printf("invalid option -- '%s'\n\n%s", cmd, usage_text);
+	fflush(stdout);
+}
+
+/* Run every complete line in the buffer; keep a partial one. */
+static void run_lines(struct console *c)
+{
+	char *nl;
+
+	while (c->exit_status < 0 && (nl = memchr(c->line, '\n', c->len))) {
+		size_t used = (size_t)(nl - c->line) + 1;
+
+		*nl = '\0';
+		run_command(c, c->line);
+		memmove(c->line, c->line + used, c->len - used);
+		c->len -= used;
+		if (c->exit_status < 0 && session_live(c->s))
+			prompt(c);
+	}
+	if (c->len == sizeof(c->line) - 1) { /* an over-long line: run what we have */
+		c->line[c->len] = '\0';
+		c->len = 0;
+		run_command(c, c->line);
+	}
+}
+
+static void on_input(struct console *c)
+{
+	ssize_t n = read(STDIN_FILENO, c->line + c->len, sizeof(c->line) - 1 - c->len);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		c->len += (size_t)n;
+		run_lines(c);
+		return;
+	}
+	/* End of input (or an unreadable stdin) means quit; a last line without newline runs first. */
+	c->input_open = false;
+	if (c->len) {
+		c->line[c->len] = '\0';
+		c->len = 0;
+		run_command(c, c->line);
+	}
+	if (c->exit_status < 0)
+		input_ended(c);
+}
+
+static void on_signal(struct console *c)
+{
+	struct signalfd_siginfo si;
+
+	if (read(c->sigfd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (c->tty)
+		fputc('\n', stdout);
+	report_info("received SIG%s: stopping open windows and quitting", sigabbrev_np((int)si.ssi_signo) ?: "?");
+	quit(c, 128 + (int)si.ssi_signo);
+	/* Windows are closed first; then the application gets the same signal. */
+	if (c->app)
+		launch_signal(c->app, (int)si.ssi_signo);
+}
+
+static void on_exit_event(void *ctx, int pid)
+{
+	session_target_exited(ctx, pid);
+}
+
+/* Launch mode: the application ended first; close what is open. */
+static void on_app_exit(struct console *c)
+{
+	report_info("application exited with status %d", launch_exit_status(c->app));
+	quit(c, launch_exit_status(c->app));
+}
+
+static int shorter(int a, int b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+/* The poll timeout: the tracker's, a trigger's, a script's sleep or wait, whichever is first. */
+static int poll_timeout(const struct console *c)
+{
+	int ms = c->tracker ? tracker_timeout_ms(c->tracker) : -1;
+
+	if (c->src->triggers)
+		ms = shorter(ms, triggers_timeout_ms(c->src->triggers));
+	if (c->src->commands)
+		ms = shorter(ms, script_timeout_ms(c->src->commands));
+	if (c->src->remote)
+		ms = shorter(ms, remote_timeout_ms(c->src->remote));
+	return ms;
+}
+
+/* Triggers, then the --commands script and --control clients, then a quit they asked for. */
+static void run_scripts(struct console *c)
+{
+	if (c->src->triggers)
+		triggers_tick(c->src->triggers);
+	if (c->src->commands && !c->commands_done) {
+		script_step(c->src->commands);
+		c->commands_done = script_idle(c->src->commands);
+		if (c->commands_done && !(c->src->quit_requested && *c->src->quit_requested))
+			input_ended(c);
+	}
+	if (c->exit_status < 0 && c->src->remote)
+		remote_step(c->src->remote);
+	if (c->exit_status < 0 && c->src->quit_requested && *c->src->quit_requested)
+		quit(c, 0);
+	if (c->exit_status < 0 && c->src->triggers && !c->app && triggers_exhausted(c->src->triggers)) {
+		report_info("every --window rule is done: dynamic profiling ends");
+		quit(c, 0);
+	}
+}
+
+/* One poll round over stdin, the signal fd, the exit watcher, the tracker,
+ * the application and the targets. */
+static void poll_once(struct console *c)
+{
+	struct pollfd pfds[MAX_POLL];
+	int n = 0, fixed, first_extra, first_remote;
+
+	pfds[n++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->disc ? discover_fd(c->disc) : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->tracker ? tracker_fd(c->tracker) : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->app ? c->app->pidfd : -1, .events = POLLIN };
+	fixed = n;
+	n += session_idle_pollfds(c->s, pfds + n, MAX_POLL - n);
+	first_extra = n;
+	if (c->src->triggers)
+		n += triggers_pollfds(c->src->triggers, pfds + n, MAX_POLL - n);
+	first_remote = n;
+	if (c->src->remote)
+		n += remote_pollfds(c->src->remote, pfds + n, MAX_POLL - n);
+	if (poll(pfds, (nfds_t)n, poll_timeout(c)) < 0)
+		return;
+	if (pfds[0].revents) {
+		on_signal(c);
+		return;
+	}
+	if (pfds[2].revents)
+		discover_consume(c->disc, on_exit_event, c->s);
+	/* Every round, readable or not: quiet kernel events arrive this way. */
+	if (c->tracker)
+		tracker_tick(c->tracker);
+	for (int i = fixed; i < first_extra; i++)
+		if (pfds[i].revents)
+			session_idle_event(c->s, &pfds[i]);
+	for (int i = first_extra; i < first_remote; i++)
+		if (pfds[i].revents)
+			triggers_event(c->src->triggers, &pfds[i]);
+	for (int i = first_remote; i < n; i++)
+		if (pfds[i].revents)
+			remote_event(c->src->remote, &pfds[i]);
+	if (pfds[1].revents && (session_live(c->s) || c->app))
+		on_input(c);
+	if (c->exit_status < 0 && c->app && launch_poll(c->app))
+		on_app_exit(c);
+	if (c->exit_status < 0 && c->src->on_tick)
+		c->src->on_tick(c->src->tick_ctx);
+	if (c->exit_status < 0)
+		run_scripts(c);
+}
+
+int console_run(struct session *s, const struct console_sources *src)
+{
+	struct console c = {
+		.s = s, .disc = src->disc, .tracker = src->tracker, .app = src->app, .src = src,
+		.tty = isatty(STDIN_FILENO), .input_open = !src->no_input && !src->commands,
+		.exit_status = -1,
+	};
+
+	c.sigfd = console_signalfd();
+	if (c.sigfd < 0) {
+		report_error("dynprof: signalfd: %s", strerror(-c.sigfd));
+		quit(&c, 1);
+		return c.exit_status;
+	}
+	report_info("Start profiling....");
+	prompt(&c);
+	run_scripts(&c);
+	while (c.exit_status < 0) {
+		if (session_live(s) == 0 && !c.app) {
+			report_info("no target left: dynamic profiling ends");
+			c.exit_status = 1;
+			break;
+		}
+		poll_once(&c);
+	}
+	close(c.sigfd);
+	return c.exit_status;
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/* Launch mode (see launch_mode.h). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/automation.h"
+#include "cli/console.h"
+#include "shared/fdio.h"
+#include "cli/launch.h"
+#include "cli/launch_mode.h"
+#include "out/output.h"
+#include "common/pidtab.h"
+#include "out/report.h"
+#include "target/session.h"
+#include "proc/tracker.h"
+
+#define MAX_APP_ARGS 256
+#define NO_CARD_NOTICE_MS 10000 /* say that nothing matched after this long */
+
+struct follower {
+	struct session *s;
+	struct tracker *t;
+	pid_t root;            /* the application; 0 until it runs */
+	struct pidtab tree;    /* pids of the application's tree, seen at fork */
+	struct pidtab failed;  /* joins that failed: not retried until the process changes */
+	bool card_seen;        /* some process of the tree held a card */
+	int64_t notice_at;     /* when to say nothing matched yet */
+};
+
+/*
+ * Membership is decided when a process is first seen, while its parent is
+ * still alive: a daemon whose parent exits (double fork, setsid) stays in
+ * the tree although the ppid chain to the application is broken by then.
+ */
+static bool in_tree(struct follower *f, const struct pm_proc *p)
+{
+	if (f->root <= 0)
+		return false;
+	if (pidtab_get(&f->tree, p->pid))
+		return true;
+	if (p->pid != f->root && !pidtab_get(&f->tree, p->ppid) &&
+	    !procmodel_descends_from(tracker_model(f->t), p->pid, f->root))
+		return false;
+	pidtab_put(&f->tree, p->pid, f);
+	return true;
+}
+
+/* A process of the tree that holds a card and listens becomes a target. */
+static void try_join(struct follower *f, const struct pm_proc *p)
+{
+	if (!in_tree(f, p) || !p->cards)
+		return;
+	f->card_seen = true;
+	if (p->socket_state != PM_SOCKET_LISTENING || session_has_target(f->s, p->pid) ||
+	    pidtab_get(&f->failed, p->pid))
+		return;
+	if (session_join(f->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
+		pidtab_put(&f->failed, p->pid, f);
+}
+
+static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
+{
+	struct follower *f = ctx;
+
+	/* Any change may make a failed join worth another try. */
+	pidtab_del(&f->failed, p->pid);
+	if (what == PM_CHANGE_EXIT) {
+		session_target_exited(f->s, p->pid);
+		pidtab_del(&f->tree, p->pid);
+		return;
+	}
+	/* A target that exec'd lost its server with its old image. */
+	if (what == PM_CHANGE_EXEC && session_has_target(f->s, p->pid))
+		session_target_exited(f->s, p->pid);
+	try_join(f, p);
+}
+
+/*
+ * Every round, not only on changes: a re-exec'd target's new socket can
+ * listen on the same path in the same state as the old one, which no
+ * change reports.
+ */
+static void join_candidates(void *ctx, const struct pm_proc *p)
+{
+	struct follower *f = ctx;
+
+	if (p->cards && p->socket_state == PM_SOCKET_LISTENING)
+		try_join(f, p);
+}
+
+/*
+ * After every console round: join any listening card holder of the tree
+ * not joined yet; and when nothing in the tree has opened a card after a
+ * while, say so once.
+ */
+static void each_round(void *ctx)
+{
+	struct follower *f = ctx;
+
+	procmodel_foreach(tracker_model(f->t), join_candidates, f);
+	if (f->card_seen || !f->notice_at || clock_ms() < f->notice_at)
+		return;
+	f->notice_at = 0;
+	report_info("no process of the application has opened a card yet (dynprof keeps following it; see --device)");
+}
+
+/* --application="APP ARGS": split on blanks, as msprof does. */
+static char **split_application(const char *text, char **argv, char *buf, size_t len)
+{
+	int n = 0;
+
+	snprintf(buf, len, "%s", text);
+	for (char *save = NULL, *tok = strtok_r(buf, " \t", &save); tok && n < MAX_APP_ARGS - 1;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[n++] = tok;
+	argv[n] = NULL;
+	return n ? argv : NULL;
+}
+
+/*
+ * After the console: wait for the application. Signals that reach dynprof
+ * now (every window is already closed) are passed on to it, so Ctrl-C
+ * still ends a run whose application does not exit by itself.
+ */
+static void wait_forwarding_signals(struct launch *app)
+{
+	int sigfd = console_signalfd();
+	while (sigfd >= 0 && !launch_poll(app)) {
+		struct pollfd pfds[2] = { { .fd = app->pidfd, .events = POLLIN },
+					  { .fd = sigfd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+
+		if (poll(pfds, 2, app->pidfd < 0 ? 100 : -1) < 0 && errno != EINTR)
+			break;
+		if (pfds[1].revents && read(sigfd, &si, sizeof(si)) == sizeof(si))
+			launch_signal(app, (int)si.ssi_signo);
+	}
+	if (sigfd >= 0)
+		close(sigfd);
+	launch_wait(app);
+}
+
+static void summary(const struct session *s)
+{
+	int seen = s->joined;
+
+	report_info("summary: %d target%s joined, %d window%s opened, %d PROF_ folder%s in %s", seen,
+		    seen == 1 ? "" : "s", s->windows, s->windows == 1 ? "" : "s", s->prof_dirs,
+		    s->prof_dirs == 1 ? "" : "s", s->output);
+}
+
+static int run(const struct options *o, struct automation *a, char **argv, const char *output)
+{
+	struct console_sources src = { 0 };
+	struct follower f = { 0 };
+	struct card_patterns patterns;
+	struct launch app;
+	struct session s;
+	const char *note = NULL;
+	int rc;
+
+	session_open_launch(&s, o, output);
+	f.s = &s;
+	pidtab_init(&f.tree);
+	pidtab_init(&f.failed);
+	options_card_patterns(o, &patterns);
+	/* Tracking first: no process of the application escapes it. */
+	f.t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, on_change, &f, true, &note);
+	if (!f.t || !s.targets) {
+		report_error("dynprof: cannot follow processes: out of memory");
+		tracker_close(f.t);
+		pidtab_free(&f.tree);
+	pidtab_free(&f.failed);
+		session_close(&s);
+		return EXIT_OPTION_ERROR;
+	}
+	if (note)
+		report_info("%s", note);
+	if (automation_start(a, &s, tracker_model(f.t))) {
+		tracker_close(f.t);
+		pidtab_free(&f.tree);
+		pidtab_free(&f.failed);
+		session_close(&s);
+		return EXIT_OPTION_ERROR;
+	}
+	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin);
+	if (rc) {
+		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
+		tracker_close(f.t);
+		pidtab_free(&f.tree);
+	pidtab_free(&f.failed);
+		session_close(&s);
+		return EXIT_OPTION_ERROR;
+	}
+	f.root = app.pid;
+	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
+	report_info("application %s started: pid %d", argv[0], app.pid);
+	src = (struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
+					.on_tick = each_round, .tick_ctx = &f };
+	automation_sources(a, &src);
+	console_run(&s, &src);
+	report_info("waiting for app process exit......");
+	wait_forwarding_signals(&app);
+	summary(&s);
+	rc = launch_exit_status(&app);
+	launch_close(&app);
+	tracker_close(f.t);
+	pidtab_free(&f.tree);
+	pidtab_free(&f.failed);
+	session_close(&s);
+	return rc;
+}
+
+int launch_mode_run(const struct options *o)
+{
+	char *args[MAX_APP_ARGS], buf[8192], output[PATH_MAX];
+	char **argv = o->app_argv;
+	struct automation a;
+	int rc;
+
+	if (o->application && !(argv = split_application(o->application, args, buf, sizeof(buf)))) {
+		report_error("Argument --application: empty application.");
+		return EXIT_OPTION_ERROR;
+	}
+	if (automation_prepare(&a, o) || output_prepare(o->output, output, sizeof(output))) {
+		automation_close(&a);
+		return EXIT_OPTION_ERROR;
+	}
+	rc = run(o, &a, argv, output);
+	automation_close(&a);
+	return rc;
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/* --list and --list --watch (see listing.h). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/console.h"
+#include "cli/listing.h"
+#include "proc/procfs.h"
+#include "out/report.h"
+#include "proc/tracker.h"
+
+#define CONTAINER_SHORT 12 /* as `docker ps` shows ids */
+
+struct lister {
+	const struct options *o;
+	int rows;
+};
+
+static const char *change_name(enum pm_change what)
+{
+	switch (what) {
+	case PM_CHANGE_EXEC:
+		return "exec";
+	case PM_CHANGE_CARD_OPEN:
+		return "card-open";
+	case PM_CHANGE_CARD_CLOSE:
+		return "card-close";
+	case PM_CHANGE_SOCKET:
+		return "socket";
+	case PM_CHANGE_EXIT:
+		return "exit";
+	}
+	return "?";
+}
+
+/* "0,3", or "-" for none (a table cell is never empty). */
+static void cards_text(uint64_t cards, char *buf, size_t len)
+{
+	cards_mask_text(cards, buf, len);
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+/*
+ * The socket path to show: as the process itself names it when dynprof
+ * reaches the same file by that name (a process on the host), else the
+ * path through /proc/<pid>/root.
+ */
+static const char *socket_path(const struct pm_proc *p)
+{
+	return procfs_same_file(p->socket_inside, p->socket) ? p->socket_inside : p->socket;
+}
+
+static const char *socket_text(const struct pm_proc *p)
+{
+	switch (p->socket_state) {
+	case PM_SOCKET_LISTENING:
+		return socket_path(p);
+	case PM_SOCKET_BUSY:
+		return "busy";
+	case PM_SOCKET_NONE:
+		break;
+	}
+	return "none";
+}
+
+static const char *socket_state_name(enum pm_socket_state s)
+{
+	return s == PM_SOCKET_LISTENING ? "listening" : s == PM_SOCKET_BUSY ? "busy" : NULL;
+}
+
+/* The user's name on this host, else the number. */
+static void user_text(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+		snprintf(buf, len, "%s", pw.pw_name);
+	else
+		snprintf(buf, len, "%u", (unsigned)uid);
+}
+
+static cJSON *proc_json(const struct pm_proc *p)
+{
+	cJSON *o = cJSON_CreateObject(), *chain, *cards;
+
+	cJSON_AddNumberToObject(o, "pid", p->pid);
+	cJSON_AddNumberToObject(o, "nspid", pm_proc_nspid(p));
+	chain = cJSON_AddArrayToObject(o, "nspids");
+	cards = cJSON_AddArrayToObject(o, "cards");
+	for (int i = 0; i < p->nslevels; i++)
+		cJSON_AddItemToArray(chain, cJSON_CreateNumber(p->nspid[i]));
+	for (int i = 0; i <= PM_MAX_CARD_INDEX; i++)
+		if (p->cards & (1ULL << i))
+			cJSON_AddItemToArray(cards, cJSON_CreateNumber(i));
+	if (p->socket_state != PM_SOCKET_NONE)
+		cJSON_AddStringToObject(o, "socket", socket_path(p));
+	else
+		cJSON_AddNullToObject(o, "socket");
+	if (socket_state_name(p->socket_state))
+		cJSON_AddStringToObject(o, "socket_state", socket_state_name(p->socket_state));
+	else
+		cJSON_AddNullToObject(o, "socket_state");
+	if (p->container[0])
+		cJSON_AddStringToObject(o, "container", p->container);
+	else
+		cJSON_AddNullToObject(o, "container");
+	cJSON_AddNumberToObject(o, "uid", p->uid);
+	cJSON_AddNumberToObject(o, "ppid", p->ppid);
+	cJSON_AddStringToObject(o, "comm", p->comm);
+	cJSON_AddStringToObject(o, "exe", p->exe);
+	cJSON_AddStringToObject(o, "cmdline", p->cmdline);
+	return o;
+}
+
+static void print_json(cJSON *o)
+{
+	char *text = cJSON_PrintUnformatted(o);
+
+	if (text) {
+		printf("%s\n", text);
+		free(text);
+	}
+	cJSON_Delete(o);
+	fflush(stdout);
+}
+
+static void table_header(void)
+{
+	printf("%-8s %-8s %-12s %-10s %-8s %-40s %s\n", "HOST PID", "NS PID", "CONTAINER", "USER",
+	       "CARDS", "SOCKET", "COMMAND");
+}
+
+static void table_row(const struct pm_proc *p)
+{
+	char cards[64], user[64], container[CONTAINER_SHORT + 1];
+
+	cards_text(p->cards, cards, sizeof(cards));
+	user_text(p->uid, user, sizeof(user));
+	snprintf(container, sizeof(container), "%.*s", CONTAINER_SHORT, p->container[0] ? p->container : "-");
+	printf("%-8d %-8d %-12s %-10s %-8s %-40s %s\n", p->pid, pm_proc_nspid(p), container, user, cards,
+	       socket_text(p), p->cmdline[0] ? p->cmdline : p->comm);
+}
+
+static bool selected(const struct options *o, const struct pm_proc *p)
+{
+	return p->cards && (!o->container || !strncmp(p->container, o->container, strlen(o->container)));
+}
+
+static void collect_row(void *ctx, const struct pm_proc *p)
+{
+	struct lister *l = ctx;
+
+	if (!selected(l->o, p))
+		return;
+	l->rows++;
+	table_row(p);
+}
+
+struct json_collect {
+	const struct options *o;
+	cJSON *array;
+};
+
+static void collect_json(void *ctx, const struct pm_proc *p)
+{
+	struct json_collect *c = ctx;
+
+	if (selected(c->o, p))
+		cJSON_AddItemToArray(c->array, proc_json(p));
+}
+
+/* An empty table says why on stderr: nothing matched these patterns. */
+static void explain_empty(const struct card_patterns *patterns)
+{
+	fprintf(stderr, "dynprof: no process holds a card node matching");
+	for (int i = 0; i < patterns->count; i++)
+		fprintf(stderr, " %s", patterns->glob[i]);
+	fprintf(stderr, "\n");
+}
+
+static void list_once(const struct options *o, struct procmodel *m, const struct card_patterns *patterns)
+{
+	struct lister l = { o, 0 };
+
+	if (o->json) {
+		struct json_collect c = { o, cJSON_CreateArray() };
+
+		procmodel_foreach(m, collect_json, &c);
+		print_json(c.array);
+		return;
+	}
+	table_header();
+	procmodel_foreach(m, collect_row, &l);
+	fflush(stdout);
+	if (l.rows == 0 && !o->watch)
+		explain_empty(patterns);
+}
+
+/* When dynprof learned of a change: lets users (and the benchmark) time it. */
+static long long realtime_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* --watch: one line per change of a card user. */
+static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
+{
+	const struct options *o = ctx;
+	char cards[64];
+
+	/* A card user's changes only; a close that took its last card counts. */
+	if (!p->cards && what != PM_CHANGE_CARD_CLOSE)
+		return;
+	if (o->container && strncmp(p->container, o->container, strlen(o->container)))
+		return;
+	if (o->json) {
+		cJSON *j = proc_json(p);
+
+		cJSON_AddStringToObject(j, "event", change_name(what));
+		cJSON_AddNumberToObject(j, "time_us", (double)realtime_us());
+		print_json(j);
+		return;
+	}
+	cards_text(p->cards, cards, sizeof(cards));
+	printf("%-10s pid %d (ns %d) cards %s socket %s: %s\n", change_name(what), p->pid, pm_proc_nspid(p),
+	       cards, socket_text(p), p->cmdline[0] ? p->cmdline : p->comm);
+	fflush(stdout);
+}
+
+static int watch(struct tracker *t)
+{
+	int sigfd = console_signalfd();
+	if (sigfd < 0)
+		return sigfd;
+	for (;;) {
+		struct pollfd pfds[2] = { { .fd = sigfd, .events = POLLIN },
+					  { .fd = tracker_fd(t), .events = POLLIN } };
+
+		if (poll(pfds, 2, tracker_timeout_ms(t)) < 0 && errno != EINTR)
+			break;
+		if (pfds[0].revents)
+			break;
+		tracker_tick(t);
+	}
+	close(sigfd);
+	return 0;
+}
+
+int listing_run(const struct options *o)
+{
+	struct card_patterns patterns;
+	enum tracker_mode mode;
+	struct tracker *t;
+	const char *note = NULL;
+
+	options_card_patterns(o, &patterns);
+	mode = !o->watch ? TRACKER_SCAN_ONCE : o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF;
+	t = tracker_open(&patterns, mode, on_change, (void *)o, false, &note);
+	if (!t) {
+		report_error("dynprof: cannot track processes: %s", strerror(errno ? errno : ENOMEM));
+		return 1;
+	}
+	if (o->watch && note)
+		fprintf(stderr, "dynprof: %s\n", note);
+	list_once(o, tracker_model(t), &patterns);
+	if (o->watch)
+		watch(t);
+	if (o->watch && tracker_lost_events(t))
+		fprintf(stderr, "dynprof: %llu kernel events lost, answered by %u rescans of /proc\n",
+			tracker_lost_events(t), tracker_rescans(t));
+	tracker_close(t);
+	return 0;
+}

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: MIT
+/* msprof-compatible option parsing (see options.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/options.h"
+#include "out/report.h"
+#include "config/rule.h"
+
+/* ---- value domains --------------------------------------------------------- */
+
+static const char *const on_off[] = { "on", "off", NULL };
+static const char *const task_time_values[] = { "on", "off", "l0", "l1", "l2", NULL };
+static const char *const modes[] = { "task-based", "sample-based", NULL };
+static const char *const metrics[] = { "PipeUtilization", "ArithmeticUtilization", "Memory",
+				       "MemoryL0", "MemoryUB", NULL };
+static const char *const ge_api_values[] = { "off", "l0", "l1", NULL };
+static const char *const export_types[] = { "text", "db", NULL };
+static const char *const host_sys_items[] = { "cpu", "mem", "disk", "network", "osrt", NULL };
+static const char *const host_usage_items[] = { "cpu", "mem", NULL };
+
+enum domain_kind {
+	DOM_ONE_OF,   /* exactly one of `words` */
+	DOM_LIST_OF,  /* comma-separated, each of `words`, no repeats */
+	DOM_STORAGE,  /* <N>MB, 200..4294967295 */
+	DOM_FREQ,     /* 1..50 (Hz) */
+	DOM_ENV,      /* k=v;k=v */
+};
+
+struct switch_def {
+	const char *option;
+	const char *json_key;
+	enum domain_kind kind;
+	const char *const *words;
+};
+
+/* msprof's collection switches dynprof forwards, with their params keys. */
+static const struct switch_def switch_defs[] = {
+	{ "ascendcl", "acl", DOM_ONE_OF, on_off },
+	{ "model-execution", "modelExecution", DOM_ONE_OF, on_off },
+	{ "runtime-api", "runtimeApi", DOM_ONE_OF, on_off },
+	{ "task-time", "taskTime", DOM_ONE_OF, task_time_values },
+	{ "aicpu", "aicpuTrace", DOM_ONE_OF, on_off },
+	{ "hccl", "hcclTrace", DOM_ONE_OF, on_off },
+	{ "msproftx", "msproftx", DOM_ONE_OF, on_off },
+	{ "l2", "l2CacheTaskProfiling", DOM_ONE_OF, on_off },
+	{ "ai-core", "ai_core_profiling", DOM_ONE_OF, on_off },
+	{ "ai-vector-core", "aiv_profiling", DOM_ONE_OF, on_off },
+	{ "aic-mode", "ai_core_profiling_mode", DOM_ONE_OF, modes },
+	{ "aiv-mode", "aiv_profiling_mode", DOM_ONE_OF, modes },
+	{ "aic-metrics", "ai_core_metrics", DOM_ONE_OF, metrics },
+	{ "aiv-metrics", "aiv_metrics", DOM_ONE_OF, metrics },
+	{ "ge-api", "geApi", DOM_ONE_OF, ge_api_values },
+	{ "task-memory", "taskMemory", DOM_ONE_OF, on_off },
+	{ "storage-limit", "storageLimit", DOM_STORAGE, NULL },
+	{ "host-sys", "host_sys", DOM_LIST_OF, host_sys_items },
+	{ "host-sys-usage", "hostSysUsage", DOM_LIST_OF, host_usage_items },
+	{ "host-sys-usage-freq", "hostProfilingSamplingInterval", DOM_FREQ, NULL },
+	{ "type", "exportType", DOM_ONE_OF, export_types },
+	{ "environment", "app_env", DOM_ENV, NULL },
+};
+
+/* msprof options that dynamic mode refuses. */
+static const char *const refused_in_dynamic[] = {
+	"sys-devices", "sys-period", "sys-cpu-profiling", "delay", "duration", NULL,
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report_verror(fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int word_index(const char *const *words, const char *w, size_t len)
+{
+	for (int i = 0; words[i]; i++)
+		if (strlen(words[i]) == len && !strncmp(words[i], w, len))
+			return i;
+	return -1;
+}
+
+/* "'a', 'b' or 'c'" for the error messages. */
+static void words_text(const char *const *words, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; words[i] && off < len; i++) {
+		const char *sep = i == 0 ? "" : words[i + 1] ? ", " : " or ";
+
+		off += (size_t)snprintf(buf + off, len - off, "%s'%s'", sep, words[i]);
+	}
+}
+
+static bool list_valid(const char *const *words, const char *v)
+{
+	unsigned seen = 0;
+
+	for (const char *p = v;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int i = word_index(words, p, len);
+
+		if (i < 0 || (seen & (1u << i)))
+			return false;
+		seen |= 1u << i;
+		if (!comma)
+			return true;
+		p = comma + 1;
+	}
+}
+
+static bool storage_valid(const char *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return !errno && !strcmp(end, "MB") && n >= 200 && n <= 4294967295ULL;
+}
+
+static bool env_valid(const char *v)
+{
+	if (!*v)
+		return false;
+	for (const char *p = v; *p;) {
+		const char *semi = strchr(p, ';');
+		size_t len = semi ? (size_t)(semi - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+
+		if (!eq || eq == p)
+			return false;
+		if (!semi)
+			break;
+		p = semi + 1;
+	}
+	return true;
+}
+
+static int parse_freq(const char *v)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (*v < '0' || *v > '9' || *end || n < 1 || n > 50)
+		return -1;
+	return (int)n;
+}
+
+static int check_switch(const struct switch_def *d, const char *v)
+{
+	char words[160];
+
+	switch (d->kind) {
+	case DOM_ONE_OF:
+		if (word_index(d->words, v, strlen(v)) >= 0)
+			return 0;
+		words_text(d->words, words, sizeof(words));
+		return fail("Argument --%s: invalid value: %s. Please input %s.", d->option, v, words);
+	case DOM_LIST_OF:
+		if (list_valid(d->words, v))
+			return 0;
+		words_text(d->words, words, sizeof(words));
+		return fail("Argument --%s: invalid value: %s. Please input a comma-separated list of %s.",
+			    d->option, v, words);
+	case DOM_STORAGE:
+		if (storage_valid(v))
+			return 0;
+		return fail("Argument --%s: invalid value: %s. Please input an integer in [200, 4294967295] followed by MB, e.g. 1024MB.",
+			    d->option, v);
+	case DOM_FREQ:
+		if (parse_freq(v) > 0)
+			return 0;
+		return fail("Argument --%s: invalid value: %s. Please input an integer in [1, 50].",
+			    d->option, v);
+	case DOM_ENV:
+		if (env_valid(v))
+			return 0;
+		return fail("Argument --%s: invalid value: %s. Please input 'name=value;name=value'.",
+			    d->option, v);
+	}
+	return -EINVAL;
+}
+
+/* Record key=value, replacing an earlier setting of the same key. */
+static int set_switch(struct options *o, const char *option, const char *key, const char *value)
+{
+	char *copy = strdup(value);
+	int i;
+
+	if (!copy)
+		return fail("dynprof: out of memory");
+	for (i = 0; i < o->nswitches; i++)
+		if (!strcmp(o->switches[i].json_key, key))
+			break;
+	if (i == OPTIONS_MAX_SWITCHES) {
+		free(copy);
+		return fail("dynprof: too many switches");
+	}
+	if (i == o->nswitches)
+		o->nswitches++;
+	else
+		free(o->switches[i].value);
+	o->switches[i] = (struct switch_setting){ option, key, copy };
+	return 0;
+}
+
+/*
+ * Some switches map to more than one params key, as msprof maps them:
+ * --task-time=l0|l1|l2 sets the level and turns task time on; the
+ * frequency becomes a sampling interval in milliseconds.
+ */
+static int apply_switch(struct options *o, const struct switch_def *d, const char *v)
+{
+	char buf[32];
+
+	if (!strcmp(d->option, "task-time")) {
+		bool level = v[0] == 'l';
+
+		if (set_switch(o, d->option, "prof_level", level ? v : !strcmp(v, "on") ? "l1" : "off"))
+			return -ENOMEM;
+		return set_switch(o, d->option, d->json_key, level ? "on" : v);
+	}
+	if (d->kind == DOM_FREQ) {
+		snprintf(buf, sizeof(buf), "%d", 1000 / parse_freq(v));
+		return set_switch(o, d->option, d->json_key, buf);
+	}
+	return set_switch(o, d->option, d->json_key, v);
+}
+
+static const struct switch_def *find_switch(const char *name)
+{
+	for (size_t i = 0; i < sizeof(switch_defs) / sizeof(switch_defs[0]); i++)
+		if (!strcmp(switch_defs[i].option, name))
+			return &switch_defs[i];
+	return NULL;
+}
+
+/* --timeout: a duration as rule.h reads it (N, Nms, Ns, Nm, Nh), 1 ms to 3600 s. */
+static int parse_timeout_ms(const char *v)
+{
+	int64_t ms;
+
+	if (duration_parse_ms(v, &ms) || ms > 3600 * 1000)
+		return -1;
+	return (int)ms;
+}
+
+static int parse_dynamic(struct options *o, const char *v)
+{
+	if (!strcmp(v, "on"))
+		o->dynamic = 1;
+	else if (!strcmp(v, "off"))
+		o->dynamic = 0;
+	else
+		return fail("Argument --dynamic: invalid value: %s. Please input 'on' or 'off'.", v);
+	return 0;
+}
+
+static int parse_protocol(struct options *o, const char *v)
+{
+	if (!strcmp(v, "auto"))
+		o->protocol = PROTO_AUTO;
+	else if (!strcmp(v, "v1"))
+		o->protocol = PROTO_V1;
+	else if (!strcmp(v, "v2"))
+		o->protocol = PROTO_V2;
+	else
+		return fail("Argument --protocol: invalid value: %s. Please input 'auto', 'v1' or 'v2'.", v);
+	return 0;
+}
+
+/* --device=GLOB: an absolute glob naming card nodes; replaces the defaults. */
+static int add_device(struct options *o, const char *v)
+{
+	if (v[0] != '/')
+		return fail("Argument --device: invalid value: %s. Please input an absolute glob such as '/dev/davinci*'.", v);
+	if (o->ndevices == OPTIONS_MAX_DEVICES)
+		return fail("Argument --device: at most %d patterns.", OPTIONS_MAX_DEVICES);
+	o->devices[o->ndevices++] = v;
+	return 0;
+}
+
+static bool container_id_valid(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n < 4 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)v[i]))
+			return false;
+	return true;
+}
+
+/* Options that take no value. */
+static int parse_flag(struct options *o, const char *name)
+{
+	if (!strcmp(name, "help"))
+		o->help = true;
+	else if (!strcmp(name, "version"))
+		o->version = true;
+	else if (!strcmp(name, "no-bpf"))
+		o->no_bpf = true;
+	else if (!strcmp(name, "msprof-key"))
+		o->msprof_key = true;
+	else if (!strcmp(name, "app-stdin"))
+		o->app_stdin = true;
+	else if (!strcmp(name, "list"))
+		o->list = true;
+	else if (!strcmp(name, "watch"))
+		o->watch = true;
+	else if (!strcmp(name, "json"))
+		o->json = true;
+	else
+		return -ENOENT;
+	return 0;
+}
+
+static bool refused_in_dynamic_mode(const char *name)
+{
+	for (int i = 0; refused_in_dynamic[i]; i++)
+		if (!strcmp(refused_in_dynamic[i], name))
+			return true;
+	return false;
+}
+
+static int parse_valued(struct options *o, const char *name, const char *v)
+{
+	const struct switch_def *d;
+	int ms;
+
+	if (!strcmp(name, "dynamic"))
+		return parse_dynamic(o, v);
+	if (!strcmp(name, "pid"))
+		return o->pid_list = v, 0;
+	if (!strcmp(name, "output"))
+		return o->output = v, 0;
+	if (!strcmp(name, "application"))
+		return o->application = v, 0;
+	if (!strcmp(name, "protocol"))
+		return parse_protocol(o, v);
+	if (!strcmp(name, "device"))
+		return add_device(o, v);
+	if (!strcmp(name, "container")) {
+		if (!container_id_valid(v))
+			return fail("Argument --container: invalid value: %s. Please input a container id (hex, at least 4 characters) or its prefix.", v);
+		o->container = v;
+		return 0;
+	}
+	if (!strcmp(name, "events")) {
+		if (strcmp(v, "json") && strncmp(v, "json:", 5))
+			return fail("Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.", v);
+		o->events = v;
+		return 0;
+	}
+	if (!strcmp(name, "window")) {
+		if (o->nwindows == OPTIONS_MAX_WINDOWS)
+			return fail("Argument --window: at most %d rules.", OPTIONS_MAX_WINDOWS);
+		o->windows[o->nwindows++] = v;
+		return 0;
+	}
+	if (!strcmp(name, "commands") || !strcmp(name, "control")) {
+		if (!*v)
+			return fail("Argument --%s: empty value.", name);
+		*(!strcmp(name, "commands") ? &o->commands : &o->control) = v;
+		return 0;
+	}
+	if (!strcmp(name, "timeout")) {
+		ms = parse_timeout_ms(v);
+		if (ms < 0)
+			return fail("Argument --timeout: invalid value: %s. Please input a duration such as 60, 30s or 500ms (at most 3600 s).", v);
+		o->timeout_ms = ms;
+		return 0;
+	}
+	if (refused_in_dynamic_mode(name))
+		return fail("Argument --dynamic and --%s cannot be configured at the same time.", name);
+	d = find_switch(name);
+	if (!d)
+		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
+	if (check_switch(d, v))
+		return -EINVAL;
+	return apply_switch(o, d, v);
+}
+
+static int parse_one(struct options *o, const char *arg)
+{
+	const char *name = arg + 2, *eq = strchr(name, '=');
+	char key[64];
+	size_t len;
+
+	if (!strcmp(arg, "-h"))
+		return parse_flag(o, "help");
+	if (!eq) {
+		if (parse_flag(o, name) == 0)
+			return 0;
+		if (find_switch(name) || refused_in_dynamic_mode(name) || !strcmp(name, "pid") ||
+		    !strcmp(name, "output") || !strcmp(name, "dynamic") || !strcmp(name, "application") ||
+		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
+		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
+		    !strcmp(name, "commands") || !strcmp(name, "control"))
+			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
+		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
+	}
+	len = (size_t)(eq - name);
+	if (len == 0 || len >= sizeof(key))
+		return fail("Argument %s: unknown option. Run 'dynprof --help' for the options.", arg);
+	memcpy(key, name, len);
+	key[len] = '\0';
+	return parse_valued(o, key, eq + 1);
+}
+
+/* msprof's checks across options. */
+static int check_combination(struct options *o)
+{
+	bool has_app = o->application || o->app_argv;
+
+	if (o->help || o->version)
+		return 0;
+	if (o->watch && !o->list)
+		return fail("Argument --watch: it goes with --list.");
+	if (o->json && !o->list)
+		return fail("Argument --json: it goes with --list.");
+	if (o->list) {
+		if (o->events)
+			return fail("Argument --events: it cannot be combined with --list (see --json).");
+		if (o->nwindows || o->commands || o->control)
+			return fail("Argument --list: it cannot be combined with --window, --commands or --control.");
+		if (o->pid_list || has_app || o->dynamic == 1)
+			return fail("Argument --list: it cannot be combined with --dynamic, --pid or an application.");
+		return 0;
+	}
+	if (o->container && !o->pid_list)
+		return fail("Argument --container: it goes with --list, --pid=auto or --pid=<pid inside the container>.");
+	if (o->dynamic == 0 && o->pid_list)
+		return fail("Argument --dynamic=off, but --pid is set.");
+	if (o->dynamic == -1 && o->pid_list)
+		o->dynamic = 1; /* --pid alone implies dynamic mode */
+	if (o->dynamic != 1)
+		return fail("Argument --dynamic: dynprof needs --dynamic=on (or --pid). Run 'dynprof --help' for usage.");
+	if (!o->pid_list && !has_app)
+		return fail("Argument --dynamic=on, but --application/--pid is all empty.");
+	if (o->pid_list && has_app)
+		return fail("Argument --dynamic=on, can not set --application/--pid at the same time.");
+	if (o->application && o->app_argv)
+		return fail("Argument --application: the application is given twice (--application and a command).");
+	if (o->commands && !strcmp(o->commands, "-") && o->app_stdin)
+		return fail("Argument --commands=-: standard input is the application's (--app-stdin).");
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->dynamic = -1;
+	o->protocol = PROTO_AUTO;
+	o->timeout_ms = OPTIONS_DEFAULT_TIMEOUT_MS;
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--", 2) != 0 && strcmp(argv[i], "-h") != 0) {
+			o->app_argv = &argv[i];
+			break;
+		}
+		if (!strcmp(argv[i], "--")) {
+			o->app_argv = i + 1 < argc ? &argv[i + 1] : NULL;
+			break;
+		}
+		if (parse_one(o, argv[i]))
+			return -EINVAL;
+	}
+	return check_combination(o);
+}
+
+void options_card_patterns(const struct options *o, struct card_patterns *p)
+{
+	if (o->ndevices == 0) {
+		cards_default_patterns(p);
+		return;
+	}
+	p->storage = NULL;
+	p->count = o->ndevices;
+	for (int i = 0; i < o->ndevices; i++)
+		p->glob[i] = (char *)o->devices[i];
+}
+
+void options_free(struct options *o)
+{
+	for (int i = 0; i < o->nswitches; i++)
+		free(o->switches[i].value);
+	o->nswitches = 0;
+}
+
+void options_print_help(void)
+{
+	fputs(
+"Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
+"       dynprof --dynamic=on [--output=DIR] [options] [switches] APP [ARGS...]\n"
+"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=ID]\n"
+"\n"
+"Open and close CANN profiling windows in running AI processes, over their\n"
+"dynamic-profiling socket, with msprof's console: a drop-in for\n"
+"'msprof --dynamic=on --pid=...' that reaches every target in parallel,\n"
+"finds sockets inside containers, refuses impostor sockets and never leaves\n"
+"a target collecting.\n"
+"\n"
+"Options (always --name=value):\n"
+"  --dynamic=on|off        dynamic mode; --pid alone implies on\n"
+"  --pid=PID[,PID...]      target processes (host pids)\n"
+"  --pid=auto              every card user whose socket listens (not busy)\n"
+"  APP [ARGS...], --application=\"APP ARGS\"\n"
+"                          launch mode: start APP with PROFILING_MODE=dynamic;\n"
+"                          every descendant that holds a card and serves its\n"
+"                          socket joins as a target (wrappers, torchrun, mpirun);\n"
+"                          a joiner gets the open window at once; dynprof exits\n"
+"                          with APP's status (128+N if signal N ended it)\n"
+"  --msprof-key            launch: set DYNAMIC_PROFILING_KEY_PID to dynprof's pid,\n"
+"                          as msprof does (its processes then share one socket\n"
+"                          path: only the last one to start is reachable)\n"
+"  --app-stdin             launch: APP reads dynprof's standard input (default:\n"
+"                          /dev/null, the console keeps it); commands then come\n"
+"                          only from signals, and the run ends with APP\n"
+"  --container=ID          with --pid=auto: only that container's processes;\n"
+"                          with --pid=N: N is the pid inside that container\n"
+"                          (ID: the container id or a prefix of it)\n"
+"  --output=DIR            result folder, made absolute and created (0750);\n"
+"                          default $ASCEND_WORK_PATH/profiling_data, else the\n"
+"                          current folder. The targets write PROF_* folders there\n"
+"  --protocol=auto|v1|v2   wire generation; auto (default) decides per target\n"
+"                          from our agent's variable or the CANN version the\n"
+"                          target has mapped, else v2\n"
+"  --timeout=DURATION      per-command timeout per target: 60 (s), 30s, 500ms;\n"
+"                          default 60 s, as msprof\n"
+"  --events=json[:PATH]   also write one JSON object per line for every target\n"
+"                          joining or leaving, window opening or closing (with\n"
+"                          its PROF_ folders) and error: to PATH (created or\n"
+"                          truncated, 0640), else to standard output among the\n"
+"                          console lines; schema in docs/EVENTS-JSON.md\n"
+"  --window=start=COND[,stop=COND][,repeat=N][,every=DURATION]\n"
+"                          open and close windows on events, per target\n"
+"                          (repeatable). COND: open | exec:GLOB |\n"
+"                          call:LIB:SYMBOL#N | +DURATION | at:TIME |\n"
+"                          signal:NAME | file:PATH | exit (stop only).\n"
+"                          Calls are counted in the kernel: start= from the\n"
+"                          target's join, stop= from the start's trigger;\n"
+"                          +DURATION from the run's start (start=) or the\n"
+"                          window's opening (stop=). Without stop= a window\n"
+"                          lasts until exit or quit. End of input does not\n"
+"                          end the run: it ends when every rule is done.\n"
+"                          Examples: start=call:libascendcl.so:aclmdlExecute#1000,\n"
+"                          stop=call:libascendcl.so:aclmdlExecute#10 ;\n"
+"                          start=open,stop=+30s ; start=+1m,stop=+10s,every=10m ;\n"
+"                          start=at:2026-12-01T12:00:00Z,stop=+20s\n"
+"  --commands=FILE         commands from FILE (\"-\": standard input, read\n"
+"                          whole first) instead of the console: start, stop,\n"
+"                          quit, sleep DURATION, wait COND (# comments)\n"
+"  --control=SPEC          take commands while running from fifo:CTL[,ACK]\n"
+"                          or unix:PATH (a plain PATH: an existing FIFO, else\n"
+"                          a unix socket); each command is answered with\n"
+"                          \"ack <command>\" or \"error: <why>\"\n"
+"  --no-bpf                do not load BPF: watch target exits with pidfds;\n"
+"                          forks, execs and exits from the netlink process\n"
+"                          connector (root), card opens by polling /proc every\n"
+"                          200 ms (with BPF a card open is known within a\n"
+"                          millisecond)\n"
+"  --list                  card-using processes: host pid, pid in its namespace,\n"
+"                          container, user, cards, socket (path, none or busy),\n"
+"                          command; then exit\n"
+"  --watch                 with --list: keep running, one line per change\n"
+"                          (exec, card-open, card-close, socket, exit) until\n"
+"                          Ctrl-C or SIGTERM\n"
+"  --json                  with --list: a JSON array (with --watch: one JSON\n"
+"                          object per line); schema in docs/LIST-JSON.md\n"
+"  --device=GLOB           card nodes (repeatable), replacing the defaults\n"
+"                          /dev/davinci*, /dev/nvidia*, /dev/accel/accel*,\n"
+"                          /dev/dri/renderD*; the card index is the number\n"
+"                          that ends the node's name\n"
+"  --help, -h              this text\n"
+"  --version               version\n"
+"\n"
+"Collection switches (forwarded to the targets, msprof's names and values):\n"
+"  --ascendcl --model-execution --runtime-api --aicpu --hccl --msproftx --l2\n"
+"  --ai-core --ai-vector-core --task-memory          on|off\n"
+"  --task-time=on|off|l0|l1|l2   --ge-api=off|l0|l1   --type=text|db\n"
+"  --aic-mode, --aiv-mode=task-based|sample-based\n"
+"  --aic-metrics, --aiv-metrics=PipeUtilization|ArithmeticUtilization|Memory|\n"
+"                               MemoryL0|MemoryUB\n"
+"  --storage-limit=<N>MB (200..4294967295)   --environment='k=v;k=v'\n"
+"  --host-sys=cpu,mem,disk,network,osrt   --host-sys-usage=cpu,mem\n"
+"  --host-sys-usage-freq=1..50\n"
+"\n"
+"Console commands (from a terminal, or one per line on standard input):\n"
+"  start        open a collection window in every target\n"
+"  stop         close it; each target writes a PROF_* folder\n"
+"  quit, q      stop what is open, disconnect, exit (end of input: the same)\n"
+"  help, h      this list of commands\n"
+"Ctrl-C, SIGTERM and SIGHUP stop every open window, then quit; in launch mode\n"
+"the application (its own process group) then gets the same signal.\n"
+"\n"
+"With --window, a rule's windows open and close by themselves; see\n"
+"docs/TRIGGERS.md. The server allows 50 windows per connection: dynprof\n"
+"reconnects before a window that would pass it.\n"
+"\n"
+"Exit status: 0 after quit, end of input or every rule done; 1 when every target was lost;\n"
+"255 on option errors or when no target could be reached; 128+N after\n"
+"signal N; in launch mode, the application's status.\n", stdout);
+}

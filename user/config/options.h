@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line options, msprof-compatible: `--name=value` only, the first
+ * argument not starting with "--" begins the application command, errors
+ * print msprof's text and end the run with status 255.
+ */
+#ifndef DYNPROF_OPTIONS_H
+#define DYNPROF_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "shared/cards.h"
+#include "dynprof/proto.h"
+
+#define OPTIONS_MAX_SWITCHES 40
+#define OPTIONS_MAX_DEVICES 16
+#define OPTIONS_MAX_WINDOWS 16
+#define OPTIONS_DEFAULT_TIMEOUT_MS 60000 /* per command, as msprof */
+#define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
+
+/* One msprof collection switch the user gave, ready for the params JSON. */
+struct switch_setting {
+	const char *option;   /* e.g. "task-time" */
+	const char *json_key; /* e.g. "taskTime" */
+	char *value;          /* the JSON value, as text */
+};
+
+struct options {
+	int dynamic;             /* -1 not given, 0 off, 1 on */
+	const char *pid_list;    /* --pid, as given */
+	const char *output;      /* --output, as given (NULL: default) */
+	const char *application; /* --application, as given */
+	char **app_argv;         /* command after the options (NULL: none) */
+	enum proto_version protocol;
+	int timeout_ms;
+	bool no_bpf;
+	bool msprof_key;         /* launch: set DYNAMIC_PROFILING_KEY_PID as msprof does */
+	bool app_stdin;          /* launch: the application gets dynprof's standard input */
+	bool list;               /* --list: card users, then exit (or --watch) */
+	bool watch;              /* --watch: with --list, report changes as they happen */
+	bool json;               /* --json: JSON output for --list */
+	const char *events;      /* --events=json[:PATH] (NULL: none) */
+	int nwindows;            /* --window=RULE, repeatable (parsed by rule.c) */
+	const char *windows[OPTIONS_MAX_WINDOWS];
+	const char *commands;    /* --commands=FILE ("-": standard input) */
+	const char *control;     /* --control=SPEC (control.h) */
+	const char *container;   /* --container=ID (prefix of the container id) */
+	int ndevices;            /* --device=GLOB, repeatable */
+	const char *devices[OPTIONS_MAX_DEVICES];
+	bool help;
+	bool version;
+	int nswitches;
+	struct switch_setting switches[OPTIONS_MAX_SWITCHES];
+};
+
+/*
+ * Parse argv. Returns 0, or -EINVAL after printing the one error line
+ * (msprof's text where msprof has one) to stdout, as msprof does.
+ */
+int options_parse(int argc, char **argv, struct options *o);
+void options_free(struct options *o);
+
+/* The card patterns: --device globs, else the defaults (no copy made). */
+void options_card_patterns(const struct options *o, struct card_patterns *p);
+
+/* The full --help text. */
+void options_print_help(void);
+
+#endif /* DYNPROF_OPTIONS_H */

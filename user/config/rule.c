@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: MIT
+/* Window rules and script commands (see rule.h). */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "config/rule.h"
+
+#define COND_FORMS "open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, signal:NAME, file:PATH, exit"
+#define CALL_FORM "(call:LIB:SYMBOL#N)"
+#define DURATION_FORM "(N followed by ms, s, m or h, such as 500ms or 30s; at least 1 ms)"
+#define TIME_FORM "(YYYY-MM-DDTHH:MM:SS[.fff] then Z, +HH:MM or -HH:MM; or @EPOCH)"
+#define RULE_FORM "(start=COND[,stop=COND][,repeat=N][,every=DURATION])"
+#define SCRIPT_FORM "(start, stop, quit, sleep DURATION, wait CONDITION)"
+#define OTHER_SIGNAL "choose another signal, such as USR1"
+
+static int errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- numbers ------------------------------------------------------------------ */
+
+static bool is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9'; /* not isdigit(): no locale may widen the set */
+}
+
+/* The decimal digits that begin s; *end after them. -1 when none or on overflow. */
+static int parse_digits(const char *s, uint64_t *v, const char **end)
+{
+	const char *p = s;
+	uint64_t n = 0;
+
+	for (; is_digit(*p); p++) {
+		uint64_t d = (uint64_t)(*p - '0');
+
+		if (n > (UINT64_MAX - d) / 10)
+			return -1;
+		n = n * 10 + d;
+	}
+	if (p == s)
+		return -1;
+	*v = n;
+	*end = p;
+	return 0;
+}
+
+/* A whole string of digits (no sign, no blanks, no junk). */
+static int parse_whole_number(const char *s, uint64_t *v)
+{
+	const char *end;
+
+	return parse_digits(s, v, &end) || *end ? -1 : 0;
+}
+
+int duration_parse_ms(const char *text, int64_t *ms)
+{
+	static const struct {
+		const char *suffix;
+		int64_t ms;
+	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60 * 1000 }, { "h", 3600 * 1000 }, { "", 1000 } };
+	const char *end;
+	uint64_t n;
+
+	if (!text || parse_digits(text, &n, &end))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (n == 0 || n > (uint64_t)(INT64_MAX / units[i].ms))
+			return -1;
+		*ms = (int64_t)n * units[i].ms;
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- wall-clock times ------------------------------------------------------------ */
+
+enum time_verdict { TIME_OK = 0, TIME_BAD, TIME_NO_ZONE };
+
+struct civil {
+	int year, month, day, hour, min, sec, ms;
+};
+
+/* Exactly `width` digits at *p, advancing past them. */
+static int fixed_digits(const char **p, int width, int *v)
+{
+	int n = 0;
+
+	for (int i = 0; i < width; i++) {
+		if (!is_digit((*p)[i]))
+			return -1;
+		n = n * 10 + ((*p)[i] - '0');
+	}
+	*p += width;
+	*v = n;
+	return 0;
+}
+
+static int expect(const char **p, char ch)
+{
+	if (**p != ch)
+		return -1;
+	(*p)++;
+	return 0;
+}
+
+/* ".d[d...]" (1 to 9 digits) at *p, if any, as milliseconds (finer digits dropped). */
+static int parse_fraction(const char **p, int *ms)
+{
+	int n = 0, digits = 0;
+
+	*ms = 0;
+	if (**p != '.')
+		return 0;
+	for ((*p)++; is_digit(**p); (*p)++, digits++)
+		if (digits < 3)
+			n = n * 10 + (**p - '0');
+	if (digits < 1 || digits > 9)
+		return -1;
+	for (; digits < 3; digits++)
+		n *= 10;
+	*ms = n;
+	return 0;
+}
+
+static bool leap_year(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static int month_days(int y, int m)
+{
+	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	return days[m - 1] + (m == 2 && leap_year(y));
+}
+
+/* Rounds towards minus infinity, so the leap-year count below holds for year 0 too. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* Leap years in [1, y), by the Gregorian rule extended backwards. */
+static int64_t leaps_before(int64_t y)
+{
+	return floor_div(y - 1, 4) - floor_div(y - 1, 100) + floor_div(y - 1, 400);
+}
+
+/* Days from 1970-01-01 to y-m-d: ours rather than timegm(), which is not standard and TZ-free only by convention. */
+static int64_t days_from_civil(int y, int m, int d)
+{
+	static const int before[12] = { 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334 };
+	int64_t days = 365 * (int64_t)(y - 1970) + leaps_before(y) - leaps_before(1970);
+
+	return days + before[m - 1] + (m > 2 && leap_year(y)) + d - 1;
+}
+
+/* "YYYY-MM-DD" then 'T' or one space. */
+static int parse_date(const char **p, struct civil *t)
+{
+	if (fixed_digits(p, 4, &t->year) || expect(p, '-') || fixed_digits(p, 2, &t->month) ||
+	    expect(p, '-') || fixed_digits(p, 2, &t->day))
+		return -1;
+	if (t->month < 1 || t->month > 12 || t->day < 1 || t->day > month_days(t->year, t->month))
+		return -1;
+	return expect(p, 'T') && expect(p, ' ') ? -1 : 0;
+}
+
+/* "HH:MM:SS[.fff]"; second 60 is a leap second and counts as the next minute's 0. */
+static int parse_clock(const char **p, struct civil *t)
+{
+	if (fixed_digits(p, 2, &t->hour) || expect(p, ':') || fixed_digits(p, 2, &t->min) ||
+	    expect(p, ':') || fixed_digits(p, 2, &t->sec) || parse_fraction(p, &t->ms))
+		return -1;
+	return t->hour < 24 && t->min < 60 && t->sec <= 60 ? 0 : -1;
+}
+
+/* "Z", "+HH:MM", "-HH:MM", "+HHMM" or "-HHMM" and nothing after: minutes east of UTC. */
+static enum time_verdict parse_zone(const char *p, int *east_min)
+{
+	int sign, hh, mm;
+
+	if (!*p)
+		return TIME_NO_ZONE;
+	if (!strcmp(p, "Z")) {
+		*east_min = 0;
+		return TIME_OK;
+	}
+	if (*p != '+' && *p != '-')
+		return TIME_BAD;
+	sign = *p++ == '-' ? -1 : 1;
+	if (fixed_digits(&p, 2, &hh))
+		return TIME_BAD;
+	if (*p == ':')
+		p++;
+	if (fixed_digits(&p, 2, &mm) || *p || hh > 23 || mm > 59)
+		return TIME_BAD;
+	*east_min = sign * (hh * 60 + mm);
+	return TIME_OK;
+}
+
+static enum time_verdict parse_iso(const char *s, int64_t *epoch_ms)
+{
+	struct civil t;
+	enum time_verdict v;
+	int east_min = 0;
+	int64_t secs;
+
+	if (parse_date(&s, &t) || parse_clock(&s, &t))
+		return TIME_BAD;
+	v = parse_zone(s, &east_min);
+	if (v != TIME_OK)
+		return v;
+	secs = days_from_civil(t.year, t.month, t.day) * 86400 + t.hour * 3600 + t.min * 60 + t.sec;
+	*epoch_ms = (secs - (int64_t)east_min * 60) * 1000 + t.ms;
+	return TIME_OK;
+}
+
+/* "@SECONDS[.fff]" since the epoch. */
+static enum time_verdict parse_epoch(const char *s, int64_t *epoch_ms)
+{
+	const char *p;
+	uint64_t secs;
+	int ms;
+
+	if (parse_digits(s + 1, &secs, &p) || parse_fraction(&p, &ms) || *p)
+		return TIME_BAD;
+	if (secs > (uint64_t)(INT64_MAX - 999) / 1000)
+		return TIME_BAD;
+	*epoch_ms = (int64_t)secs * 1000 + ms;
+	return TIME_OK;
+}
+
+static enum time_verdict time_parse(const char *text, int64_t *epoch_ms)
+{
+	if (!text)
+		return TIME_BAD;
+	return text[0] == '@' ? parse_epoch(text, epoch_ms) : parse_iso(text, epoch_ms);
+}
+
+int time_parse_epoch_ms(const char *text, int64_t *epoch_ms)
+{
+	return time_parse(text, epoch_ms) == TIME_OK ? 0 : -1;
+}
+
+/* ISO-8601 UTC to the second, for messages; gmtime_r() does not read TZ. */
+static void time_text(int64_t epoch_ms, char *buf, size_t len)
+{
+	time_t secs = (time_t)floor_div(epoch_ms, 1000);
+	struct tm tm;
+
+	if (!gmtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "@%lld", (long long)secs);
+}
+
+/* ---- signals --------------------------------------------------------------------- */
+
+/* RTMIN, RTMIN+N, RTMAX, RTMAX-N (without "SIG"): 0, -1 if malformed, 1 if not one of these. */
+static int rt_signal(const char *name, int *signo)
+{
+	bool from_min = !strncasecmp(name, "RTMIN", 5);
+	const char *rest = name + 5;
+	uint64_t n;
+
+	if (!from_min && strncasecmp(name, "RTMAX", 5))
+		return 1;
+	if (!*rest) {
+		*signo = from_min ? SIGRTMIN : SIGRTMAX;
+		return 0;
+	}
+	if (*rest != (from_min ? '+' : '-') || parse_whole_number(rest + 1, &n) ||
+	    n > (uint64_t)(SIGRTMAX - SIGRTMIN))
+		return -1;
+	*signo = from_min ? SIGRTMIN + (int)n : SIGRTMAX - (int)n;
+	return 0;
+}
+
+int signal_parse(const char *text, int *signo)
+{
+	const char *name = text;
+	int rt;
+
+	if (!text)
+		return -1;
+	if (!strncasecmp(name, "SIG", 3))
+		name += 3; /* no signal's own name begins with SIG, so this is unambiguous */
+	if (!*name)
+		return -1;
+	rt = rt_signal(name, signo);
+	if (rt <= 0)
+		return rt;
+	for (int i = 1; i < NSIG; i++) {
+		const char *abbrev = sigabbrev_np(i);
+
+		if (abbrev && !strcasecmp(abbrev, name)) {
+			*signo = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Why a signal cannot be a condition, or NULL. */
+static const char *signal_refusal(int signo)
+{
+	switch (signo) {
+	case SIGKILL:
+	case SIGSTOP:
+		return "cannot be caught";
+	case SIGINT:
+	case SIGTERM:
+	case SIGHUP:
+		return "makes dynprof quit (as SIGINT, SIGTERM and SIGHUP all do)";
+	case SIGCHLD:
+	case SIGPIPE:
+		return "is used by dynprof internally";
+	default:
+		return NULL;
+	}
+}
+
+/* ---- conditions -------------------------------------------------------------------- */
+
+struct cond_ctx {
+	const char *text; /* the whole condition, quoted in messages */
+	bool for_stop;
+	int64_t now;
+	char *err;
+	size_t errlen;
+};
+
+static int store(struct cond_ctx *x, char **field, const char *s, size_t len)
+{
+	*field = strndup(s, len);
+	return *field ? 0 : errf(x->err, x->errlen, "%s: out of memory", x->text);
+}
+
+static int parse_exec(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	if (!*arg)
+		return errf(x->err, x->errlen, "%s: the glob is empty (exec:GLOB)", x->text);
+	return store(x, &c->glob, arg, strlen(arg));
+}
+
+static int parse_file(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	if (!*arg)
+		return errf(x->err, x->errlen, "%s: the path is empty (file:PATH)", x->text);
+	return store(x, &c->path, arg, strlen(arg));
+}
+
+/*
+ * LIB ends at the first ':' (a library path has none in practice) and
+ * SYMBOL at the last '#', so C++ names such as ns::f keep their colons.
+ */
+static int parse_call(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	const char *colon = strchr(arg, ':'), *sym, *hash;
+
+	if (!colon)
+		return errf(x->err, x->errlen, "%s: no ':' between library and symbol " CALL_FORM, x->text);
+	if (colon == arg)
+		return errf(x->err, x->errlen, "%s: the library is empty " CALL_FORM, x->text);
+	sym = colon + 1;
+	hash = strrchr(sym, '#');
+	if (!hash)
+		return errf(x->err, x->errlen, "%s: the call number is missing " CALL_FORM, x->text);
+	if (hash == sym)
+		return errf(x->err, x->errlen, "%s: the symbol is empty " CALL_FORM, x->text);
+	if (parse_whole_number(hash + 1, &c->count) || c->count == 0)
+		return errf(x->err, x->errlen, "%s: the call number '%s' is not a positive integer " CALL_FORM,
+			    x->text, hash + 1);
+	if (store(x, &c->lib, arg, (size_t)(colon - arg)))
+		return -1;
+	return store(x, &c->symbol, sym, (size_t)(hash - sym));
+}
+
+static int parse_after(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	if (duration_parse_ms(arg, &c->ms))
+		return errf(x->err, x->errlen, "%s: '%s' is not a duration " DURATION_FORM, x->text, arg);
+	return 0;
+}
+
+static int parse_at(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	char now[64];
+
+	switch (time_parse(arg, &c->ms)) {
+	case TIME_NO_ZONE:
+		return errf(x->err, x->errlen,
+			    "%s: the time has no zone; add Z (UTC) or an offset such as +08:00, as nodes' zones may differ",
+			    x->text);
+	case TIME_BAD:
+		return errf(x->err, x->errlen, "%s: '%s' is not a time " TIME_FORM, x->text, arg);
+	case TIME_OK:
+		break;
+	}
+	if (c->ms > x->now)
+		return 0;
+	time_text(x->now, now, sizeof(now));
+	return errf(x->err, x->errlen, "%s is in the past (now %s)", x->text, now);
+}
+
+static int parse_signal(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	const char *why;
+
+	if (signal_parse(arg, &c->signo))
+		return errf(x->err, x->errlen, "%s: '%s' is not a signal name (such as USR1, SIGUSR2 or RTMIN+1)",
+			    x->text, arg);
+	why = signal_refusal(c->signo);
+	if (why)
+		return errf(x->err, x->errlen, "%s: SIG%s %s; " OTHER_SIGNAL, x->text, sigabbrev_np(c->signo), why);
+	return 0;
+}
+
+static const struct cond_form {
+	const char *prefix; /* the whole word when `exact` */
+	bool exact;
+	enum cond_kind kind;
+	int (*parse)(struct cond_ctx *x, struct condition *c, const char *arg);
+} cond_forms[] = {
+	{ "open", true, COND_OPEN, NULL },
+	{ "exit", true, COND_EXIT, NULL },
+	{ "exec:", false, COND_EXEC, parse_exec },
+	{ "call:", false, COND_CALL, parse_call },
+	{ "+", false, COND_AFTER, parse_after },
+	{ "at:", false, COND_AT, parse_at },
+	{ "signal:", false, COND_SIGNAL, parse_signal },
+	{ "file:", false, COND_FILE, parse_file },
+};
+
+static const struct cond_form *cond_form_of(const char *text)
+{
+	for (size_t i = 0; i < sizeof(cond_forms) / sizeof(cond_forms[0]); i++) {
+		const struct cond_form *f = &cond_forms[i];
+
+		if (f->exact ? !strcmp(text, f->prefix) : !strncmp(text, f->prefix, strlen(f->prefix)))
+			return f;
+	}
+	return NULL;
+}
+
+/* open and exec describe how a target begins, exit how it ends: each fits one side only. */
+static int check_side(const struct cond_ctx *x, const struct cond_form *f)
+{
+	const char *key = x->for_stop ? "stop" : "start";
+
+	if (x->for_stop && f->kind == COND_OPEN)
+		return errf(x->err, x->errlen, "%s=%s: 'open' is a start condition (the target's first card open)",
+			    key, x->text);
+	if (x->for_stop && f->kind == COND_EXEC)
+		return errf(x->err, x->errlen, "%s=%s: 'exec:' is a start condition (the target runs a binary)",
+			    key, x->text);
+	if (!x->for_stop && f->kind == COND_EXIT)
+		return errf(x->err, x->errlen, "%s=%s: 'exit' is a stop condition (the target exits)", key, x->text);
+	return 0;
+}
+
+int condition_parse(const char *text, bool for_stop, int64_t now_epoch_ms, struct condition *c,
+		    char *err, size_t errlen)
+{
+	struct cond_ctx x = { text, for_stop, now_epoch_ms, err, errlen };
+	const struct cond_form *f;
+
+	memset(c, 0, sizeof(*c));
+	if (!text || !*text)
+		return errf(err, errlen, "an empty condition (" COND_FORMS ")");
+	f = cond_form_of(text);
+	if (!f)
+		return errf(err, errlen, "'%s': unknown condition (" COND_FORMS ")", text);
+	if (check_side(&x, f))
+		return -1;
+	snprintf(c->text, sizeof(c->text), "%s", text); /* messages only: a long path may be cut */
+	c->kind = f->kind;
+	if (f->parse && f->parse(&x, c, text + strlen(f->prefix))) {
+		condition_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+void condition_free(struct condition *c)
+{
+	if (!c)
+		return;
+	free(c->glob);
+	free(c->path);
+	free(c->lib);
+	free(c->symbol);
+	c->glob = c->path = c->lib = c->symbol = NULL;
+}
+
+/* ---- window rules ---------------------------------------------------------------------- */
+
+enum rule_key { KEY_START, KEY_STOP, KEY_REPEAT, KEY_EVERY, KEY_COUNT };
+
+static const char *const rule_keys[KEY_COUNT] = { "start=", "stop=", "repeat=", "every=" };
+
+struct rule_state {
+	struct window_rule *r;
+	int64_t now;
+	unsigned seen;      /* 1 << key for every key given */
+	int repeat;         /* repeat=, when given */
+	char every_arg[32]; /* every='s value, for messages (a valid one is short) */
+	char *err;
+	size_t errlen;
+};
+
+static int key_at(const char *s)
+{
+	for (int k = 0; k < KEY_COUNT; k++)
+		if (!strncmp(s, rule_keys[k], strlen(rule_keys[k])))
+			return k;
+	return -1;
+}
+
+/*
+ * Items end at a ',' only where a key follows, so paths and globs may hold
+ * commas ("start=file:/tmp/a,b"); the price is that a value cannot contain
+ * ",stop=" and the like.
+ */
+static const char *item_end(const char *value)
+{
+	for (const char *p = strchr(value, ','); p; p = strchr(p + 1, ','))
+		if (key_at(p + 1) >= 0)
+			return p;
+	return value + strlen(value);
+}
+
+/* An item that does not begin with a key: name what was given instead. */
+static int bad_item(struct rule_state *st, const char *item)
+{
+	size_t len = strcspn(item, ",");
+	const char *eq = memchr(item, '=', len);
+
+	if (!len)
+		return errf(st->err, st->errlen, "'%s': an empty item " RULE_FORM, st->r->text);
+	if (eq)
+		return errf(st->err, st->errlen, "'%.*s': unknown key (start=, stop=, repeat=, every=)",
+			    (int)(eq - item), item);
+	return errf(st->err, st->errlen, "'%.*s': not key=value " RULE_FORM, (int)len, item);
+}
+
+/* Only globs, paths and symbols may hold commas; elsewhere a comma begins a stray item. */
+static int check_commas(struct rule_state *st, enum rule_key key, const char *value)
+{
+	const char *comma = strchr(value, ',');
+	bool free_text = (key == KEY_START || key == KEY_STOP) &&
+			 (!strncmp(value, "exec:", 5) || !strncmp(value, "file:", 5) || !strncmp(value, "call:", 5));
+
+	return comma && !free_text ? bad_item(st, comma + 1) : 0;
+}
+
+static int parse_repeat(struct rule_state *st, const char *value)
+{
+	uint64_t n;
+
+	if (parse_whole_number(value, &n) || n < 1 || n > RULE_MAX_REPEAT)
+		return errf(st->err, st->errlen, "repeat=%s: the number of windows must be from 1 to %d", value,
+			    RULE_MAX_REPEAT);
+	st->repeat = (int)n;
+	return 0;
+}
+
+static int parse_every(struct rule_state *st, const char *value)
+{
+	if (duration_parse_ms(value, &st->r->every_ms))
+		return errf(st->err, st->errlen, "every=%s: '%s' is not a duration " DURATION_FORM, value, value);
+	snprintf(st->every_arg, sizeof(st->every_arg), "%s", value);
+	return 0;
+}
+
+static int apply_item(struct rule_state *st, enum rule_key key, const char *value)
+{
+	if (st->seen & (1u << key))
+		return errf(st->err, st->errlen, "'%s' given twice", rule_keys[key]);
+	st->seen |= 1u << key;
+	if (check_commas(st, key, value))
+		return -1;
+	switch (key) {
+	case KEY_START:
+		return condition_parse(value, false, st->now, &st->r->start, st->err, st->errlen);
+	case KEY_STOP:
+		return condition_parse(value, true, st->now, &st->r->stop, st->err, st->errlen);
+	case KEY_REPEAT:
+		return parse_repeat(st, value);
+	default:
+		return parse_every(st, value);
+	}
+}
+
+/* Split the rule into items and apply each. */
+static int parse_items(struct rule_state *st, const char *text)
+{
+	for (const char *p = text;;) {
+		int key = key_at(p);
+		const char *value, *end;
+		char *copy;
+		int rc;
+
+		if (key < 0)
+			return bad_item(st, p);
+		value = p + strlen(rule_keys[key]);
+		end = item_end(value);
+		copy = strndup(value, (size_t)(end - value));
+		if (!copy)
+			return errf(st->err, st->errlen, "out of memory");
+		rc = apply_item(st, (enum rule_key)key, copy);
+		free(copy);
+		if (rc || !*end)
+			return rc;
+		p = end + 1;
+	}
+}
+
+static bool fires_once(enum cond_kind kind)
+{
+	return kind == COND_OPEN || kind == COND_EXEC || kind == COND_AT;
+}
+
+/* Refuse rules that parse but can never do what they say. */
+static int check_rule(struct rule_state *st)
+{
+	struct window_rule *r = st->r;
+	bool every = st->seen & (1u << KEY_EVERY);
+	const char *why = r->stop.kind == COND_NONE
+				  ? "needs stop=: a window without stop= ends only when the target exits"
+				  : "needs a stop= other than exit: such a window ends only when the target exits";
+
+	if (!(st->seen & (1u << KEY_START)))
+		return errf(st->err, st->errlen, "'%s': no start= " RULE_FORM, r->text);
+	r->repeat = st->seen & (1u << KEY_REPEAT) ? st->repeat : every ? 0 : 1;
+	if (r->stop.kind == COND_NONE || r->stop.kind == COND_EXIT) {
+		if (every)
+			return errf(st->err, st->errlen, "every=%s %s", st->every_arg, why);
+		if (r->repeat > 1)
+			return errf(st->err, st->errlen, "repeat=%d %s", r->repeat, why);
+	}
+	if (r->repeat > 1 && !every && fires_once(r->start.kind))
+		return errf(st->err, st->errlen, "start=%s fires once per target: add every=DURATION to repeat it",
+			    r->start.text);
+	return 0;
+}
+
+int rule_parse(const char *text, int64_t now_epoch_ms, struct window_rule *r, char *err, size_t errlen)
+{
+	struct rule_state st = { .r = r, .now = now_epoch_ms, .err = err, .errlen = errlen };
+
+	memset(r, 0, sizeof(*r));
+	if (!text || !*text)
+		return errf(err, errlen, "the rule is empty " RULE_FORM);
+	snprintf(r->text, sizeof(r->text), "%s", text); /* messages only: may be cut */
+	if (parse_items(&st, text) || check_rule(&st)) {
+		rule_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+void rule_free(struct window_rule *r)
+{
+	if (!r)
+		return;
+	condition_free(&r->start);
+	condition_free(&r->stop);
+}
+
+/* ---- script commands ---------------------------------------------------------------------- */
+
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r'; /* '\r': scripts written on Windows */
+}
+
+/* A command without arguments: start, stop, quit, q. */
+static int parse_bare(const char *line, const char *word, const char *arg, enum script_op op,
+		      struct script_cmd *cmd, char *err, size_t errlen)
+{
+	if (*arg)
+		return errf(err, errlen, "'%s': %s takes no argument", line, word);
+	cmd->op = op;
+	return 0;
+}
+
+static int parse_sleep(const char *line, const char *arg, struct script_cmd *cmd, char *err, size_t errlen)
+{
+	if (!*arg)
+		return errf(err, errlen, "'%s': sleep needs a duration (sleep DURATION, such as sleep 30s)", line);
+	if (strpbrk(arg, " \t\r"))
+		return errf(err, errlen, "'%s': sleep takes one duration (sleep DURATION, such as sleep 30s)", line);
+	if (duration_parse_ms(arg, &cmd->ms))
+		return errf(err, errlen, "'%s': '%s' is not a duration " DURATION_FORM, line, arg);
+	cmd->op = SCRIPT_SLEEP;
+	return 0;
+}
+
+/* wait takes what start= takes, and exit, which here means every target has exited. */
+static int parse_wait(const char *line, const char *arg, int64_t now, struct script_cmd *cmd, char *err,
+		      size_t errlen)
+{
+	if (!*arg)
+		return errf(err, errlen, "'%s': wait needs a condition (wait CONDITION: " COND_FORMS ")", line);
+	if (!strcmp(arg, "exit")) {
+		memset(&cmd->cond, 0, sizeof(cmd->cond));
+		cmd->cond.kind = COND_EXIT;
+		snprintf(cmd->cond.text, sizeof(cmd->cond.text), "exit");
+	} else if (condition_parse(arg, false, now, &cmd->cond, err, errlen)) {
+		return -1;
+	}
+	cmd->op = SCRIPT_WAIT;
+	return 0;
+}
+
+/* Split the trimmed line into its first word and the rest, then dispatch. */
+static int parse_command(char *line, int64_t now, struct script_cmd *cmd, char *err, size_t errlen)
+{
+	size_t wlen = strcspn(line, " \t\r");
+	char word[8] = "";
+	const char *arg = line + wlen;
+
+	while (is_blank(*arg))
+		arg++;
+	if (wlen < sizeof(word)) { /* longer words are no command: leave word empty */
+		memcpy(word, line, wlen);
+		word[wlen] = '\0';
+	}
+	if (!strcmp(word, "start"))
+		return parse_bare(line, word, arg, SCRIPT_START, cmd, err, errlen);
+	if (!strcmp(word, "stop"))
+		return parse_bare(line, word, arg, SCRIPT_STOP, cmd, err, errlen);
+	if (!strcmp(word, "quit") || !strcmp(word, "q"))
+		return parse_bare(line, word, arg, SCRIPT_QUIT, cmd, err, errlen);
+	if (!strcmp(word, "sleep"))
+		return parse_sleep(line, arg, cmd, err, errlen);
+	if (!strcmp(word, "wait"))
+		return parse_wait(line, arg, now, cmd, err, errlen);
+	return errf(err, errlen, "'%.*s': unknown command " SCRIPT_FORM, (int)wlen, line);
+}
+
+int script_parse_line(const char *line, int64_t now_epoch_ms, struct script_cmd *cmd, char *err,
+		      size_t errlen)
+{
+	const char *s = line ? line : "";
+	size_t len;
+	char *copy;
+	int rc;
+
+	memset(cmd, 0, sizeof(*cmd));
+	while (is_blank(*s))
+		s++;
+	len = strlen(s);
+	while (len && is_blank(s[len - 1]))
+		len--;
+	if (!len || *s == '#')
+		return 0; /* SCRIPT_NOP */
+	copy = strndup(s, len);
+	if (!copy)
+		return errf(err, errlen, "out of memory");
+	rc = parse_command(copy, now_epoch_ms, cmd, err, errlen);
+	free(copy);
+	return rc;
+}
+
+void script_cmd_free(struct script_cmd *cmd)
+{
+	if (cmd)
+		condition_free(&cmd->cond);
+}

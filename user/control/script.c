@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/* Command scripts (see script.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/fdio.h"
+#include "common/grow.h"
+#include "out/report.h"
+#include "control/script.h"
+
+#define SCRIPT_MAX_CMDS 4096
+#define WAIT_CHECK_MS 50 /* a running wait is checked at least this often */
+
+struct script {
+	struct script_host host;
+	script_reply_fn reply;
+	void *reply_ctx;
+	struct script_cmd *cmds;
+	int ncmds;
+	size_t cap;
+	int next;          /* the command to run (or running) */
+	bool running;      /* cmds[next] is a sleep or wait in progress */
+	int64_t until_ms;  /* sleep: when it ends */
+	int waiter;        /* wait: the trigger engine's waiter */
+};
+
+struct script *script_new(const struct script_host *host, script_reply_fn reply, void *reply_ctx)
+{
+	struct script *sc = calloc(1, sizeof(*sc));
+
+	if (!sc)
+		return NULL;
+	sc->host = *host;
+	sc->reply = reply;
+	sc->reply_ctx = reply_ctx;
+	sc->waiter = -1;
+	return sc;
+}
+
+void script_set_host(struct script *sc, const struct script_host *host)
+{
+	sc->host = *host;
+}
+
+void script_free(struct script *sc)
+{
+	if (!sc)
+		return;
+	if (sc->waiter >= 0 && sc->host.tg)
+		triggers_wait_end(sc->host.tg, sc->waiter);
+	for (int i = 0; i < sc->ncmds; i++)
+		script_cmd_free(&sc->cmds[i]);
+	free(sc->cmds);
+	free(sc);
+}
+
+static void answer(struct script *sc, const char *fmt, const char *arg)
+{
+	char text[600];
+
+	if (!sc->reply)
+		return;
+	snprintf(text, sizeof(text), fmt, arg);
+	sc->reply(sc->reply_ctx, text);
+}
+
+static int append(struct script *sc, const struct script_cmd *cmd)
+{
+	if (sc->ncmds == SCRIPT_MAX_CMDS ||
+	    grow_for_one((void **)&sc->cmds, &sc->cap, (size_t)sc->ncmds, sizeof(*sc->cmds), 16))
+		return -1;
+	sc->cmds[sc->ncmds++] = *cmd;
+	return 0;
+}
+
+/* Parse one line into the queue; -1 with err. */
+static int parse_into(struct script *sc, const char *line, char *err, size_t errlen)
+{
+	struct script_cmd cmd;
+	if (script_parse_line(line, clock_wall_us() / 1000, &cmd, err, errlen))
+		return -1;
+	if (cmd.op == SCRIPT_NOP)
+		return 0;
+	if (append(sc, &cmd)) {
+		script_cmd_free(&cmd);
+		snprintf(err, errlen, "too many commands (at most %d)", SCRIPT_MAX_CMDS);
+		return -1;
+	}
+	return 0;
+}
+
+static FILE *open_commands(const char *path)
+{
+	return strcmp(path, "-") ? fopen(path, "re") : stdin;
+}
+
+int script_load_file(struct script *sc, const char *path)
+{
+	FILE *f = open_commands(path);
+	char *line = NULL, err[512];
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, rc = 0;
+
+	if (!f) {
+		report_error("Argument --commands: cannot read %s: %s.", path, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (parse_into(sc, line, err, sizeof(err))) {
+			report_error("dynprof: %s:%d: %s", path, lineno, err);
+			rc = -1;
+		}
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+int script_conditions(const struct script *sc, const struct condition **out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < sc->ncmds && n < max; i++)
+		if (sc->cmds[i].op == SCRIPT_WAIT)
+			out[n++] = &sc->cmds[i].cond;
+	return n;
+}
+
+/* A client's finished commands are forgotten, so a long-lived one never fills up. */
+static void forget_done(struct script *sc)
+{
+	if (sc->next < sc->ncmds)
+		return;
+	for (int i = 0; i < sc->ncmds; i++)
+		script_cmd_free(&sc->cmds[i]);
+	sc->ncmds = sc->next = 0;
+}
+
+void script_push_line(struct script *sc, const char *line)
+{
+	char err[512];
+
+	forget_done(sc);
+	if (parse_into(sc, line, err, sizeof(err)))
+		answer(sc, "error: %s", err);
+}
+
+static const char *op_name(const struct script_cmd *cmd)
+{
+	static const char *const names[] = { "", "start", "stop", "quit", "sleep", "wait" };
+
+	return names[cmd->op];
+}
+
+/* Begin a command; true when it is already done (err set when it was refused). */
+static bool begin(struct script *sc, struct script_cmd *cmd, char *err, size_t errlen)
+{
+	switch (cmd->op) {
+	case SCRIPT_START:
+		session_command(sc->host.s, PROTO_CMD_START);
+		return true;
+	case SCRIPT_STOP:
+		session_command(sc->host.s, PROTO_CMD_STOP);
+		return true;
+	case SCRIPT_QUIT:
+		*sc->host.quit_requested = true;
+		return true;
+	case SCRIPT_SLEEP:
+		sc->until_ms = clock_ms() + cmd->ms;
+		return false;
+	case SCRIPT_WAIT:
+		sc->waiter = triggers_wait_begin(sc->host.tg, &cmd->cond, err, errlen);
+		return sc->waiter < 0; /* refused: go on rather than hang */
+	default:
+		return true;
+	}
+}
+
+static bool finished(struct script *sc, const struct script_cmd *cmd)
+{
+	if (cmd->op == SCRIPT_SLEEP)
+		return clock_ms() >= sc->until_ms;
+	if (cmd->op == SCRIPT_WAIT && sc->waiter >= 0 && triggers_wait_met(sc->host.tg, sc->waiter)) {
+		triggers_wait_end(sc->host.tg, sc->waiter);
+		sc->waiter = -1;
+		report_info("commands: wait %s: met", cmd->cond.text);
+		return true;
+	}
+	return false;
+}
+
+void script_step(struct script *sc)
+{
+	while (sc->next < sc->ncmds) {
+		struct script_cmd *cmd = &sc->cmds[sc->next];
+		char err[512] = "";
+		bool done = sc->running ? finished(sc, cmd) : begin(sc, cmd, err, sizeof(err));
+
+		if (!done) {
+			sc->running = true;
+			return;
+		}
+		sc->running = false;
+		sc->next++;
+		if (err[0] && sc->reply)
+			answer(sc, "error: %s", err);
+		else if (err[0])
+			report_error("dynprof: commands: %s", err);
+		else
+			answer(sc, "ack %s", op_name(cmd));
+		if (cmd->op == SCRIPT_QUIT)
+			return;
+	}
+}
+
+int script_timeout_ms(const struct script *sc)
+{
+	int64_t left;
+
+	if (!sc->running || sc->next >= sc->ncmds)
+		return -1;
+	/* A wait is met by events the console already polls; this is a backstop. */
+	if (sc->cmds[sc->next].op == SCRIPT_WAIT)
+		return WAIT_CHECK_MS;
+	left = sc->until_ms - clock_ms();
+	return left < 0 ? 0 : (int)left;
+}
+
+bool script_idle(const struct script *sc)
+{
+	return sc->next >= sc->ncmds;
+}

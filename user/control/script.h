@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A command script: the --commands file, or the lines one --control client
+ * sends. Commands run in order; `sleep` and `wait` hold the ones after
+ * them while the console goes on (targets, triggers and other scripts are
+ * served meanwhile). Each finished command can be acknowledged.
+ */
+#ifndef DYNPROF_SCRIPT_H
+#define DYNPROF_SCRIPT_H
+
+#include <stdbool.h>
+
+#include "config/rule.h"
+#include "target/session.h"
+#include "trigger/triggers.h"
+
+struct script;
+
+struct script_host {
+	struct session *s;
+	struct triggers *tg;
+	bool *quit_requested;    /* `quit` sets it: the console ends the run (stopping every window) */
+};
+
+/* Called when a command is done ("ack start") or refused ("error: ..."). */
+typedef void (*script_reply_fn)(void *ctx, const char *text);
+
+struct script *script_new(const struct script_host *host, script_reply_fn reply, void *reply_ctx);
+void script_free(struct script *sc);
+
+/* Serve another session / engine (a script is loaded before they exist). */
+void script_set_host(struct script *sc, const struct script_host *host);
+
+/*
+ * Read and parse a whole --commands file ("-": standard input) before
+ * anything starts. 0, or -1 after printing "FILE:LINE: what is wrong".
+ */
+int script_load_file(struct script *sc, const char *path);
+
+/* The conditions the script waits on (to register with the trigger engine). */
+int script_conditions(const struct script *sc, const struct condition **out, int max);
+
+/* Parse one line and queue it; a bad line is answered with "error: ..." at once. */
+void script_push_line(struct script *sc, const char *line);
+
+/* Run queued commands until one has to wait or none is left. */
+void script_step(struct script *sc);
+/* ms until the running sleep ends or the running wait is checked again (-1: neither). */
+int script_timeout_ms(const struct script *sc);
+/* Nothing queued or running. */
+bool script_idle(const struct script *sc);
+
+#endif /* DYNPROF_SCRIPT_H */

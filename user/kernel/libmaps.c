@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/* libmaps.h: a library's file among a process's mappings. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/libmaps.h"
+
+#define DELETED_SUFFIX " (deleted)"
+
+/* One file mapping, as a maps line gives it (path cut in place). */
+struct map_line {
+	char *path;
+	bool executable;
+	bool deleted;
+};
+
+bool libmaps_name_matches(const char *lib, const char *path)
+{
+	const char *base;
+	size_t len;
+
+	if (!lib || !*lib || !path)
+		return false;
+	if (strchr(lib, '/'))
+		return strcmp(lib, path) == 0;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	len = strlen(lib);
+	if (strncmp(base, lib, len) != 0)
+		return false;
+	return base[len] == '\0' || base[len] == '.' || base[len] == '-';
+}
+
+/*
+ * "start-end perms offset dev inode   path": the path begins after the
+ * blanks that follow the inode and runs to the end of the line. False for
+ * mappings of no file ([heap], [vdso], anonymous memory).
+ */
+static bool parse_line(char *line, struct map_line *m)
+{
+	char perms[5];
+	size_t len;
+	int n = -1;
+
+	if (sscanf(line, "%*x-%*x %4s %*x %*x:%*x %*u %n", perms, &n) != 1 || n < 0)
+		return false;
+	m->path = line + n;
+	if (m->path[0] != '/')
+		return false;
+	len = strcspn(m->path, "\n");
+	m->path[len] = '\0';
+	m->deleted = len > strlen(DELETED_SUFFIX) &&
+		     strcmp(m->path + len - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0;
+	if (m->deleted)
+		m->path[len - strlen(DELETED_SUFFIX)] = '\0';
+	m->executable = strlen(perms) >= 3 && perms[2] == 'x';
+	return true;
+}
+
+/* How much a mapping is wanted: a live file first, then code. */
+static int preference(const struct map_line *m)
+{
+	return (m->deleted ? 0 : 2) + (m->executable ? 1 : 0);
+}
+
+static void fill_hit(struct libmaps_hit *hit, int pid, const struct map_line *m)
+{
+	snprintf(hit->path, sizeof(hit->path), "%s", m->path);
+	snprintf(hit->host_path, sizeof(hit->host_path), "/proc/%d/root%s", pid, m->path);
+	hit->executable = m->executable;
+	hit->deleted = m->deleted;
+}
+
+int libmaps_scan(FILE *maps, int pid, const char *lib, struct libmaps_hit *hit)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int best = -1;
+
+	while (getline(&line, &cap, maps) > 0) {
+		struct map_line m;
+
+		if (!parse_line(line, &m) || !libmaps_name_matches(lib, m.path))
+			continue;
+		if (preference(&m) <= best)
+			continue;
+		best = preference(&m);
+		fill_hit(hit, pid, &m);
+	}
+	free(line);
+	if (best < 0)
+		return -ENOENT;
+	return hit->deleted ? -ESTALE : 0;
+}
+
+int libmaps_find(int pid, const char *lib, struct libmaps_hit *hit)
+{
+	char path[64];
+	FILE *f;
+	int rc;
+
+	if (pid <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	rc = libmaps_scan(f, pid, lib, hit);
+	/*
+	 * A process that has exited, or is exiting, reads as no mappings at all:
+	 * say "no such process" rather than "not mapped" when it is gone.
+	 */
+	if (rc == -ENOENT && access(path, F_OK) != 0)
+		rc = -ESRCH;
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/* JSON lines about a run (see events_out.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "shared/fdio.h"
+#include "out/events_out.h"
+#include "common/json_num.h"
+#include "out/report.h"
+
+/* One sink per run, like standard output itself: a process-wide stream. */
+static FILE *sink;
+static bool sink_is_stdout;
+
+bool events_enabled(void)
+{
+	return sink != NULL;
+}
+
+static int open_path(const char *path)
+{
+	int fd;
+
+	if (!*path) {
+		report_error("Argument --events: empty path. Please input 'json' or 'json:PATH'.");
+		return -EINVAL;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0640);
+	if (fd < 0 || !(sink = fdopen(fd, "w"))) {
+		report_error("Argument --events: cannot write %s: %s.", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int events_open(const char *spec)
+{
+	if (!strcmp(spec, "json")) {
+		sink = stdout;
+		sink_is_stdout = true;
+		return 0;
+	}
+	if (!strncmp(spec, "json:", 5))
+		return open_path(spec + 5);
+	report_error("Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.", spec);
+	return -EINVAL;
+}
+
+void events_close(void)
+{
+	if (sink && !sink_is_stdout)
+		fclose(sink);
+	sink = NULL;
+	sink_is_stdout = false;
+}
+
+/* Every event starts the same way; NULL when events are off. */
+static cJSON *event_new(const char *name, int pid)
+{
+	cJSON *e;
+
+	if (!sink || !(e = cJSON_CreateObject()))
+		return NULL;
+	cJSON_AddStringToObject(e, "event", name);
+	json_add_int64(e, "time_us", clock_wall_us());
+	if (pid > 0)
+		cJSON_AddNumberToObject(e, "pid", pid);
+	return e;
+}
+
+/* One whole line, flushed at once so a follower sees it as it happens. */
+static void event_emit(cJSON *e)
+{
+	char *text;
+
+	if (!e)
+		return;
+	text = cJSON_PrintUnformatted(e);
+	if (text && sink) {
+		fputs(text, sink);
+		fputc('\n', sink);
+		fflush(sink);
+	}
+	free(text);
+	cJSON_Delete(e);
+}
+
+void events_target_join(int pid, int nspid, const char *command, uint64_t cards, bool cards_known)
+{
+	cJSON *e = event_new("target-join", pid), *list;
+
+	if (!e)
+		return;
+	cJSON_AddNumberToObject(e, "nspid", nspid);
+	if (command)
+		cJSON_AddStringToObject(e, "command", command);
+	if (cards_known && (list = cJSON_AddArrayToObject(e, "cards")))
+		for (int i = 0; i < 64; i++)
+			if (cards & (1ULL << i))
+				cJSON_AddItemToArray(list, cJSON_CreateNumber(i));
+	event_emit(e);
+}
+
+void events_target_leave(int pid, const char *reason)
+{
+	cJSON *e = event_new("target-leave", pid);
+
+	if (e)
+		cJSON_AddStringToObject(e, "reason", reason);
+	event_emit(e);
+}
+
+void events_window_open(int pid)
+{
+	event_emit(event_new("window-open", pid));
+}
+
+struct events_close *events_window_close_begin(int pid)
+{
+	cJSON *e = event_new("window-close", pid);
+
+	if (e && !cJSON_AddArrayToObject(e, "prof")) {
+		cJSON_Delete(e);
+		return NULL;
+	}
+	return (struct events_close *)e;
+}
+
+void events_window_close_add(struct events_close *c, const char *prof)
+{
+	if (c)
+		cJSON_AddItemToArray(cJSON_GetObjectItem((cJSON *)c, "prof"), cJSON_CreateString(prof));
+}
+
+void events_window_close_end(struct events_close *c)
+{
+	event_emit((cJSON *)c);
+}
+
+void events_trigger(int pid, int rule, const char *edge, const char *condition, bool has_count,
+		    uint64_t count)
+{
+	cJSON *e = event_new("trigger", pid);
+
+	if (!e)
+		return;
+	cJSON_AddNumberToObject(e, "rule", rule);
+	cJSON_AddStringToObject(e, "edge", edge);
+	cJSON_AddStringToObject(e, "condition", condition);
+	if (has_count)
+		json_add_uint64(e, "count", count);
+	event_emit(e);
+}
+
+void events_error(int pid, const char *message)
+{
+	cJSON *e = event_new("error", pid);
+
+	if (e)
+		cJSON_AddStringToObject(e, "message", message);
+	event_emit(e);
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/* Printing dynprof's lines (see report.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "out/events_out.h"
+#include "out/report.h"
+
+static void vline(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stdout);
+	vfprintf(stdout, fmt, ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* Format once, so the console line and the event carry the same text. */
+static void verror_about(int pid, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+
+	if (vasprintf(&text, fmt, ap) < 0) {
+		puts("[ERROR] dynprof: out of memory");
+		return;
+	}
+	printf("[ERROR] %s\n", text);
+	fflush(stdout);
+	events_error(pid, text);
+	free(text);
+}
+
+void report_verror(const char *fmt, va_list ap)
+{
+	verror_about(0, fmt, ap);
+}
+
+void report_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_about(0, fmt, ap);
+	va_end(ap);
+}
+
+void report_target_error(int pid, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_about(pid, fmt, ap);
+	va_end(ap);
+}
+
+#define REPORT_FN(name, prefix)                      \
+	void name(const char *fmt, ...)              \
+	{                                            \
+		va_list ap;                          \
+		va_start(ap, fmt);                   \
+		vline(prefix, fmt, ap);              \
+		va_end(ap);                          \
+	}
+
+REPORT_FN(report_warning, "[WARNING] ")
+REPORT_FN(report_info, "[INFO] ")
+REPORT_FN(report_plain, "")

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: MIT
+/* Facts about a process from /proc, and passwd homes (see procfs.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "proc/procfs.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+#define STATUS_MAX  (256 * 1024) /* status grows with Groups:, rarely past 4 KiB */
+#define STAT_MAX    4096         /* one line; comm is at most 16 bytes */
+#define COMM_MAX    64
+#define UID_MAP_MAX (64 * 1024)   /* up to 340 lines */
+#define ENV_CHUNK   16384
+
+/* ---- small helpers ---------------------------------------------------- */
+
+/* Open /proc/<pid>/<what>; a vanished process reads as -ESRCH. */
+static int open_proc(int pid, const char *what, int flags)
+{
+	char path[64];
+	int fd;
+
+	if (pid <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
+}
+
+static ssize_t read_some(int fd, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n >= 0 || errno != EINTR)
+			return n < 0 ? -errno : n;
+	}
+}
+
+int procfs_read_fd(int fd, size_t max, char **buf, size_t *len)
+{
+	size_t cap = max < 4096 ? max + 1 : 4096, used = 0;
+	char *p = malloc(cap);
+
+	*buf = NULL;
+	*len = 0;
+	if (!p)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (used + 1 >= cap) {
+			size_t ncap;
+			char *np;
+
+			if (used > max) {
+				free(p);
+				return -EFBIG;
+			}
+			ncap = cap * 2 > max + 2 ? max + 2 : cap * 2;
+			np = realloc(p, ncap);
+			if (!np) {
+				free(p);
+				return -ENOMEM;
+			}
+			p = np;
+			cap = ncap;
+		}
+		n = read_some(fd, p + used, cap - 1 - used);
+		if (n < 0) {
+			free(p);
+			return (int)n;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	if (used > max) {
+		free(p);
+		return -EFBIG;
+	}
+	p[used] = '\0';
+	*buf = p;
+	*len = used;
+	return 0;
+}
+
+/* Read /proc/<pid>/<what> whole, bounded by max. */
+static int read_proc(int pid, const char *what, size_t max, char **buf, size_t *len)
+{
+	int fd = open_proc(pid, what, O_RDONLY);
+	int err;
+
+	if (fd < 0)
+		return fd;
+	err = procfs_read_fd(fd, max, buf, len);
+	close(fd);
+	/* A process that exits while we read gives ESRCH on some files. */
+	return err;
+}
+
+/* Parse a non-negative decimal that fills [s, end): no sign, no blanks. */
+static int parse_ulong_exact(const char *s, const char *end, unsigned long long max,
+			     unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (s >= end)
+		return -EINVAL;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (max - (unsigned)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* ---- status -------------------------------------------------------------- */
+
+/* The value part of `key` when `line` (of length n) starts with it. */
+static const char *line_value(const char *line, size_t n, const char *key)
+{
+	size_t k = strlen(key);
+
+	if (n < k || memcmp(line, key, k))
+		return NULL;
+	return line + k;
+}
+
+/*
+ * One number of a status line's blank-separated list: the first, or with
+ * want_last the last. -EINVAL when the line holds no number or junk.
+ */
+static int status_field(const char *v, const char *end, int want_last,
+			unsigned long long max, unsigned long long *out)
+{
+	int found = 0;
+
+	while (v < end) {
+		const char *s;
+		unsigned long long x;
+
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		if (v >= end)
+			break;
+		s = v;
+		while (v < end && *v != ' ' && *v != '\t')
+			v++;
+		if (parse_ulong_exact(s, v, max, &x))
+			return -EINVAL;
+		*out = x;
+		found = 1;
+		if (!want_last)
+			break;
+	}
+	return found ? 0 : -EINVAL;
+}
+
+int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner)
+{
+	unsigned long long u = 0, nspid = 0, pid = 0;
+	int have_uid = 0, have_nspid = 0, have_pid = 0;
+	const char *line = text;
+
+	while (*line) {
+		const char *eol = strchr(line, '\n');
+		size_t n = eol ? (size_t)(eol - line) : strlen(line);
+		const char *end = line + n, *v;
+
+		if (!have_uid && (v = line_value(line, n, "Uid:")))
+			have_uid = !status_field(v, end, 0, UINT32_MAX - 1, &u);
+		else if (!have_nspid && (v = line_value(line, n, "NSpid:")))
+			have_nspid = !status_field(v, end, 1, INT32_MAX, &nspid);
+		else if (!have_pid && (v = line_value(line, n, "Pid:")))
+			have_pid = !status_field(v, end, 0, INT32_MAX, &pid);
+		line = eol ? eol + 1 : end;
+	}
+	if (!have_uid || (!have_nspid && !have_pid))
+		return -EINVAL;
+	*uid = (uid_t)u;
+	*nspid_inner = (int)(have_nspid ? nspid : pid);
+	return 0;
+}
+
+int procfs_read_status(int pid, uid_t *uid, int *nspid_inner)
+{
+	char *buf;
+	size_t len;
+	int err = read_proc(pid, "status", STATUS_MAX, &buf, &len);
+
+	if (err)
+		return err;
+	err = procfs_parse_status(buf, uid, nspid_inner);
+	free(buf);
+	return err;
+}
+
+/* ---- uid_map ------------------------------------------------------------- */
+
+int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner)
+{
+	const char *p = text;
+
+	while (*p) {
+		unsigned long long in, out, count;
+		char *end;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		errno = 0;
+		in = strtoull(p, &end, 10);
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		out = strtoull(p, &end, 10);
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		count = strtoull(p, &end, 10);
+		if (end == p || errno)
+			return -EINVAL;
+		p = end;
+		if (uid >= out && uid - out < count) {
+			*inner = (uid_t)(in + (uid - out));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int procfs_inner_uid(int pid, uid_t uid, uid_t *inner)
+{
+	char *buf;
+	size_t len;
+	int err = read_proc(pid, "uid_map", UID_MAP_MAX, &buf, &len);
+
+	*inner = uid;
+	if (err == -ESRCH)
+		return err;
+	if (err)
+		return 0; /* no user namespaces (old kernel, locked down): as seen */
+	err = procfs_parse_uid_map(buf, uid, inner);
+	free(buf);
+	if (err == -EINVAL)
+		*inner = uid;
+	return err == -EINVAL ? 0 : err;
+}
+
+/* ---- environ ------------------------------------------------------------- */
+
+/*
+ * The environ block is scanned byte by byte as it is read, so its size
+ * (up to a quarter of the stack limit) never needs one buffer.
+ */
+enum env_state { ENV_MATCH, ENV_SKIP, ENV_COPY };
+
+struct env_scan {
+	const char *name;
+	size_t nlen;
+	size_t pos;            /* name bytes matched in the current entry */
+	enum env_state state;
+	char *out;
+	size_t outlen, olen;
+	int found, overflow, done;
+};
+
+static void env_feed(struct env_scan *s, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n && !s->done; i++) {
+		char c = p[i];
+
+		if (c == '\0') {
+			if (s->state == ENV_COPY) {
+				s->done = 1;
+				break;
+			}
+			s->state = ENV_MATCH;
+			s->pos = 0;
+			continue;
+		}
+		switch (s->state) {
+		case ENV_MATCH:
+			if (s->pos < s->nlen) {
+				if (c == s->name[s->pos])
+					s->pos++;
+				else
+					s->state = ENV_SKIP;
+			} else if (c == '=') {
+				s->state = ENV_COPY;
+				s->found = 1;
+			} else {
+				s->state = ENV_SKIP;
+			}
+			break;
+		case ENV_COPY:
+			if (s->olen + 1 < s->outlen)
+				s->out[s->olen++] = c;
+			else
+				s->overflow = 1;
+			break;
+		case ENV_SKIP:
+			break;
+		}
+	}
+}
+
+static int env_begin(struct env_scan *s, const char *name, char *out, size_t outlen)
+{
+	if (!name || !*name || strchr(name, '=') || !out || outlen == 0)
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	s->nlen = strlen(name);
+	s->out = out;
+	s->outlen = outlen;
+	out[0] = '\0';
+	return 0;
+}
+
+static int env_end(struct env_scan *s)
+{
+	s->out[s->olen] = '\0';
+	if (!s->found)
+		return -ENOENT;
+	return s->overflow ? -ERANGE : 0;
+}
+
+int procfs_parse_environ(const char *buf, size_t len, const char *name, char *out,
+			 size_t outlen)
+{
+	struct env_scan s;
+	int err = env_begin(&s, name, out, outlen);
+
+	if (err)
+		return err;
+	env_feed(&s, buf, len);
+	return env_end(&s);
+}
+
+int procfs_environ_get(int pid, const char *name, char *out, size_t outlen)
+{
+	struct env_scan s;
+	char chunk[ENV_CHUNK];
+	int fd, err = env_begin(&s, name, out, outlen);
+
+	if (err)
+		return err;
+	fd = open_proc(pid, "environ", O_RDONLY);
+	if (fd < 0)
+		return fd;
+	while (!s.done) {
+		ssize_t n = read_some(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			close(fd);
+			return (int)n;
+		}
+		if (n == 0)
+			break;
+		env_feed(&s, chunk, (size_t)n);
+	}
+	close(fd);
+	return env_end(&s);
+}
+
+/* ---- stat, comm, alive ----------------------------------------------------- */
+
+int procfs_parse_stat(const char *text, char *state, unsigned long long *start)
+{
+	const char *p = strrchr(text, ')');
+	const char *s;
+	unsigned long long v;
+
+	if (!p)
+		return -EINVAL;
+	p++;
+	/* Field 3 is the state letter, then numbers from field 4 on. */
+	while (*p == ' ')
+		p++;
+	if (!*p || *p == '\n')
+		return -EINVAL;
+	if (state)
+		*state = *p;
+	for (int field = 3; field < 22; field++) {
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			return -EINVAL;
+	}
+	s = p;
+	while (*p && *p != ' ' && *p != '\n')
+		p++;
+	if (parse_ulong_exact(s, p, ULLONG_MAX, &v))
+		return -EINVAL;
+	if (start)
+		*start = v;
+	return 0;
+}
+
+static int read_stat(int pid, char *state, unsigned long long *start)
+{
+	char *buf;
+	size_t len;
+	int err = read_proc(pid, "stat", STAT_MAX, &buf, &len);
+
+	if (err)
+		return err;
+	err = procfs_parse_stat(buf, state, start);
+	free(buf);
+	return err;
+}
+
+int procfs_start_time(int pid, unsigned long long *start)
+{
+	return read_stat(pid, NULL, start);
+}
+
+bool procfs_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int procfs_alive(int pid)
+{
+	char state = 0;
+
+	if (read_stat(pid, &state, NULL))
+		return 0;
+	return state != 'Z' && state != 'X' && state != 'x';
+}
+
+void procfs_comm(int pid, char *out, size_t outlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!out || outlen == 0)
+		return;
+	if (read_proc(pid, "comm", COMM_MAX, &buf, &len) == 0) {
+		while (len && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+	}
+	snprintf(out, outlen, "%s", buf && len ? buf : "?");
+	free(buf);
+}
+
+/* ---- passwd ---------------------------------------------------------------- */
+
+int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len)
+{
+	const char *line = text;
+
+	if (!text || !home || len == 0)
+		return -EINVAL;
+	while (*line) {
+		const char *eol = strchr(line, '\n');
+		const char *end = eol ? eol : line + strlen(line);
+		const char *f[7], *fe[7], *p;
+		unsigned long long u;
+		size_t hl;
+		int nf;
+
+		while (line < end && (*line == ' ' || *line == '\t'))
+			line++;
+		if (end > line && end[-1] == '\r')
+			end--;
+		if (line == end || *line == '#')
+			goto next;
+
+		/* name:passwd:uid:gid:gecos:home:shell (the shell is the rest) */
+		f[0] = line;
+		nf = 1;
+		for (p = line; p < end && nf < 7; p++) {
+			if (*p == ':') {
+				fe[nf - 1] = p;
+				f[nf++] = p + 1;
+			}
+		}
+		if (nf < 7)
+			goto next;
+		fe[6] = end;
+		if (fe[0] == f[0])
+			goto next;
+		if (parse_ulong_exact(f[2], fe[2], UINT32_MAX - 1, &u) || (uid_t)u != uid)
+			goto next;
+
+		/* First match wins, as getpwuid() on a files database. */
+		hl = (size_t)(fe[5] - f[5]);
+		if (hl == 0)
+			return -ENOENT;
+		while (hl > 1 && f[5][hl - 1] == '/')
+			hl--;
+		if (hl >= len)
+			return -ENAMETOOLONG;
+		memcpy(home, f[5], hl);
+		home[hl] = '\0';
+		return 0;
+next:
+		if (!eol)
+			break;
+		line = eol + 1;
+	}
+	return -ENOENT;
+}
+
+int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len)
+{
+	char *buf;
+	size_t n;
+	int err, fd = procfs_open_in_root(rootfd, "/etc/passwd", O_RDONLY);
+
+	if (fd < 0)
+		return fd;
+	err = procfs_read_fd(fd, PROCFS_PASSWD_MAX, &buf, &n);
+	close(fd);
+	if (err)
+		return err;
+	err = passwd_parse_home(buf, uid, home, len);
+	free(buf);
+	return err;
+}
+
+int passwd_home_in_root(const char *root, uid_t uid, char *home, size_t len)
+{
+	int err, rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (rootfd < 0)
+		return -errno;
+	err = passwd_home_at(rootfd, uid, home, len);
+	close(rootfd);
+	return err;
+}
+
+/* ---- roots ------------------------------------------------------------------ */
+
+int procfs_open_root(int pid)
+{
+	return open_proc(pid, "root", O_PATH | O_DIRECTORY);
+}
+
+int procfs_open_in_root(int rootfd, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	/* EAGAIN: a concurrent rename raced the ".." checks; try again. */
+	for (int tries = 0; tries < 8; tries++) {
+		fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN && errno != EINTR)
+			break;
+	}
+	if (errno != ENOSYS)
+		return -errno;
+
+	/* Before Linux 5.6: a plain openat, relative to the root fd. */
+	while (*path == '/')
+		path++;
+	fd = openat(rootfd, *path ? path : ".", flags | O_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}

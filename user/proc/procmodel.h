@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process model: one table of the host's processes, fed first by a
+ * /proc scan (processes already running, cards already open), then live
+ * by kernel events (discover.c, tracking mode) or, without BPF, by
+ * polling /proc. For each process: identity (host pid + start time, so a
+ * reused pid is never taken for the old process), its NSpid chain, parent,
+ * exe and argv, uid and home (in the process's own root), container id,
+ * the cards it holds, and its dynamic-profiling socket and that socket's
+ * state.
+ */
+#ifndef DYNPROF_PROCMODEL_H
+#define DYNPROF_PROCMODEL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shared/cards.h"
+#include "dynprof/events.h"
+
+#define PM_MAX_NS 8         /* NSpid levels kept */
+#define PM_MAX_CARD_INDEX 63 /* cards are a bitmask of indexes 0..63 */
+
+/*
+ * A socket's state is read without connecting (a CANN server has one
+ * client slot; taking it to look would disturb a session), from
+ * /proc/<pid>/net/unix and the process's own fds: see procmodel.c.
+ */
+enum pm_socket_state {
+	PM_SOCKET_NONE,      /* no socket the process listens on: no file, or a file
+				it does not serve (not listening yet, left by an
+				earlier process, taken over by another one) */
+	PM_SOCKET_LISTENING, /* the process listens on it, no client connected */
+	PM_SOCKET_BUSY,      /* the process listens on it and a client is connected */
+};
+
+struct pm_proc {
+	int pid;                        /* host pid */
+	unsigned long long start_time;  /* /proc/<pid>/stat field 22 (clock ticks); 0 unknown */
+	int ppid;                       /* host parent pid when first seen (fork, or the
+					   first scan): kept when the parent exits and
+					   the kernel reparents, so ancestry survives */
+	int nspid[PM_MAX_NS];           /* NSpid chain, host first; nspid[nslevels-1] innermost
+					   (deeper chains keep the host and innermost levels) */
+	int nslevels;                   /* >= 1 */
+	uid_t uid;                      /* real uid, as the host sees it */
+	char comm[16];
+	char exe[256];                  /* /proc/<pid>/exe ("" unreadable: kernel thread,
+					   another user's process when not root) */
+	char cmdline[512];              /* argv joined by spaces, cut to fit ("" kernel thread) */
+	char container[72];             /* full 64-hex container id, "" on the host */
+	uint64_t cards;                 /* bit N set: holds card N (indexes above 63 not kept) */
+	/*
+	 * The socket, for card holders only (a process without cards has
+	 * NONE and ""). Never NULL; socket and socket_inside are "" unless
+	 * the state is LISTENING or BUSY. Owned by the model,
+	 * valid as long as the entry (so only the strings of card holders
+	 * take memory: three PATH_MAX arrays per process would cost 12 KiB
+	 * each across thousands of processes).
+	 */
+	const char *socket;             /* as dynprof reaches it: /proc/<pid>/root<home>/<name> */
+	const char *socket_inside;      /* as the process sees it: <home>/<name> */
+	const char *home;               /* its home in its own root ("" not resolved) */
+	enum pm_socket_state socket_state;
+	bool complete;                  /* false: known from kernel events only (a fork
+					   not read from /proc yet: nspid holds the host
+					   pid alone, container and exe are the parent's).
+					   Card holders are read at once. */
+};
+
+/*
+ * What changed, for listeners (--list --watch). Every entry's life is
+ * EXEC first (it appeared), then any CARD_OPEN / CARD_CLOSE / SOCKET /
+ * EXEC, then EXIT: a listener can mirror the table from its calls alone.
+ * A new entry that already holds cards or a socket (first seen by a poll,
+ * a rescan after lost events, a fork of a card holder) gets EXEC then
+ * CARD_OPEN, then SOCKET if it has one: the same calls as when watched
+ * live, so polling and BPF modes tell the same story.
+ * `p` is the entry after the change (before its removal, for EXIT).
+ */
+enum pm_change {
+	PM_CHANGE_EXEC,      /* a new entry (exec'd, forked, or first seen by a scan),
+				or an entry that exec'd (exe or cmdline changed) */
+	PM_CHANGE_CARD_OPEN, /* its cards grew */
+	PM_CHANGE_CARD_CLOSE,/* its cards shrank */
+	PM_CHANGE_SOCKET,    /* its socket appeared, vanished or changed state */
+	PM_CHANGE_EXIT,      /* it exited (the pm_proc is gone after the call) */
+};
+
+struct procmodel;
+
+/* Listeners may read the model (get, foreach) but must not change it. */
+typedef void (*pm_listener)(void *ctx, enum pm_change what, const struct pm_proc *p);
+
+/*
+ * A model recognising cards by `patterns` (copied), with the card nodes
+ * that exist now registered by device number (see procmodel_card_devs;
+ * registered again at each scan). NULL on ENOMEM (errno set).
+ */
+struct procmodel *procmodel_new(const struct card_patterns *patterns);
+void procmodel_free(struct procmodel *m);
+
+/* Called for every change (may be NULL). */
+void procmodel_set_listener(struct procmodel *m, pm_listener fn, void *ctx);
+
+/*
+ * Full scan of /proc: adds processes not in the table, drops the ones gone
+ * (or whose pid now names another process), re-reads everything of every
+ * process (status, stat, comm, exe, cmdline, cgroup, fds) and the sockets
+ * of card holders. Zombies count as gone. Used at start-up, after lost
+ * events, and as the polling fallback. Returns 0 or negative errno
+ * (-ENOMEM; /proc unreadable). Processes dynprof may not read (not root)
+ * are listed with what it can read: no exe, no cards.
+ */
+int procmodel_scan(struct procmodel *m);
+
+/*
+ * Apply one kernel event (discover.c tracking mode):
+ *  FORK   adds the child: pid, ppid, uid, comm, start (start_ns in clock
+ *         ticks), exe/cmdline/container/cards copied from its parent
+ *         (a child inherits all fds); not read from /proc (cheap for
+ *         fork-heavy workloads) unless it inherited cards;
+ *  EXEC   exe (/proc/<pid>/exe, else the event's path), cmdline (the
+ *         event's argv), comm, uid; a card holder's fds are read again
+ *         (O_CLOEXEC card fds closed at exec);
+ *  EXIT   removes it;
+ *  CARD_OPEN  sets the card's bit (index: the event's card, else the
+ *         registered device number, else the path's number), reads a
+ *         process not in the table (or not read yet) from /proc, and
+ *         looks for its socket;
+ *  CARD_CLOSE reads its fds again, the closed fd left out (another fd may
+ *         hold the same card).
+ * An event whose start time differs from the entry's names a new process
+ * on a reused pid: the old entry exits first (EXIT events for a process
+ * not in the table are ignored).
+ *
+ * A bare event (start_ns 0: the process connector, which gives pids only)
+ * matches whatever entry holds its pid. A bare FORK takes uid and comm
+ * from the parent too (its start time is read by the next scan); a bare
+ * EXEC is read from /proc whole, as a scan would.
+ */
+void procmodel_apply(struct procmodel *m, const struct dp_event *e);
+
+/*
+ * Re-check the sockets of the processes that hold a card: a socket
+ * appears some time after the card is opened, and no kernel event tells.
+ * Cheap (card users only); call it every 100 ms or so.
+ */
+void procmodel_refresh_sockets(struct procmodel *m);
+
+/* Look-ups. The pointers stay valid until the next change to the model. */
+const struct pm_proc *procmodel_get(const struct procmodel *m, int pid);
+void procmodel_foreach(const struct procmodel *m,
+		       void (*fn)(void *ctx, const struct pm_proc *p), void *ctx);
+/* Entries in the table. */
+size_t procmodel_count(const struct procmodel *m);
+
+/*
+ * true when `ancestor` is `pid` itself or one of its ancestors, following
+ * ppid (as first seen) through the table. The chain stops at a process no
+ * longer in the table (an exited middle parent of a double fork), and at a
+ * "parent" younger than its child (its pid was reused).
+ */
+bool procmodel_descends_from(const struct procmodel *m, int pid, int ancestor);
+
+/*
+ * Glob the card patterns again (nodes made since: a driver loaded, a
+ * program that makes its own node). 1 when the set of card devices
+ * changed, 0 when not, or a negative errno.
+ */
+int procmodel_refresh_card_devs(struct procmodel *m);
+
+/*
+ * Card device numbers registered (for discover_add_card): fills up to
+ * `max` of devs[i] and index[i]; returns how many (>= 0).
+ */
+int procmodel_card_devs(const struct procmodel *m, struct dp_card_dev *devs, int *index, int max);
+
+/* The innermost NSpid: the process's pid in its own pid namespace. */
+static inline int pm_proc_nspid(const struct pm_proc *p)
+{
+	return p->nspid[p->nslevels > 0 ? p->nslevels - 1 : 0];
+}
+
+/* Pure helpers, for unit tests. */
+/*
+ * Container id from /proc/<pid>/cgroup text (docker, containerd, cri-o,
+ * podman, kubepods; cgroup v1 and v2 layouts; see container.c): the full
+ * 64-hex id, cut to `len` - 1; "" when none (the host).
+ */
+void procmodel_container_id(const char *cgroup_text, char *id, size_t len);
+
+#endif /* DYNPROF_PROCMODEL_H */

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/* Keeping the process model current (see tracker.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kernel/discover.h"
+#include "shared/fdio.h"
+#include "kernel/proc_connector.h"
+#include "proc/tracker.h"
+
+struct tracker {
+	struct procmodel *model;
+	struct discover *disc;    /* NULL without BPF */
+	struct proc_connector *conn; /* without BPF, where it can be used; else NULL */
+	bool polling;             /* without BPF: /proc scanned every poll period */
+	unsigned long long lost;  /* lost events already answered by a rescan */
+	unsigned rescans;
+	int64_t next_poll_ms;     /* without BPF: next /proc scan */
+	int64_t next_socket_ms;   /* next socket re-check */
+	int64_t next_glob_ms;     /* next look for new card nodes (BPF mode) */
+	char note[320];           /* tracker_open's *note */
+};
+
+static void apply_event(void *ctx, const struct dp_event *e)
+{
+	procmodel_apply(ctx, e);
+}
+
+/* Tell the kernel filter which device numbers are cards. */
+static void register_cards(struct tracker *t)
+{
+	struct dp_card_dev devs[DP_MAX_CARD_DEVS];
+	int index[DP_MAX_CARD_DEVS];
+	int n = procmodel_card_devs(t->model, devs, index, DP_MAX_CARD_DEVS);
+
+	for (int i = 0; i < n; i++)
+		discover_add_card(t->disc, devs[i].major, devs[i].minor, index[i]);
+}
+
+/*
+ * Without BPF: the process connector for forks, execs and exits, polling
+ * for card opens (no connector event tells of them). `why` says why not
+ * BPF. The connector reports a thread group leader's exit as the
+ * process's: a main thread that ends before the others (pthread_exit) or
+ * an exec from another thread reads as an exit (and an exec), which the
+ * next poll puts right.
+ */
+static void open_no_bpf(struct tracker *t, const char *why)
+{
+	int err = proc_connector_open(&t->conn);
+
+	t->polling = true;
+	if (!err)
+		snprintf(t->note, sizeof(t->note), "%s: process events from the netlink process "
+			 "connector, card opens by polling /proc every %d ms", why, TRACKER_POLL_MS);
+	else
+		snprintf(t->note, sizeof(t->note), "%s, no process connector (%s): polling /proc "
+			 "every %d ms", why, proc_connector_strerror(err), TRACKER_POLL_MS);
+}
+
+static void open_kernel_side(struct tracker *t)
+{
+	const char *why = NULL;
+
+	t->disc = discover_open_tracking(true, &why);
+	if (t->disc && !discover_uses_bpf(t->disc)) {
+		discover_close(t->disc);
+		t->disc = NULL;
+	}
+	if (t->disc)
+		register_cards(t);
+	else
+		open_no_bpf(t, why ? why : "BPF not used");
+}
+
+struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_mode mode,
+			     pm_listener listener, void *ctx, bool report_initial,
+			     const char **note)
+{
+	struct tracker *t = calloc(1, sizeof(*t));
+
+	*note = NULL;
+	if (!t)
+		return NULL;
+	t->model = procmodel_new(patterns);
+	if (!t->model) {
+		free(t);
+		return NULL;
+	}
+	/* Events first, so nothing that happens during the scan is missed. */
+	if (mode == TRACKER_BPF)
+		open_kernel_side(t);
+	else if (mode == TRACKER_NO_BPF)
+		open_no_bpf(t, "BPF not used (--no-bpf)");
+	if (t->note[0])
+		*note = t->note;
+	if (report_initial)
+		procmodel_set_listener(t->model, listener, ctx);
+	procmodel_scan(t->model);
+	procmodel_set_listener(t->model, listener, ctx);
+	t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
+	t->next_socket_ms = clock_ms() + TRACKER_SOCKET_MS;
+	t->next_glob_ms = clock_ms() + TRACKER_CARD_GLOB_MS;
+	return t;
+}
+
+void tracker_close(struct tracker *t)
+{
+	if (!t)
+		return;
+	if (t->disc)
+		discover_close(t->disc);
+	proc_connector_close(t->conn);
+	procmodel_free(t->model);
+	free(t);
+}
+
+int tracker_fd(const struct tracker *t)
+{
+	if (t->disc)
+		return discover_fd(t->disc);
+	return t->conn ? proc_connector_fd(t->conn) : -1;
+}
+
+int tracker_timeout_ms(const struct tracker *t)
+{
+	int64_t next = t->next_socket_ms;
+
+	if (t->disc && t->next_glob_ms < next)
+		next = t->next_glob_ms;
+	if (t->polling && t->next_poll_ms < next)
+		next = t->next_poll_ms;
+	return clock_ms_left(next);
+}
+
+/*
+ * Polling must not become the host's load: on a host with thousands of
+ * processes a scan takes ~100 ms, so the period stretches to ten scans.
+ */
+static int poll_period(int64_t scan_ms)
+{
+	return scan_ms * 10 > TRACKER_POLL_MS ? (int)(scan_ms * 10) : TRACKER_POLL_MS;
+}
+
+/* Nodes made since the last look are told to the kernel filter before the scan reads fds. */
+static void rescan(struct tracker *t)
+{
+	t->rescans++;
+	if (t->disc) {
+		procmodel_refresh_card_devs(t->model);
+		register_cards(t);
+	}
+	procmodel_scan(t->model);
+}
+
+/*
+ * With BPF nothing else would look for card nodes made after the start; a
+ * new one means processes may already hold it unseen (their open did not
+ * pass the filter), so a scan follows.
+ */
+static void check_card_nodes(struct tracker *t, int64_t now)
+{
+	if (!t->disc || now < t->next_glob_ms)
+		return;
+	t->next_glob_ms = now + TRACKER_CARD_GLOB_MS;
+	if (procmodel_refresh_card_devs(t->model) > 0)
+		rescan(t);
+}
+
+void tracker_tick(struct tracker *t)
+{
+	int64_t now;
+
+	if (t->disc) {
+		discover_consume_events(t->disc, apply_event, t->model);
+		/* Lost events: only a full scan can tell what they were. */
+		if (discover_lost_events(t->disc) != t->lost) {
+			t->lost = discover_lost_events(t->disc);
+			rescan(t);
+		}
+	}
+	if (t->conn) {
+		proc_connector_consume(t->conn, apply_event, t->model);
+		/* The kernel dropped messages: only a full scan can tell what they were. */
+		if (proc_connector_lost(t->conn) != t->lost) {
+			t->lost = proc_connector_lost(t->conn);
+			rescan(t);
+			t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
+		}
+	}
+	now = clock_ms();
+	if (t->polling && now >= t->next_poll_ms) {
+		procmodel_scan(t->model);
+		t->next_poll_ms = clock_ms() + poll_period(clock_ms() - now);
+	}
+	check_card_nodes(t, now);
+	if (now >= t->next_socket_ms) {
+		procmodel_refresh_sockets(t->model);
+		t->next_socket_ms = now + TRACKER_SOCKET_MS;
+	}
+}
+
+bool tracker_uses_bpf(const struct tracker *t)
+{
+	return t->disc != NULL;
+}
+
+unsigned long long tracker_lost_events(const struct tracker *t)
+{
+	if (t->disc)
+		return discover_lost_events(t->disc);
+	return t->conn ? proc_connector_lost(t->conn) : 0;
+}
+
+unsigned tracker_rescans(const struct tracker *t)
+{
+	return t->rescans;
+}
+
+struct procmodel *tracker_model(struct tracker *t)
+{
+	return t->model;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Keeps the process model current: a /proc scan at start, then kernel
+ * events (discover.c, tracking mode) applied as they arrive, a rescan when
+ * events were lost, and the card users' sockets re-checked regularly.
+ * Without BPF the netlink process connector (where it can be used) tells
+ * forks, execs and exits at once, and polling /proc finds card opens
+ * (and everything else when there is no connector).
+ *
+ * The caller polls tracker_fd() (may be -1) with tracker_timeout_ms() and
+ * then calls tracker_tick().
+ */
+#ifndef DYNPROF_TRACKER_H
+#define DYNPROF_TRACKER_H
+
+#include <stdbool.h>
+
+#include "shared/cards.h"
+#include "proc/procmodel.h"
+
+#define TRACKER_POLL_MS 200   /* /proc polling period without BPF (at least:
+				 it stretches to 10x the time a scan takes) */
+#define TRACKER_SOCKET_MS 100 /* card users' sockets re-checked this often */
+#define TRACKER_CARD_GLOB_MS 1000 /* with BPF: card nodes made since looked for this often */
+
+struct tracker;
+
+/* How the model is kept current after the first scan. */
+enum tracker_mode {
+	TRACKER_SCAN_ONCE, /* not at all: callers that read the model once */
+	TRACKER_NO_BPF,    /* process connector (if it can be used) and polling */
+	TRACKER_BPF,       /* BPF events; TRACKER_NO_BPF when BPF cannot be used */
+};
+
+/*
+ * Start tracking cards matching `patterns`. Outside TRACKER_SCAN_ONCE,
+ * `*note` says in one line what is used when it is not BPF (why not BPF,
+ * and whether the process connector is), else it is NULL; it lives as
+ * long as the tracker. The listener (may be NULL) gets every change after the initial
+ * scan (and, with report_initial, for the processes found by it too).
+ */
+struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_mode mode,
+			     pm_listener listener, void *ctx, bool report_initial,
+			     const char **note);
+void tracker_close(struct tracker *t);
+
+int tracker_fd(const struct tracker *t);
+int tracker_timeout_ms(const struct tracker *t);
+void tracker_tick(struct tracker *t);
+
+bool tracker_uses_bpf(const struct tracker *t);
+/* Kernel events lost (BPF ring buffer or connector socket full), each answered by a rescan. */
+unsigned long long tracker_lost_events(const struct tracker *t);
+unsigned tracker_rescans(const struct tracker *t);
+struct procmodel *tracker_model(struct tracker *t);
+
+#endif /* DYNPROF_TRACKER_H */

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Commands to every target at once, their results in msprof's words, the
+ * window state per target, and the shutdown that leaves nothing collecting.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shared/fdio.h"
+#include "out/copytree.h"
+#include "out/events_out.h"
+#include "out/output.h"
+#include "proc/procfs.h"
+#include "out/report.h"
+#include "target/session.h"
+
+int session_live(const struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ntargets; i++)
+		n += !s->targets[i].dropped;
+	return n;
+}
+
+struct prof_report {
+	struct session *s;
+	struct target *t;
+	struct events_close *ev; /* the window-close event being filled */
+};
+
+/* Drop a target; one that was announced is announced leaving, with why. */
+static void leave(struct target *t, const char *reason)
+{
+	if (t->joined && !t->dropped)
+		events_target_leave(t->pid, reason);
+	target_drop(t);
+}
+
+static void report_prof_dir(void *ctx, const char *name)
+{
+	struct prof_report *r = ctx;
+	char src[2 * PATH_MAX], dst[2 * PATH_MAX];
+	int rc;
+
+	if (r->t->result_fd >= 0) { /* written inside its container: bring it out */
+		snprintf(src, sizeof(src), "%s/%s", r->t->result_host, name);
+		snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
+		rc = copytree_move(src, dst);
+		if (rc) {
+			report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
+				     r->t->result_inside, name, r->s->output, strerror(-rc));
+			return;
+		}
+	}
+	r->s->prof_dirs++;
+	output_record(r->s->output, name);
+	report_info("pid %d: window saved in %s/%s", r->t->pid, r->s->output, name);
+	snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
+	events_window_close_add(r->ev, dst);
+}
+
+/* After a window closed: name the PROF_ folders the target wrote. */
+static void report_new_prof_dirs(struct session *s, struct target *t)
+{
+	struct prof_report r = { s, t, events_window_close_begin(t->pid) };
+
+	output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, report_prof_dir, &r);
+	events_window_close_end(r.ev);
+}
+
+#define EXIT_GRACE_MS 200
+
+/*
+ * A server that ends the connection (DISCONNECT, or a plain close) is
+ * usually exiting: CANN says goodbye from its exit path, and the files
+ * close before the process becomes a zombie. Give it a moment before
+ * calling the leave a disconnect; only the event needs the distinction.
+ */
+static const char *closed_reason(const struct target *t)
+{
+	int64_t end = clock_ms() + EXIT_GRACE_MS;
+
+	if (!events_enabled())
+		return "disconnect";
+	while (procfs_alive(t->pid)) {
+		if (clock_ms() >= end)
+			return "disconnect";
+		usleep(5000);
+	}
+	return "exit";
+}
+
+/* The server pushed DISCONNECT: it has quit (stopping its window). */
+static void on_disconnect(struct session *s, struct target *t, const struct target_outcome *out)
+{
+	bool was_collecting = t->collecting;
+
+	target_drain(t);
+	report_plain("Server disconnected, %s (pid %d)",
+		     out->reply.detail[0] ? out->reply.detail : "request limit or idle time reached", t->pid);
+	leave(t, closed_reason(t));
+	if (was_collecting)
+		report_new_prof_dirs(s, t);
+}
+
+static void fail_line(const struct target *t, enum proto_command cmd, const struct target_outcome *out)
+{
+	if (out->reason[0])
+		report_target_error(t->pid, "dynamic profiling for pid %d %s failed: %s", t->pid,
+				    proto_command_name(cmd), out->reason);
+	else
+		report_target_error(t->pid, "dynamic profiling for pid %d %s failed", t->pid,
+				    proto_command_name(cmd));
+}
+
+static void v1_detail(const struct target *t, const struct target_outcome *out)
+{
+	if (t->proto == PROTO_V1 && out->reply.detail[0])
+		report_info("pid %d: %s", t->pid, out->reply.detail);
+}
+
+static void start_result(struct session *s, struct target *t, const struct target_outcome *out)
+{
+	switch (out->reply.status) {
+	case PROTO_OK:
+		t->collecting = true;
+		s->windows++;
+		report_plain("dynamic profiling for pid %d start success", t->pid);
+		events_window_open(t->pid);
+		break;
+	case PROTO_ALREADY_STARTED:
+		t->collecting = true;
+		report_warning("dynamic profiling for pid %d already started", t->pid);
+		break;
+	case PROTO_NOT_SET_DEVICE:
+		report_warning("dynamic profiling device for pid %d has not been set up", t->pid);
+		break;
+	default:
+		fail_line(t, PROTO_CMD_START, out);
+		leave(t, "error");
+	}
+}
+
+static void stop_result(struct session *s, struct target *t, const struct target_outcome *out)
+{
+	switch (out->reply.status) {
+	case PROTO_OK:
+		t->collecting = false;
+		report_plain("dynamic profiling for pid %d stop success", t->pid);
+		report_new_prof_dirs(s, t);
+		break;
+	case PROTO_NOT_STARTED:
+		t->collecting = false;
+		report_warning("dynamic profiling for pid %d has not started", t->pid);
+		break;
+	default:
+		fail_line(t, PROTO_CMD_STOP, out);
+		leave(t, "error");
+	}
+}
+
+static void quit_result(struct session *s, struct target *t, const struct target_outcome *out)
+{
+	if (out->reply.status == PROTO_OK)
+		report_plain("dynamic profiling for pid %d quit success", t->pid);
+	else
+		fail_line(t, PROTO_CMD_QUIT, out);
+	/* QUIT also stops an open window on the server side. */
+	if (t->collecting && out->reply.status == PROTO_OK)
+		report_new_prof_dirs(s, t);
+	leave(t, out->reply.status == PROTO_OK ? "quit" : "error");
+}
+
+static void apply_result(struct session *s, struct target *t, enum proto_command cmd)
+{
+	struct target_outcome out;
+
+	target_finish_command(t, cmd, s->opts->timeout_ms, &out);
+	t->last_status = out.reply.status;
+	t->last_reply_us = t->xchg.finished_wall_us;
+	if (out.reply.status == PROTO_DISCONNECTED) {
+		on_disconnect(s, t, &out);
+		return;
+	}
+	v1_detail(t, &out);
+	if (cmd == PROTO_CMD_START)
+		start_result(s, t, &out);
+	else if (cmd == PROTO_CMD_STOP)
+		stop_result(s, t, &out);
+	else
+		quit_result(s, t, &out);
+}
+
+/*
+ * Fan `cmd` out to the live targets: all, or those `which` marks (NULL:
+ * all); with collecting_only, only those of them that collect.
+ */
+static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only, const bool *which)
+{
+	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
+	bool *sent = calloc((size_t)s->ntargets + 1, sizeof(*sent));
+	int64_t deadline = clock_ms() + s->opts->timeout_ms;
+	int n = 0;
+
+	if (!xs || !sent) {
+		report_error("dynprof: out of memory sending %s", proto_command_name(cmd));
+		goto out;
+	}
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t->dropped || (collecting_only && !t->collecting) || (which && !which[i]))
+			continue;
+		target_prepare_command(t, cmd, deadline);
+		xs[n++] = &t->xchg;
+		sent[i] = true;
+	}
+	exchange_run(xs, n);
+	for (int i = 0; i < s->ntargets; i++)
+		if (sent[i])
+			apply_result(s, &s->targets[i], cmd);
+out:
+	free(xs);
+	free(sent);
+}
+
+void session_command(struct session *s, enum proto_command cmd)
+{
+	/* The window belongs to the session: targets that join later follow it. */
+	if (cmd == PROTO_CMD_START)
+		s->window_open = true;
+	else if (cmd == PROTO_CMD_STOP)
+		s->window_open = false;
+	if (s->launch && session_live(s) == 0 && cmd != PROTO_CMD_QUIT)
+		report_info("no target yet: %s", cmd == PROTO_CMD_START ?
+			    "the window opens in each target as it joins" : "nothing to stop");
+	fan_out(s, cmd, false, NULL);
+}
+
+void session_command_one(struct session *s, int index, enum proto_command cmd)
+{
+	bool *which = calloc((size_t)s->ntargets, sizeof(*which));
+
+	if (!which) {
+		report_error("dynprof: out of memory sending %s", proto_command_name(cmd));
+		return;
+	}
+	which[index] = true;
+	fan_out(s, cmd, false, which);
+	free(which);
+}
+
+void session_command_some(struct session *s, enum proto_command cmd, const bool *which)
+{
+	fan_out(s, cmd, false, which);
+}
+
+void session_shutdown(struct session *s)
+{
+	/* Nothing joins (and is started) after this: the run is ending. */
+	s->closing = true;
+	s->window_open = false;
+	fan_out(s, PROTO_CMD_STOP, true, NULL);
+	fan_out(s, PROTO_CMD_QUIT, false, NULL);
+}
+
+int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ntargets && n < max; i++) {
+		if (s->targets[i].dropped)
+			continue;
+		pfds[n].fd = s->targets[i].fd;
+		pfds[n].events = POLLIN;
+		pfds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+static struct target *by_fd(struct session *s, int fd)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i].dropped && s->targets[i].fd == fd)
+			return &s->targets[i];
+	return NULL;
+}
+
+static void lost(struct session *s, struct target *t, const char *reason)
+{
+	if (s->launch)
+		report_info("target left: pid %d", t->pid);
+	else
+		report_plain("server process %d did not create socket, or process has already exited", t->pid);
+	leave(t, reason);
+}
+
+void session_idle_event(struct session *s, const struct pollfd *pfd)
+{
+	struct target *t = by_fd(s, pfd->fd);
+	struct target_outcome out;
+
+	if (!t || !(pfd->revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	target_read_unsolicited(t, &out);
+	if (out.reply.status == PROTO_DISCONNECTED)
+		on_disconnect(s, t, &out);
+	else if (t->xchg.result == -ECONNRESET)
+		lost(s, t, closed_reason(t));
+	else {
+		report_target_error(t->pid, "dynprof: pid %d: %s; dropping it", t->pid, out.reason);
+		leave(t, "error");
+	}
+}
+
+void session_target_exited(struct session *s, int pid)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i].dropped && s->targets[i].pid == pid)
+			lost(s, &s->targets[i], "exit");
+}
+
+void session_close(struct session *s)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		target_free(&s->targets[i]);
+	free(s->targets);
+	s->targets = NULL;
+	s->ntargets = 0;
+}

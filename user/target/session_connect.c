@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Opening a session: --pid parsed and checked as msprof checks it, each
+ * target's socket found, trusted and connected, the first exchange done
+ * with all targets in parallel under msprof's 1 s connect timeout.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shared/fdio.h"
+#include "out/events_out.h"
+#include "out/output.h"
+#include "config/params.h"
+#include "target/protodetect.h"
+#include "proc/procfs.h"
+#include "out/report.h"
+#include "target/session.h"
+#include "target/target_select.h"
+
+#define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
+
+static bool all_digits(const char *s, size_t len)
+{
+	if (len == 0 || len > 9)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static bool already_listed(const struct session *s, int pid)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->targets[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* Split --pid into targets. A non-numeric value ends the run (msprof). */
+static int parse_pid_list(struct session *s, const char *list)
+{
+	s->targets = calloc(SESSION_MAX_TARGETS, sizeof(*s->targets));
+	if (!s->targets)
+		return -ENOMEM;
+	for (const char *p = list;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int pid = all_digits(p, len) ? atoi(p) : 0;
+
+		if (pid <= 0) {
+			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
+				     (int)len, p);
+			return -EINVAL;
+		}
+		if (s->ntargets == SESSION_MAX_TARGETS) {
+			report_error("Argument --pid: more than %d pids, stop profiling.", SESSION_MAX_TARGETS);
+			return -EINVAL;
+		}
+		if (!already_listed(s, pid))
+			s->targets[s->ntargets++] = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/* --pid=auto and --container name processes through the process model. */
+static int resolve_pid_list(struct session *s, const struct options *o)
+{
+	char pids[8192];
+	int rc;
+
+	if (strcmp(o->pid_list, "auto") && !o->container)
+		return parse_pid_list(s, o->pid_list);
+	rc = target_select(o, pids, sizeof(pids));
+	if (rc)
+		return rc;
+	report_info("targets: %s", pids);
+	return parse_pid_list(s, pids);
+}
+
+static void skip_pid(struct target *t, const char *why)
+{
+	report_warning("Argument --pid: invalid pid value: %d, will not collect profiling data for these process. (%s)",
+		       t->pid, why);
+	target_drop(t);
+}
+
+/* Find the socket; explain a pid without process or socket. */
+static int locate(struct target *t)
+{
+	char why[2 * PATH_MAX + 256];
+	int rc = target_socket_find(t->pid, &t->sock);
+
+	if (rc == 0) {
+		t->nspid = t->sock.nspid;
+		return 0;
+	}
+	if (rc == -ESRCH)
+		snprintf(why, sizeof(why), "no such process");
+	else if (rc == -ENOENT)
+		snprintf(why, sizeof(why), "it serves no dynamic profiling socket: no %s in its home %s; was it started with PROFILING_MODE=dynamic?",
+			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
+	else
+		snprintf(why, sizeof(why), "%s", t->sock.why);
+	skip_pid(t, why);
+	return rc;
+}
+
+static void choose_protocol(struct target *t, enum proto_version asked)
+{
+	if (asked != PROTO_AUTO) {
+		t->proto = asked;
+		snprintf(t->proto_why, sizeof(t->proto_why), "--protocol=%s", proto_version_name(asked));
+		return;
+	}
+	t->proto = protodetect(t->pid, t->proto_why, sizeof(t->proto_why));
+	/* v2 is the default; say why when auto picked the older generation. */
+	if (t->proto == PROTO_V1)
+		report_info("pid %d: protocol v1 (%s)", t->pid, t->proto_why);
+}
+
+/* Is `dir` the same folder inside the target's root as it is here? */
+static bool visible_in_target(const char *dir, int pid)
+{
+	char inside[PATH_MAX + 32];
+
+	snprintf(inside, sizeof(inside), "/proc/%d/root%s", pid, dir);
+	return procfs_same_file(dir, inside);
+}
+
+/* mkdir `name` under dirfd for the target's user, and open it. */
+static int make_owned_dir(int dirfd, const char *name, uid_t uid)
+{
+	if (mkdirat(dirfd, name, 0750) && errno != EEXIST)
+		return -errno;
+	if (fchownat(dirfd, name, uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A target that cannot see --output (another mount namespace: a container)
+ * writes into <its home>/.dynprof/<dynprof pid>, a folder made for its user
+ * inside its own filesystem (its home exists there and is writable by it:
+ * its socket lives there). dynprof moves each finished PROF_ folder to
+ * --output through an fd on that folder, so no path is resolved on the host.
+ */
+static int result_dir_inside(struct target *t)
+{
+	char name[32];
+	int root, home, dot, dir = -EINVAL;
+
+	root = procfs_open_root(t->pid);
+	home = root < 0 ? root : procfs_open_in_root(root, t->sock.home, O_RDONLY | O_DIRECTORY);
+	dot = home < 0 ? home : make_owned_dir(home, ".dynprof", t->sock.uid);
+	snprintf(name, sizeof(name), "%d", (int)getpid());
+	if (dot >= 0)
+		dir = make_owned_dir(dot, name, t->sock.uid);
+	close_fd(root);
+	close_fd(home);
+	close_fd(dot);
+	return dir;
+}
+
+static int choose_result_dir(struct session *s, struct target *t)
+{
+	int fd;
+
+	if (visible_in_target(s->output, t->pid)) {
+		snprintf(t->result_inside, sizeof(t->result_inside), "%s", s->output);
+		snprintf(t->result_host, sizeof(t->result_host), "%s", s->output);
+		return 0;
+	}
+	fd = result_dir_inside(t);
+	if (fd < 0) {
+		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
+			     t->pid, s->output, t->sock.home, strerror(-fd));
+		return fd;
+	}
+	t->result_fd = fd;
+	if ((size_t)snprintf(t->result_inside, sizeof(t->result_inside), "%.*s/.dynprof/%d",
+			     PATH_MAX - 32, t->sock.home, (int)getpid()) >= sizeof(t->result_inside))
+		return -ENAMETOOLONG;
+	snprintf(t->result_host, sizeof(t->result_host), "/proc/self/fd/%d", fd);
+	report_info("pid %d: in its own filesystem it writes to %s; finished PROF_ folders are moved to %s",
+		    t->pid, t->result_inside, s->output);
+	return 0;
+}
+
+static int connect_one(struct session *s, struct target *t)
+{
+	char why[PATH_MAX + 128];
+	int fd;
+
+	choose_protocol(t, s->opts->protocol);
+	if (choose_result_dir(s, t)) {
+		target_drop(t);
+		return -ENOENT;
+	}
+	t->params = params_build(s->opts, t->result_inside);
+	if (!t->params)
+		return -EINVAL;
+	fd = target_socket_connect(&t->sock, why, sizeof(why));
+	if (fd == -EPERM) {
+		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
+		target_drop(t);
+		return fd;
+	}
+	if (fd < 0) {
+		report_target_error(t->pid, "cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, why);
+		target_drop(t);
+		return fd;
+	}
+	t->fd = fd;
+	/* Folders this process wrote before this run are not ours to report. */
+	output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, NULL, NULL);
+	return 0;
+}
+
+static void finish_handshake(struct session *s, struct target *t)
+{
+	struct target_outcome out;
+
+	target_finish_handshake(t, &out);
+	if (out.reply.status == PROTO_OK) {
+		if (s->disc && discover_watch(s->disc, t->pid) == -ESRCH) {
+			report_plain("server process %d did not create socket, or process has already exited", t->pid);
+			target_drop(t);
+		}
+		return;
+	}
+	if (t->xchg.result == -ETIMEDOUT)
+		report_target_error(t->pid, "recv params timeout, server for pid %d has been connected to another client.", t->pid);
+	else if (out.reply.status == PROTO_FAIL)
+		report_target_error(t->pid, "dynprof: pid %d refused the connection (%s reply: failure)", t->pid,
+			     t->proto == PROTO_V1 ? "TEST" : "params");
+	else if (out.reply.status == PROTO_DISCONNECTED)
+		report_plain("Server disconnected, %s (pid %d)", out.reply.detail[0] ? out.reply.detail : "while connecting", t->pid);
+	else
+		report_target_error(t->pid, "cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, out.reason);
+	target_drop(t);
+}
+
+/* Attach mode: the command from /proc; the cards are not looked up. */
+static void announce_attached(struct target *t)
+{
+	char comm[64];
+
+	procfs_comm(t->pid, comm, sizeof(comm));
+	t->joined = true;
+	events_target_join(t->pid, t->nspid, comm, 0, false);
+}
+
+/* The first exchange with every connected target at once. */
+static void handshake_all(struct session *s)
+{
+	struct exchange **xs = calloc((size_t)s->ntargets, sizeof(*xs));
+	int64_t deadline = clock_ms() + CONNECT_TIMEOUT_MS;
+	int n = 0;
+
+	if (!xs)
+		return;
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t->dropped)
+			continue;
+		target_prepare_handshake(t, deadline);
+		xs[n++] = &t->xchg;
+	}
+	exchange_run(xs, n);
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i].dropped)
+			finish_handshake(s, &s->targets[i]);
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i].dropped)
+			announce_attached(&s->targets[i]);
+	free(xs);
+}
+
+void session_open_launch(struct session *s, const struct options *o, const char *output)
+{
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->launch = true;
+	snprintf(s->output, sizeof(s->output), "%s", output);
+	s->targets = calloc(SESSION_MAX_TARGETS, sizeof(*s->targets));
+}
+
+bool session_has_target(const struct session *s, int pid)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i].dropped && s->targets[i].pid == pid)
+			return true;
+	return false;
+}
+
+int session_join(struct session *s, int pid, const char *command, uint64_t cards)
+{
+	struct target *t;
+	struct exchange *x;
+	char list[192];
+	int rc;
+
+	if (s->closing)
+		return -ECANCELED;
+	if (!s->targets || s->ntargets == SESSION_MAX_TARGETS)
+		return -ENOSPC;
+	t = &s->targets[s->ntargets++];
+	*t = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
+	rc = target_socket_find(pid, &t->sock);
+	t->nspid = t->sock.nspid;
+	if (rc == 0)
+		rc = connect_one(s, t);
+	if (rc) {
+		target_drop(t);
+		return rc;
+	}
+	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
+	x = &t->xchg;
+	exchange_run(&x, 1);
+	finish_handshake(s, t);
+	if (t->dropped)
+		return -ECONNREFUSED;
+	s->joined++;
+	cards_mask_text(cards, list, sizeof(list));
+	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
+	t->joined = true;
+	events_target_join(pid, t->nspid, command, cards, true);
+	if (s->window_open)
+		session_command_one(s, (int)(t - s->targets), PROTO_CMD_START);
+	return 0;
+}
+
+/* QUIT on the old connection, its replies read; the server keeps running. */
+static void quit_connection(struct session *s, struct target *t)
+{
+	struct target_outcome out;
+	struct exchange *x = &t->xchg;
+
+	target_prepare_command(t, PROTO_CMD_QUIT, clock_ms() + s->opts->timeout_ms);
+	exchange_run(&x, 1);
+	target_finish_command(t, PROTO_CMD_QUIT, s->opts->timeout_ms, &out);
+	if (out.reply.status == PROTO_OK)
+		target_drain(t);
+	close(t->fd);
+	t->fd = -1;
+}
+
+int session_reconnect(struct session *s, int index)
+{
+	struct target *t = &s->targets[index];
+	struct exchange *x = &t->xchg;
+	int rc;
+
+	quit_connection(s, t);
+	free(t->params);
+	t->params = NULL;
+	if (t->result_fd >= 0)
+		close(t->result_fd);
+	t->result_fd = -1;
+	t->requests = 0;
+	rc = connect_one(s, t);
+	if (rc) {
+		if (t->joined)
+			events_target_leave(t->pid, "error");
+		target_drop(t);
+		return rc;
+	}
+	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
+	exchange_run(&x, 1);
+	finish_handshake(s, t);
+	if (t->dropped) {
+		if (t->joined)
+			events_target_leave(t->pid, "error");
+		return -ECONNREFUSED;
+	}
+	report_info("pid %d: reconnected (the server allows %d requests per connection)", t->pid,
+		    PROTO_MAX_REQUESTS_PER_CONN);
+	return 0;
+}
+
+int session_open(struct session *s, const struct options *o, const char *output,
+		 struct discover *disc)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->disc = disc;
+	snprintf(s->output, sizeof(s->output), "%s", output);
+	rc = resolve_pid_list(s, o);
+	if (rc)
+		return rc;
+	for (int i = 0; i < s->ntargets; i++) {
+		if (locate(&s->targets[i]))
+			continue;
+		rc = connect_one(s, &s->targets[i]);
+		if (rc == -EINVAL) /* the params cannot fit: an option error */
+			return rc;
+	}
+	handshake_all(s);
+	if (session_live(s) == 0) {
+		report_error("Argument --pid: no valid pid values, stop profiling.");
+		return -ENOENT;
+	}
+	return session_live(s);
+}

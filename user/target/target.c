@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/* One target's conversation, either wire generation (see target.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shared/fdio.h"
+#include "target/target.h"
+
+#define DRAIN_MS 200 /* how long to wait for the QUIT_RSP after a DISCONNECT */
+
+static size_t reply_size(const struct target *t)
+{
+	return t->proto == PROTO_V1 ? sizeof(struct proto_v1_response) : sizeof(struct proto_v2_msg);
+}
+
+void target_prepare_handshake(struct target *t, int64_t deadline)
+{
+	if (t->proto == PROTO_V1) {
+		struct proto_v1_request req;
+
+		proto_v1_encode_request(&req, V1_TEST_REQ, NULL);
+		exchange_init(&t->xchg, t->fd, &req, sizeof(req), reply_size(t), deadline);
+	} else {
+		struct proto_v2_params p;
+
+		/* params_build() guarantees the JSON fits. */
+		proto_v2_encode_params(&p, t->params);
+		exchange_init(&t->xchg, t->fd, &p, sizeof(p), reply_size(t), deadline);
+	}
+}
+
+void target_prepare_command(struct target *t, enum proto_command cmd, int64_t deadline)
+{
+	t->requests++;
+	if (t->proto == PROTO_V1) {
+		struct proto_v1_request req;
+
+		proto_v1_encode_request(&req, proto_v1_request_type(cmd),
+					cmd == PROTO_CMD_START ? t->params : NULL);
+		exchange_init(&t->xchg, t->fd, &req, sizeof(req), reply_size(t), deadline);
+	} else {
+		struct proto_v2_msg msg;
+
+		proto_v2_encode_request(&msg, cmd);
+		exchange_init(&t->xchg, t->fd, &msg, sizeof(msg), reply_size(t), deadline);
+	}
+}
+
+/* Explain an exchange that did not bring a whole reply. */
+static void transport_reason(const struct target *t, int timeout_ms, char *buf, size_t len)
+{
+	const struct exchange *x = &t->xchg;
+
+	switch (x->result) {
+	case -ETIMEDOUT:
+		if (timeout_ms % 1000)
+			snprintf(buf, len, "no reply within %d ms", timeout_ms);
+		else
+			snprintf(buf, len, "no reply within %d s", timeout_ms / 1000);
+		break;
+	case -ECONNRESET:
+	case -EPIPE:
+		snprintf(buf, len, "the server closed the connection");
+		break;
+	case -EPROTO:
+		snprintf(buf, len, "short reply (%zu of %zu bytes), then the server closed the connection",
+			 x->in_done, x->in_len);
+		break;
+	default:
+		snprintf(buf, len, "connection error: %s", strerror(-x->result));
+	}
+}
+
+static void bad_reply_reason(const struct target *t, char *buf, size_t len)
+{
+	int32_t type, code;
+
+	memcpy(&type, t->xchg.in, sizeof(type));
+	memcpy(&code, t->xchg.in + sizeof(type), sizeof(code));
+	snprintf(buf, len, "unexpected reply (type %d, code %d)", type, code);
+}
+
+/* Decode the reply in t->xchg; `handshake` selects the first-exchange decoder. */
+static void decode(struct target *t, bool handshake, enum proto_command cmd, int timeout_ms,
+		   struct target_outcome *out)
+{
+	out->reason[0] = '\0';
+	out->reply.detail[0] = '\0';
+	if (t->xchg.result) {
+		out->reply.status = PROTO_BAD_REPLY;
+		transport_reason(t, timeout_ms, out->reason, sizeof(out->reason));
+		return;
+	}
+	if (t->proto == PROTO_V1) {
+		const struct proto_v1_response *r = (const void *)t->xchg.in;
+
+		if (handshake)
+			proto_v1_decode_test_ack(r, &out->reply);
+		else
+			proto_v1_decode_reply(r, cmd, &out->reply);
+	} else {
+		const struct proto_v2_msg *m = (const void *)t->xchg.in;
+
+		if (handshake)
+			proto_v2_decode_params_ack(m, &out->reply);
+		else
+			proto_v2_decode_reply(m, cmd, &out->reply);
+	}
+	if (out->reply.status == PROTO_BAD_REPLY)
+		bad_reply_reason(t, out->reason, sizeof(out->reason));
+}
+
+void target_finish_handshake(struct target *t, struct target_outcome *out)
+{
+	decode(t, true, PROTO_CMD_START, 0, out);
+}
+
+void target_finish_command(struct target *t, enum proto_command cmd, int timeout_ms,
+			   struct target_outcome *out)
+{
+	decode(t, false, cmd, timeout_ms, out);
+}
+
+void target_read_unsolicited(struct target *t, struct target_outcome *out)
+{
+	struct exchange *x = &t->xchg;
+
+	exchange_init(x, t->fd, "", 0, reply_size(t), clock_ms() + DRAIN_MS);
+	x->result = fdio_read_full(t->fd, x->in, x->in_len, x->deadline, &x->in_done);
+	/* Whatever arrives unasked must be a DISCONNECT; QUIT decoding accepts only that. */
+	decode(t, false, PROTO_CMD_QUIT, DRAIN_MS, out);
+	if (out->reply.status != PROTO_DISCONNECTED && x->result == 0) {
+		out->reply.status = PROTO_BAD_REPLY;
+		bad_reply_reason(t, out->reason, sizeof(out->reason));
+	} else if (x->result == -ECONNRESET) {
+		snprintf(out->reason, sizeof(out->reason), "the server closed the connection");
+	}
+}
+
+void target_drain(struct target *t)
+{
+	unsigned char buf[PROTO_MAX_WIRE_SIZE];
+
+	if (t->fd >= 0 && t->proto == PROTO_V2)
+		fdio_read_full(t->fd, buf, sizeof(struct proto_v2_msg), clock_ms() + DRAIN_MS, NULL);
+}
+
+void target_drop(struct target *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	t->dropped = true;
+	t->collecting = false;
+}
+
+void target_free(struct target *t)
+{
+	target_drop(t);
+	free(t->params);
+	free(t->prof_seen);
+	if (t->result_fd >= 0)
+		close(t->result_fd);
+	t->result_fd = -1;
+	t->params = NULL;
+	t->prof_seen = NULL;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One target: a process serving the dynamic-profiling socket, its
+ * connection and its window state, and the conversation with it in its
+ * wire generation. The session (session.c) drives many targets at once
+ * through their `xchg` exchanges.
+ */
+#ifndef DYNPROF_TARGET_H
+#define DYNPROF_TARGET_H
+
+#include <stdbool.h>
+
+#include "dynprof/proto.h"
+#include "target/exchange.h"
+#include "target/target_socket.h"
+
+struct target {
+	int pid;                 /* host pid, as the user gave it */
+	int nspid;               /* pid in its own namespace: names its PROF_ folders */
+	struct target_socket sock;
+	enum proto_version proto;
+	char proto_why[128];     /* how --protocol=auto decided */
+	char *params;            /* the params JSON (malloc'd) */
+	int fd;                  /* -1 when not connected */
+	bool collecting;         /* a window we opened is open */
+	bool dropped;            /* no longer a target */
+	bool joined;             /* announced as a target (--events target-join) */
+	int requests;            /* requests sent on this connection (the server ends it at 100) */
+	int last_status;         /* status of the last command's reply (enum proto_status) */
+	int64_t last_reply_us;   /* wall clock (us) when that reply came */
+	struct exchange xchg;    /* the exchange in flight */
+	char *prof_seen;         /* PROF_ folder names already reported */
+	char result_inside[PATH_MAX]; /* result_dir as the target sees it */
+	char result_host[PATH_MAX];   /* the same folder as dynprof reaches it */
+	int result_fd;           /* >= 0: a folder inside the target's filesystem,
+				    whose PROF_ folders dynprof moves to --output */
+};
+
+/* Outcome of one exchange, decoded, with a reason when it went wrong. */
+struct target_outcome {
+	struct proto_reply reply;
+	char reason[160]; /* "" when the server answered in protocol */
+};
+
+/* Prepare the first exchange: v2 sends the params, v1 its TEST handshake. */
+void target_prepare_handshake(struct target *t, int64_t deadline);
+void target_finish_handshake(struct target *t, struct target_outcome *out);
+
+/* Prepare a command (v1 START carries the params). */
+void target_prepare_command(struct target *t, enum proto_command cmd, int64_t deadline);
+void target_finish_command(struct target *t, enum proto_command cmd, int timeout_ms,
+			   struct target_outcome *out);
+
+/*
+ * Read one unsolicited message from a target that is idle (its fd became
+ * readable between commands). Returns the decoded status: DISCONNECTED,
+ * or BAD_REPLY with a reason (closed, garbage).
+ */
+void target_read_unsolicited(struct target *t, struct target_outcome *out);
+
+/* After a DISCONNECT (v2), the server still sends a QUIT_RSP: read it briefly. */
+void target_drain(struct target *t);
+
+/* Close the connection; the target stays in the list, marked dropped. */
+void target_drop(struct target *t);
+
+void target_free(struct target *t);
+
+#endif /* DYNPROF_TARGET_H */

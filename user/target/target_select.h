@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which processes --pid names, when it is not a plain list of host pids:
+ *  --pid=auto                 every card user whose dynamic-profiling socket
+ *                             listens (not busy), optionally only those in
+ *                             --container=ID;
+ *  --pid=N --container=ID     N is the pid inside that container (its
+ *                             innermost NSpid), mapped to the host pid.
+ * The answer comes from one scan of the process model.
+ */
+#ifndef DYNPROF_TARGET_SELECT_H
+#define DYNPROF_TARGET_SELECT_H
+
+#include "config/options.h"
+
+/*
+ * Rewrite the pid list as host pids in `out` ("12,34"). Returns 0; or
+ * -ENOENT after printing why when nothing matches (the caller exits 255).
+ * Pids that do not resolve are warned about and skipped.
+ */
+int target_select(const struct options *o, char *out, size_t len);
+
+#endif /* DYNPROF_TARGET_SELECT_H */

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/*
+ * When a condition is met: each kind measured from the phase it began
+ * (see triggers_impl.h), so one condition serves a first window, a
+ * repeated one, a stop and a script's wait alike.
+ */
+#include <fnmatch.h>
+#include <string.h>
+
+#include "shared/fdio.h"
+#include "trigger/triggers_impl.h"
+
+int trigger_probe_id(const struct triggers *tg, const struct condition *c)
+{
+	for (int i = 0; i < tg->nprobes; i++)
+		if (!strcmp(tg->probes[i].lib, c->lib) && !strcmp(tg->probes[i].symbol, c->symbol))
+			return i;
+	return -1;
+}
+
+/*
+ * Arm the kernel threshold on one target, or on every live one (target -1).
+ * A threshold already passed fires only at the next call, which may never
+ * come (the function's last calls ran before this), so the count is also
+ * read now: the condition is then met at once.
+ */
+static void arm_call(struct triggers *tg, int target, int probe, uint64_t threshold)
+{
+	for (int i = 0; i < tg->known; i++) {
+		int pid = tg->s->targets[i].pid;
+		uint64_t now, *seen = count_of(tg, i, probe);
+
+		if ((target >= 0 && i != target) || tg->gone[i] ||
+		    *probe_state_of(tg, i, probe) != PROBE_COUNTING)
+			continue;
+		callcount_arm(tg->cc, pid, (unsigned)probe, threshold);
+		now = callcount_read(tg->cc, pid, (unsigned)probe);
+		if (now > *seen)
+			*seen = now;
+	}
+}
+
+void trigger_phase_begin(struct triggers *tg, const struct condition *c, int target, uint64_t call_base,
+			 struct phase *ph)
+{
+	*ph = (struct phase){ .since_ms = clock_ms() };
+	if (c->kind == COND_SIGNAL)
+		ph->sig_base = tg->in.sig_count[c->signo];
+	else if (c->kind == COND_FILE)
+		ph->file_base = trigger_inputs_file_count(&tg->in, c->path);
+	else if (c->kind == COND_CALL) {
+		int probe = trigger_probe_id(tg, c);
+
+		ph->call_threshold = call_base + c->count;
+		if (probe >= 0)
+			arm_call(tg, target, probe, ph->call_threshold);
+	}
+}
+
+static bool exe_matches(const struct triggers *tg, const char *glob, int target)
+{
+	const char *exe = tg->exe[target], *base = strrchr(exe, '/');
+
+	return exe[0] && (!fnmatch(glob, exe, 0) || !fnmatch(glob, base ? base + 1 : exe, 0));
+}
+
+static bool has_card(const struct triggers *tg, int target)
+{
+	const struct pm_proc *p = tg->model ? procmodel_get(tg->model, tg->s->targets[target].pid) : NULL;
+
+	return p && p->cards;
+}
+
+/* A condition about one target; target -1: any live target meets it. */
+static bool target_cond_met(const struct triggers *tg, const struct condition *c, int target,
+			    const struct phase *ph)
+{
+	int probe = c->kind == COND_CALL ? trigger_probe_id(tg, c) : -1;
+
+	for (int i = target < 0 ? 0 : target; i < tg->known; i++) {
+		if (tg->gone[i])
+			goto next;
+		if (c->kind == COND_OPEN && has_card(tg, i))
+			return true;
+		if (c->kind == COND_EXEC && exe_matches(tg, c->glob, i))
+			return true;
+		if (c->kind == COND_CALL && probe >= 0 && *count_of(tg, i, probe) >= ph->call_threshold)
+			return true;
+next:
+		if (target >= 0)
+			break;
+	}
+	return false;
+}
+
+bool trigger_cond_met(const struct triggers *tg, const struct condition *c, int target,
+		      const struct phase *ph)
+{
+	switch (c->kind) {
+	case COND_AFTER:
+	case COND_AT:
+		return trigger_cond_due_ms(c, ph) == 0;
+	case COND_SIGNAL:
+		return tg->in.sig_count[c->signo] > ph->sig_base;
+	case COND_FILE:
+		return trigger_inputs_file_count(&tg->in, c->path) > ph->file_base;
+	case COND_EXIT: /* a target's exit ends its runs; for a waiter: none left */
+		return target < 0 && tg->known > 0 && session_live(tg->s) == 0;
+	case COND_OPEN:
+	case COND_EXEC:
+	case COND_CALL:
+		return target_cond_met(tg, c, target, ph);
+	default:
+		return false;
+	}
+}
+
+int64_t trigger_cond_due_ms(const struct condition *c, const struct phase *ph)
+{
+	int64_t left;
+
+	if (c->kind == COND_AFTER)
+		left = ph->since_ms + c->ms - clock_ms();
+	else if (c->kind == COND_AT)
+		left = (c->ms * 1000 - clock_wall_us() + 999) / 1000;
+	else
+		return -1;
+	return left < 0 ? 0 : left;
+}

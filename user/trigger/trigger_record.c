@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The record of every window a rule opened: one JSON line per window in
+ * <output>/<dynprof pid>_dynprof_windows, written when it closes, with
+ * when each edge fired and when the target acknowledged it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/json_num.h"
+#include "out/report.h"
+#include "trigger/triggers_impl.h"
+
+static void open_record(struct triggers *tg)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%d_dynprof_windows", tg->s->output, (int)getpid());
+	tg->record = fopen(path, "ae");
+	if (!tg->record)
+		report_warning("dynprof: cannot write the window record %s: %s", path, strerror(errno));
+}
+
+static void add_edge(cJSON *w, const char *name, const struct condition *c, int64_t fired_us, int64_t ack_us)
+{
+	cJSON *e = cJSON_AddObjectToObject(w, name);
+
+	if (!e)
+		return;
+	cJSON_AddStringToObject(e, "condition", c->kind == COND_NONE ? "exit or quit" : c->text);
+	json_add_int64(e, "fired_us", fired_us);
+	json_add_int64(e, "ack_us", ack_us);
+}
+
+/* call: starts: the count that fired and the count when the target had acknowledged. */
+static void add_counts(cJSON *edge, uint64_t fired, uint64_t acked)
+{
+	if (!edge)
+		return;
+	json_add_uint64(edge, "count", fired);
+	json_add_uint64(edge, "ack_count", acked);
+}
+
+/* One JSON line per closed window: which rule, when each edge fired and was acknowledged. */
+void trigger_record_window(struct triggers *tg, int i, int r, int64_t stop_ack_us)
+{
+	const struct rule_run *run = run_of(tg, i, r);
+	cJSON *w;
+	char *text;
+
+	if (!tg->record)
+		open_record(tg);
+	if (!tg->record || !(w = cJSON_CreateObject()))
+		return;
+	cJSON_AddNumberToObject(w, "pid", tg->s->targets[i].pid);
+	cJSON_AddNumberToObject(w, "rule", r + 1);
+	cJSON_AddNumberToObject(w, "window", run->windows);
+	add_edge(w, "start", &tg->rules[r].start, run->start_fired_us, run->start_ack_us);
+	if (tg->rules[r].start.kind == COND_CALL)
+		add_counts(cJSON_GetObjectItem(w, "start"), run->start_count, run->ack_count);
+	add_edge(w, "stop", &tg->rules[r].stop, run->stop_fired_us ? run->stop_fired_us : stop_ack_us,
+		 stop_ack_us);
+	text = cJSON_PrintUnformatted(w);
+	if (text) {
+		fprintf(tg->record, "%s\n", text);
+		fflush(tg->record);
+	}
+	free(text);
+	cJSON_Delete(w);
+}
+
