@@ -83,6 +83,7 @@ static int attach(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o;
+	char err[4608]; /* a path and the sentence around it */
 	int rc;
 
 	/* Before anything can start a window: no signal may end us unnoticed. */
@@ -93,7 +94,8 @@ int main(int argc, char **argv)
 		return EXIT_OPTION_ERROR;
 	}
 	/* The sink opens before anything can happen that it must record. */
-	if (o.events && events_open(o.events)) {
+	if (o.events && events_open(o.events, err, sizeof(err))) {
+		report_error("%s", err);
 		options_free(&o);
 		return EXIT_OPTION_ERROR;
 	}

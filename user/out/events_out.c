@@ -12,7 +12,6 @@
 #include "shared/fdio.h"
 #include "out/events_out.h"
 #include "common/json_num.h"
-#include "out/report.h"
 
 /* One sink per run, like standard output itself: a process-wide stream. */
 static FILE *sink;
@@ -23,17 +22,17 @@ bool events_enabled(void)
 	return sink != NULL;
 }
 
-static int open_path(const char *path)
+static int open_path(const char *path, char *err, size_t errlen)
 {
 	int fd;
 
 	if (!*path) {
-		report_error("Argument --events: empty path. Please input 'json' or 'json:PATH'.");
+		snprintf(err, errlen, "Argument --events: empty path. Please input 'json' or 'json:PATH'.");
 		return -EINVAL;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0640);
 	if (fd < 0 || !(sink = fdopen(fd, "w"))) {
-		report_error("Argument --events: cannot write %s: %s.", path, strerror(errno));
+		snprintf(err, errlen, "Argument --events: cannot write %s: %s.", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -EINVAL;
@@ -41,7 +40,7 @@ static int open_path(const char *path)
 	return 0;
 }
 
-int events_open(const char *spec)
+int events_open(const char *spec, char *err, size_t errlen)
 {
 	if (!strcmp(spec, "json")) {
 		sink = stdout;
@@ -49,8 +48,9 @@ int events_open(const char *spec)
 		return 0;
 	}
 	if (!strncmp(spec, "json:", 5))
-		return open_path(spec + 5);
-	report_error("Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.", spec);
+		return open_path(spec + 5, err, errlen);
+	snprintf(err, errlen, "Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.",
+		 spec);
 	return -EINVAL;
 }
 

@@ -10,13 +10,15 @@
 #define DYNPROF_EVENTS_OUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
  * Parse the option value ("json" or "json:PATH") and open the sink.
- * Returns 0, or -EINVAL after printing the one error line.
+ * Returns 0, or -EINVAL with the one error line in err (nothing printed:
+ * report.c prints and calls events_error, so this file must not call it).
  */
-int events_open(const char *spec);
+int events_open(const char *spec, char *err, size_t errlen);
 void events_close(void);
 bool events_enabled(void);
 
