@@ -3,7 +3,9 @@
  * The CANN dynamic-profiling socket protocol, both wire generations.
  *
  * Layouts are native-endian, naturally aligned, unpacked, exactly as the
- * CANN server reads and writes them (see docs/PROTOCOL-NOTES in README).
+ * CANN server reads and writes them: v2 from the public oam-tools source of
+ * the dynamic-profiling server, v1 from MindStudio's public msprof (README's
+ * "where dynprof differs from msprof" lists what we do differently).
  * The static asserts below pin every size: a change here breaks the wire.
  *
  * Encoding and decoding are pure functions (user/shared/proto.c) shared by the
