@@ -21,7 +21,6 @@
 
 #define MAX_LINES 8
 #define WAIT_MS 2000
-#define TEST_TIMEOUT_S 20
 
 /* What the control channel handed us; with `ack`, each line is answered "ack <line>". */
 struct seen {
@@ -191,7 +190,7 @@ static int bound_socket(const char *path, bool listening)
 
 /* ---- FIFO mode ------------------------------------------------------------------ */
 
-static void fifo_made_when_missing_lines_arrive_and_acks_readable(void)
+TEST(fifo_made_when_missing_lines_arrive_and_acks_readable)
 {
 	char ctl_path[128], ack_path[128], spec[300], err[256], buf[256];
 	struct seen s = { .ack = true };
@@ -229,7 +228,7 @@ static void fifo_made_when_missing_lines_arrive_and_acks_readable(void)
 	remove_dir();
 }
 
-static void fifo_partial_lines_join_across_writes(void)
+TEST(fifo_partial_lines_join_across_writes)
 {
 	char ctl_path[128], spec[300], err[256];
 	struct seen s = { 0 };
@@ -261,7 +260,7 @@ static void fifo_partial_lines_join_across_writes(void)
 }
 
 /* A bare PATH naming an existing FIFO is FIFO mode; a FIFO we did not make stays. */
-static void fifo_writer_leaving_gives_no_eof_and_user_fifo_stays(void)
+TEST(fifo_writer_leaving_gives_no_eof_and_user_fifo_stays)
 {
 	char ctl_path[128], err[256];
 	struct seen s = { 0 };
@@ -295,7 +294,7 @@ static void fifo_writer_leaving_gives_no_eof_and_user_fifo_stays(void)
 	remove_dir();
 }
 
-static void fifo_refuses_regular_file_and_ack_equal_to_ctl(void)
+TEST(fifo_refuses_regular_file_and_ack_equal_to_ctl)
 {
 	char file[128], ctl_path[128], spec[300], err[256];
 	int fd;
@@ -320,7 +319,7 @@ static void fifo_refuses_regular_file_and_ack_equal_to_ctl(void)
 	remove_dir();
 }
 
-static void bad_specs_refused(void)
+TEST(bad_specs_refused)
 {
 	static const char *specs[] = { "", "fifo:", "unix:", "fifo:/tmp/x,", NULL };
 	char err[256];
@@ -360,7 +359,7 @@ static struct control *unix_fixture(char *sock, size_t len)
 	return ctl;
 }
 
-static void unix_replies_go_to_the_right_client(void)
+TEST(unix_replies_go_to_the_right_client)
 {
 	char sock[128], buf[256];
 	struct seen s = { .ack = true };
@@ -392,7 +391,7 @@ static void unix_replies_go_to_the_right_client(void)
 	remove_dir();
 }
 
-static void unix_client_disconnect_and_half_close(void)
+TEST(unix_client_disconnect_and_half_close)
 {
 	char sock[128], buf[256];
 	struct seen s = { .ack = true };
@@ -428,7 +427,7 @@ static void unix_client_disconnect_and_half_close(void)
 	remove_dir();
 }
 
-static void unix_too_many_clients_told_so(void)
+TEST(unix_too_many_clients_told_so)
 {
 	char sock[128], buf[256];
 	struct seen s = { 0 };
@@ -452,7 +451,7 @@ static void unix_too_many_clients_told_so(void)
 	remove_dir();
 }
 
-static void unix_bad_lines_refused_then_next_line_ok(void)
+TEST(unix_bad_lines_refused_then_next_line_ok)
 {
 	char sock[128], buf[256], big[CONTROL_LINE_MAX + 100];
 	struct seen s = { 0 };
@@ -485,7 +484,7 @@ static void unix_bad_lines_refused_then_next_line_ok(void)
 }
 
 /* A client that never reads is dropped once its socket buffer is full. */
-static void unix_client_not_reading_is_dropped(void)
+TEST(unix_client_not_reading_is_dropped)
 {
 	char sock[128], text[1024];
 	struct seen s = { 0 };
@@ -511,7 +510,7 @@ static void unix_client_not_reading_is_dropped(void)
 }
 
 /* A client gone before its first reply: that reply drops it, its other lines are skipped. */
-static void unix_lines_after_a_failed_reply_are_skipped(void)
+TEST(unix_lines_after_a_failed_reply_are_skipped)
 {
 	char sock[128];
 	struct seen s = { .ack = true };
@@ -532,7 +531,7 @@ static void unix_lines_after_a_failed_reply_are_skipped(void)
 	remove_dir();
 }
 
-static void unix_stale_socket_replaced_and_removed_at_close(void)
+TEST(unix_stale_socket_replaced_and_removed_at_close)
 {
 	char sock[128], buf[64];
 	struct seen s = { .ack = true };
@@ -559,7 +558,7 @@ static void unix_stale_socket_replaced_and_removed_at_close(void)
 	remove_dir();
 }
 
-static void unix_socket_replaced_by_another_file_is_left_alone(void)
+TEST(unix_socket_replaced_by_another_file_is_left_alone)
 {
 	char sock[128], tmp[128];
 	struct control *ctl;
@@ -577,7 +576,7 @@ static void unix_socket_replaced_by_another_file_is_left_alone(void)
 	remove_dir();
 }
 
-static void unix_live_socket_and_other_files_refused(void)
+TEST(unix_live_socket_and_other_files_refused)
 {
 	char sock[128], spec[300], err[256];
 	int live;
@@ -601,7 +600,7 @@ static void unix_live_socket_and_other_files_refused(void)
 	remove_dir();
 }
 
-static void unix_too_long_path_refused(void)
+TEST(unix_too_long_path_refused)
 {
 	char spec[300], err[512];
 
@@ -615,54 +614,4 @@ static void unix_too_long_path_refused(void)
 	CHECK(!exists(spec + 5));
 }
 
-/* A hang is a failure too: name the test instead of leaving the run stuck. */
-static const char *running;
-
-/* write(2) only: this runs in a signal handler. */
-static void say(const char *text)
-{
-	ssize_t n = write(STDOUT_FILENO, text, strlen(text));
-
-	(void)n;
-}
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	say("FAIL ");
-	say(running);
-	say(": timed out\n");
-	_exit(1);
-}
-
-#define RUN_TIMED(test)                                                               \
-	do {                                                                          \
-		running = #test;                                                      \
-		alarm(TEST_TIMEOUT_S);                                                \
-		RUN(test);                                                            \
-		alarm(0);                                                             \
-	} while (0)
-
-int main(void)
-{
-	/* A client the control closed must fail our writes, not kill the test. */
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGALRM, on_alarm);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	RUN_TIMED(fifo_made_when_missing_lines_arrive_and_acks_readable);
-	RUN_TIMED(fifo_partial_lines_join_across_writes);
-	RUN_TIMED(fifo_writer_leaving_gives_no_eof_and_user_fifo_stays);
-	RUN_TIMED(fifo_refuses_regular_file_and_ack_equal_to_ctl);
-	RUN_TIMED(bad_specs_refused);
-	RUN_TIMED(unix_replies_go_to_the_right_client);
-	RUN_TIMED(unix_client_disconnect_and_half_close);
-	RUN_TIMED(unix_too_many_clients_told_so);
-	RUN_TIMED(unix_bad_lines_refused_then_next_line_ok);
-	RUN_TIMED(unix_lines_after_a_failed_reply_are_skipped);
-	RUN_TIMED(unix_client_not_reading_is_dropped);
-	RUN_TIMED(unix_stale_socket_replaced_and_removed_at_close);
-	RUN_TIMED(unix_socket_replaced_by_another_file_is_left_alone);
-	RUN_TIMED(unix_live_socket_and_other_files_refused);
-	RUN_TIMED(unix_too_long_path_refused);
-	UNIT_EXIT();
-}
+UNIT_MAIN()
