@@ -98,13 +98,15 @@ static int pump_clients(struct control *ctl, struct seen *s, int want)
 	return polled(ctl);
 }
 
-static void make_dir(void)
+/* The test's private folder; false (printed) when it cannot be made. */
+static bool make_dir(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/dynprof-control-XXXXXX");
 	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		exit(2);
+		printf("  mkdtemp: %s\n", strerror(errno));
+		return false;
 	}
+	return true;
 }
 
 static const char *in_dir(char *buf, size_t len, const char *name)
@@ -173,7 +175,7 @@ static int connect_to(const char *path)
 	return fd;
 }
 
-/* A socket bound at path; listening when `listening`. */
+/* A socket bound at path; listening when `listening`. -1 (printed) on failure. */
 static int bound_socket(const char *path, bool listening)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -182,8 +184,10 @@ static int bound_socket(const char *path, bool listening)
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
 	    (listening && listen(fd, 4) < 0)) {
-		perror("bound_socket");
-		exit(2);
+		printf("  bound_socket %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
 	return fd;
 }
@@ -197,7 +201,7 @@ TEST(fifo_made_when_missing_lines_arrive_and_acks_readable)
 	struct control *ctl;
 	int w, r;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(ctl_path, sizeof(ctl_path), "ctl");
 	in_dir(ack_path, sizeof(ack_path), "ack");
 	snprintf(spec, sizeof(spec), "fifo:%s,%s", ctl_path, ack_path);
@@ -235,7 +239,7 @@ TEST(fifo_partial_lines_join_across_writes)
 	struct control *ctl;
 	int w;
 
-	make_dir();
+	REQUIRE(make_dir());
 	snprintf(spec, sizeof(spec), "fifo:%s", in_dir(ctl_path, sizeof(ctl_path), "ctl"));
 	ctl = control_open(spec, err, sizeof(err));
 	CHECK(ctl != NULL);
@@ -267,7 +271,7 @@ TEST(fifo_writer_leaving_gives_no_eof_and_user_fifo_stays)
 	struct control *ctl;
 	int w;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(ctl_path, sizeof(ctl_path), "ctl");
 	CHECK_INT(mkfifo(ctl_path, 0600), 0);
 	ctl = control_open(ctl_path, err, sizeof(err));
@@ -299,7 +303,7 @@ TEST(fifo_refuses_regular_file_and_ack_equal_to_ctl)
 	char file[128], ctl_path[128], spec[300], err[256];
 	int fd;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(file, sizeof(file), "file");
 	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	close(fd);
@@ -351,7 +355,8 @@ static struct control *unix_fixture(char *sock, size_t len)
 {
 	struct control *ctl;
 
-	make_dir();
+	if (!make_dir())
+		return NULL;
 	ctl = open_unix(sock, len);
 	CHECK(ctl != NULL);
 	if (!ctl)
@@ -367,8 +372,7 @@ TEST(unix_replies_go_to_the_right_client)
 	int a, b;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	CHECK_INT(file_type_and_mode(sock), S_IFSOCK | 0600);
 	a = connect_to(sock);
 	b = connect_to(sock);
@@ -399,8 +403,7 @@ TEST(unix_client_disconnect_and_half_close)
 	int a, b;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	a = connect_to(sock);
 	put(a, "x\nunfinished");
 	pump_lines(ctl, &s, 1);
@@ -435,8 +438,7 @@ TEST(unix_too_many_clients_told_so)
 	struct control *ctl;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		fds[i] = connect_to(sock);
 	CHECK_INT(pump_clients(ctl, &s, CONTROL_MAX_POLLFDS), CONTROL_MAX_POLLFDS);
@@ -459,8 +461,7 @@ TEST(unix_bad_lines_refused_then_next_line_ok)
 	int a;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	a = connect_to(sock);
 	memset(big, 'a', sizeof(big));
 	CHECK_INT(write(a, big, sizeof(big)), sizeof(big));
@@ -492,8 +493,7 @@ TEST(unix_client_not_reading_is_dropped)
 	int a, i;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	a = connect_to(sock);
 	put(a, "hello\n");
 	pump_lines(ctl, &s, 1);
@@ -518,8 +518,7 @@ TEST(unix_lines_after_a_failed_reply_are_skipped)
 	int a;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	a = connect_to(sock);
 	CHECK_INT(pump_clients(ctl, &s, 2), 2);
 	put(a, "first\nsecond\n");
@@ -538,9 +537,11 @@ TEST(unix_stale_socket_replaced_and_removed_at_close)
 	struct control *ctl;
 	int fd;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(sock, sizeof(sock), "sock");
-	close(bound_socket(sock, true)); /* its file stays: stale */
+	fd = bound_socket(sock, true);
+	REQUIRE(fd >= 0);
+	close(fd); /* its file stays: stale */
 	ctl = open_unix(sock, sizeof(sock));
 	CHECK(ctl != NULL);
 	if (!ctl) {
@@ -565,8 +566,7 @@ TEST(unix_socket_replaced_by_another_file_is_left_alone)
 	int fd;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	in_dir(tmp, sizeof(tmp), "file");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	close(fd);
@@ -581,9 +581,10 @@ TEST(unix_live_socket_and_other_files_refused)
 	char sock[128], spec[300], err[256];
 	int live;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(sock, sizeof(sock), "sock");
 	live = bound_socket(sock, true);
+	REQUIRE(live >= 0);
 	snprintf(spec, sizeof(spec), "unix:%s", sock);
 	err[0] = '\0';
 	CHECK(control_open(spec, err, sizeof(err)) == NULL);

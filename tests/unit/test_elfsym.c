@@ -111,9 +111,7 @@ TEST(ifunc_is_refused_not_replaced_by_an_old_version)
 	char err[256] = "";
 	struct elfsym s;
 
-	CHECK(hit != NULL);
-	if (!hit)
-		return;
+	REQUIRE(hit != NULL);
 	CHECK_INT(libmaps_find(getpid(), "libc.so.6", hit), 0);
 	/* memcpy@@GLIBC_2.14 is an IFUNC; memcpy@GLIBC_2.2.5 a plain function. */
 	CHECK_INT(elfsym_find(hit->path, "memcpy", &s, err, sizeof(err)), -ENOTSUP);
@@ -150,9 +148,7 @@ TEST(non_elf_file_is_enoexec)
 	struct elfsym s;
 	int fd = mkstemp(path);
 
-	CHECK(fd >= 0);
-	if (fd < 0)
-		return;
+	REQUIRE(fd >= 0);
 	CHECK(write(fd, "#!/bin/sh\necho not elf\n", 23) == 23);
 	close(fd);
 	CHECK_INT(elfsym_find(path, "main", &s, err, sizeof(err)), -ENOEXEC);

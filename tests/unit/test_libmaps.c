@@ -61,9 +61,7 @@ TEST(scan_prefers_the_executable_mapping)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 
-	CHECK(hit != NULL);
-	if (!hit)
-		return;
+	REQUIRE(hit != NULL);
 	CHECK_INT(scan("libfoo.so", hit), 0);
 	CHECK_STR(hit->path, "/usr/lib/libfoo.so.1.2");
 	CHECK_STR(hit->host_path, "/proc/4242/root/usr/lib/libfoo.so.1.2");
@@ -79,9 +77,7 @@ TEST(deleted_file_is_estale_with_its_path)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 
-	CHECK(hit != NULL);
-	if (!hit)
-		return;
+	REQUIRE(hit != NULL);
 	CHECK_INT(scan("libbar", hit), -ESTALE);
 	CHECK_STR(hit->path, "/opt/my lib/libbar-2.0.so");
 	CHECK(hit->deleted);
@@ -96,9 +92,7 @@ TEST(unmapped_names_and_pseudo_mappings_are_enoent)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 
-	CHECK(hit != NULL);
-	if (!hit)
-		return;
+	REQUIRE(hit != NULL);
 	CHECK_INT(scan("libnothing.so", hit), -ENOENT);
 	CHECK_INT(scan("[heap]", hit), -ENOENT);
 	CHECK_INT(scan("vdso", hit), -ENOENT);

@@ -105,14 +105,12 @@ TEST(netunix_find_collects_inodes_of_one_path)
 	FILE *f;
 	int dfd;
 
-	CHECK(mkdtemp(dir) != NULL);
+	REQUIRE(mkdtemp(dir) != NULL);
 	snprintf(sub, sizeof(sub), "%s/net", dir);
 	snprintf(file, sizeof(file), "%s/unix", sub);
-	CHECK(mkdir(sub, 0700) == 0);
+	REQUIRE(mkdir(sub, 0700) == 0);
 	f = fopen(file, "w");
-	CHECK(f != NULL);
-	if (!f)
-		return;
+	REQUIRE(f != NULL);
 	fprintf(f, "Num       RefCount Protocol Flags    Type St Inode Path\n");
 	for (int i = 0; i < 2000; i++) /* ~150 KiB: many reads */
 		fprintf(f, "0000000000000000: 00000002 00000000 00010000 0001 01 %5d /run/other/%d\n",
@@ -127,6 +125,7 @@ TEST(netunix_find_collects_inodes_of_one_path)
 	fprintf(f, "0000000000000000: 00000002 00000000 00010000 0001 01 74 /root/s2\n");
 	fclose(f);
 	dfd = open(dir, O_PATH | O_DIRECTORY);
+	REQUIRE(dfd >= 0);
 	CHECK_INT(netunix_find(dfd, "/root/s", &m), 0);
 	CHECK_INT(m.nlistening, 1);
 	CHECK_INT(m.listening[0], 71);

@@ -62,9 +62,7 @@ TEST(model_fork_chain_gives_ancestry)
 	struct procmodel *m = test_model(&r);
 	struct dp_event e;
 
-	CHECK(m != NULL);
-	if (!m)
-		return;
+	REQUIRE(m != NULL);
 	e = ev(DP_EVENT_FORK, NOPID + 1, 1, 100);
 	procmodel_apply(m, &e);
 	e = ev(DP_EVENT_FORK, NOPID + 2, NOPID + 1, 101);
@@ -92,8 +90,7 @@ TEST(model_reused_pid_is_a_new_process)
 	struct procmodel *m = test_model(&r);
 	struct dp_event e;
 
-	if (!m)
-		return;
+	REQUIRE(m != NULL);
 	e = ev(DP_EVENT_FORK, NOPID + 1, 1, 100);
 	procmodel_apply(m, &e);
 	e = ev(DP_EVENT_FORK, NOPID + 2, NOPID + 1, 200);
@@ -126,8 +123,7 @@ TEST(model_exec_takes_argv_from_the_event)
 	struct procmodel *m = test_model(&r);
 	struct dp_event e;
 
-	if (!m)
-		return;
+	REQUIRE(m != NULL);
 	e = ev(DP_EVENT_EXEC, NOPID + 5, 1, 100);
 	snprintf(e.path, sizeof(e.path), "/usr/bin/python3");
 	memcpy(e.args, args, sizeof(args));
@@ -147,8 +143,7 @@ TEST(model_card_open_sets_the_card_and_forks_inherit_it)
 	struct procmodel *m = test_model(&r);
 	struct dp_event e;
 
-	if (!m)
-		return;
+	REQUIRE(m != NULL);
 	e = ev(DP_EVENT_FORK, NOPID + 1, 1, 100);
 	procmodel_apply(m, &e);
 	e = ev(DP_EVENT_CARD_OPEN, NOPID + 1, 1, 100);

@@ -107,17 +107,13 @@ TEST(start_ticks_match_proc)
 	FILE *f = fopen("/proc/self/stat", "r");
 	char *p;
 
-	CHECK(f != NULL);
-	if (!f)
-		return;
+	REQUIRE(f != NULL);
 	CHECK(fgets(buf, sizeof(buf), f) != NULL);
 	fclose(f);
 	p = strrchr(buf, ')');
 	for (int field = 2; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
-	CHECK(p != NULL);
-	if (!p)
-		return;
+	REQUIRE(p != NULL);
 	start = strtoull(p + 1, NULL, 10);
 	clock_gettime(CLOCK_BOOTTIME, &now);
 	boot_ns = (unsigned long long)now.tv_sec * 1000000000ULL + (unsigned long long)now.tv_nsec;
