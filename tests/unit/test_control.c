@@ -21,7 +21,6 @@
 
 #define MAX_LINES 8
 #define WAIT_MS 2000
-#define TEST_TIMEOUT_S 20
 
 /* What the control channel handed us; with `ack`, each line is answered "ack <line>". */
 struct seen {
@@ -99,13 +98,15 @@ static int pump_clients(struct control *ctl, struct seen *s, int want)
 	return polled(ctl);
 }
 
-static void make_dir(void)
+/* The test's private folder; false (printed) when it cannot be made. */
+static bool make_dir(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/dynprof-control-XXXXXX");
 	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		exit(2);
+		printf("  mkdtemp: %s\n", strerror(errno));
+		return false;
 	}
+	return true;
 }
 
 static const char *in_dir(char *buf, size_t len, const char *name)
@@ -174,7 +175,7 @@ static int connect_to(const char *path)
 	return fd;
 }
 
-/* A socket bound at path; listening when `listening`. */
+/* A socket bound at path; listening when `listening`. -1 (printed) on failure. */
 static int bound_socket(const char *path, bool listening)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -183,22 +184,24 @@ static int bound_socket(const char *path, bool listening)
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
 	    (listening && listen(fd, 4) < 0)) {
-		perror("bound_socket");
-		exit(2);
+		printf("  bound_socket %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
 	return fd;
 }
 
 /* ---- FIFO mode ------------------------------------------------------------------ */
 
-static void fifo_made_when_missing_lines_arrive_and_acks_readable(void)
+TEST(fifo_made_when_missing_lines_arrive_and_acks_readable)
 {
 	char ctl_path[128], ack_path[128], spec[300], err[256], buf[256];
 	struct seen s = { .ack = true };
 	struct control *ctl;
 	int w, r;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(ctl_path, sizeof(ctl_path), "ctl");
 	in_dir(ack_path, sizeof(ack_path), "ack");
 	snprintf(spec, sizeof(spec), "fifo:%s,%s", ctl_path, ack_path);
@@ -229,14 +232,14 @@ static void fifo_made_when_missing_lines_arrive_and_acks_readable(void)
 	remove_dir();
 }
 
-static void fifo_partial_lines_join_across_writes(void)
+TEST(fifo_partial_lines_join_across_writes)
 {
 	char ctl_path[128], spec[300], err[256];
 	struct seen s = { 0 };
 	struct control *ctl;
 	int w;
 
-	make_dir();
+	REQUIRE(make_dir());
 	snprintf(spec, sizeof(spec), "fifo:%s", in_dir(ctl_path, sizeof(ctl_path), "ctl"));
 	ctl = control_open(spec, err, sizeof(err));
 	CHECK(ctl != NULL);
@@ -261,14 +264,14 @@ static void fifo_partial_lines_join_across_writes(void)
 }
 
 /* A bare PATH naming an existing FIFO is FIFO mode; a FIFO we did not make stays. */
-static void fifo_writer_leaving_gives_no_eof_and_user_fifo_stays(void)
+TEST(fifo_writer_leaving_gives_no_eof_and_user_fifo_stays)
 {
 	char ctl_path[128], err[256];
 	struct seen s = { 0 };
 	struct control *ctl;
 	int w;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(ctl_path, sizeof(ctl_path), "ctl");
 	CHECK_INT(mkfifo(ctl_path, 0600), 0);
 	ctl = control_open(ctl_path, err, sizeof(err));
@@ -295,12 +298,12 @@ static void fifo_writer_leaving_gives_no_eof_and_user_fifo_stays(void)
 	remove_dir();
 }
 
-static void fifo_refuses_regular_file_and_ack_equal_to_ctl(void)
+TEST(fifo_refuses_regular_file_and_ack_equal_to_ctl)
 {
 	char file[128], ctl_path[128], spec[300], err[256];
 	int fd;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(file, sizeof(file), "file");
 	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	close(fd);
@@ -320,7 +323,7 @@ static void fifo_refuses_regular_file_and_ack_equal_to_ctl(void)
 	remove_dir();
 }
 
-static void bad_specs_refused(void)
+TEST(bad_specs_refused)
 {
 	static const char *specs[] = { "", "fifo:", "unix:", "fifo:/tmp/x,", NULL };
 	char err[256];
@@ -352,7 +355,8 @@ static struct control *unix_fixture(char *sock, size_t len)
 {
 	struct control *ctl;
 
-	make_dir();
+	if (!make_dir())
+		return NULL;
 	ctl = open_unix(sock, len);
 	CHECK(ctl != NULL);
 	if (!ctl)
@@ -360,7 +364,7 @@ static struct control *unix_fixture(char *sock, size_t len)
 	return ctl;
 }
 
-static void unix_replies_go_to_the_right_client(void)
+TEST(unix_replies_go_to_the_right_client)
 {
 	char sock[128], buf[256];
 	struct seen s = { .ack = true };
@@ -368,8 +372,7 @@ static void unix_replies_go_to_the_right_client(void)
 	int a, b;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	CHECK_INT(file_type_and_mode(sock), S_IFSOCK | 0600);
 	a = connect_to(sock);
 	b = connect_to(sock);
@@ -392,7 +395,7 @@ static void unix_replies_go_to_the_right_client(void)
 	remove_dir();
 }
 
-static void unix_client_disconnect_and_half_close(void)
+TEST(unix_client_disconnect_and_half_close)
 {
 	char sock[128], buf[256];
 	struct seen s = { .ack = true };
@@ -400,8 +403,7 @@ static void unix_client_disconnect_and_half_close(void)
 	int a, b;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	a = connect_to(sock);
 	put(a, "x\nunfinished");
 	pump_lines(ctl, &s, 1);
@@ -428,7 +430,7 @@ static void unix_client_disconnect_and_half_close(void)
 	remove_dir();
 }
 
-static void unix_too_many_clients_told_so(void)
+TEST(unix_too_many_clients_told_so)
 {
 	char sock[128], buf[256];
 	struct seen s = { 0 };
@@ -436,8 +438,7 @@ static void unix_too_many_clients_told_so(void)
 	struct control *ctl;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		fds[i] = connect_to(sock);
 	CHECK_INT(pump_clients(ctl, &s, CONTROL_MAX_POLLFDS), CONTROL_MAX_POLLFDS);
@@ -452,7 +453,7 @@ static void unix_too_many_clients_told_so(void)
 	remove_dir();
 }
 
-static void unix_bad_lines_refused_then_next_line_ok(void)
+TEST(unix_bad_lines_refused_then_next_line_ok)
 {
 	char sock[128], buf[256], big[CONTROL_LINE_MAX + 100];
 	struct seen s = { 0 };
@@ -460,8 +461,7 @@ static void unix_bad_lines_refused_then_next_line_ok(void)
 	int a;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	a = connect_to(sock);
 	memset(big, 'a', sizeof(big));
 	CHECK_INT(write(a, big, sizeof(big)), sizeof(big));
@@ -485,7 +485,7 @@ static void unix_bad_lines_refused_then_next_line_ok(void)
 }
 
 /* A client that never reads is dropped once its socket buffer is full. */
-static void unix_client_not_reading_is_dropped(void)
+TEST(unix_client_not_reading_is_dropped)
 {
 	char sock[128], text[1024];
 	struct seen s = { 0 };
@@ -493,8 +493,7 @@ static void unix_client_not_reading_is_dropped(void)
 	int a, i;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	a = connect_to(sock);
 	put(a, "hello\n");
 	pump_lines(ctl, &s, 1);
@@ -511,7 +510,7 @@ static void unix_client_not_reading_is_dropped(void)
 }
 
 /* A client gone before its first reply: that reply drops it, its other lines are skipped. */
-static void unix_lines_after_a_failed_reply_are_skipped(void)
+TEST(unix_lines_after_a_failed_reply_are_skipped)
 {
 	char sock[128];
 	struct seen s = { .ack = true };
@@ -519,8 +518,7 @@ static void unix_lines_after_a_failed_reply_are_skipped(void)
 	int a;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	a = connect_to(sock);
 	CHECK_INT(pump_clients(ctl, &s, 2), 2);
 	put(a, "first\nsecond\n");
@@ -532,16 +530,18 @@ static void unix_lines_after_a_failed_reply_are_skipped(void)
 	remove_dir();
 }
 
-static void unix_stale_socket_replaced_and_removed_at_close(void)
+TEST(unix_stale_socket_replaced_and_removed_at_close)
 {
 	char sock[128], buf[64];
 	struct seen s = { .ack = true };
 	struct control *ctl;
 	int fd;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(sock, sizeof(sock), "sock");
-	close(bound_socket(sock, true)); /* its file stays: stale */
+	fd = bound_socket(sock, true);
+	REQUIRE(fd >= 0);
+	close(fd); /* its file stays: stale */
 	ctl = open_unix(sock, sizeof(sock));
 	CHECK(ctl != NULL);
 	if (!ctl) {
@@ -559,15 +559,14 @@ static void unix_stale_socket_replaced_and_removed_at_close(void)
 	remove_dir();
 }
 
-static void unix_socket_replaced_by_another_file_is_left_alone(void)
+TEST(unix_socket_replaced_by_another_file_is_left_alone)
 {
 	char sock[128], tmp[128];
 	struct control *ctl;
 	int fd;
 
 	ctl = unix_fixture(sock, sizeof(sock));
-	if (!ctl)
-		return;
+	REQUIRE(ctl != NULL);
 	in_dir(tmp, sizeof(tmp), "file");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	close(fd);
@@ -577,14 +576,15 @@ static void unix_socket_replaced_by_another_file_is_left_alone(void)
 	remove_dir();
 }
 
-static void unix_live_socket_and_other_files_refused(void)
+TEST(unix_live_socket_and_other_files_refused)
 {
 	char sock[128], spec[300], err[256];
 	int live;
 
-	make_dir();
+	REQUIRE(make_dir());
 	in_dir(sock, sizeof(sock), "sock");
 	live = bound_socket(sock, true);
+	REQUIRE(live >= 0);
 	snprintf(spec, sizeof(spec), "unix:%s", sock);
 	err[0] = '\0';
 	CHECK(control_open(spec, err, sizeof(err)) == NULL);
@@ -601,7 +601,7 @@ static void unix_live_socket_and_other_files_refused(void)
 	remove_dir();
 }
 
-static void unix_too_long_path_refused(void)
+TEST(unix_too_long_path_refused)
 {
 	char spec[300], err[512];
 
@@ -615,54 +615,4 @@ static void unix_too_long_path_refused(void)
 	CHECK(!exists(spec + 5));
 }
 
-/* A hang is a failure too: name the test instead of leaving the run stuck. */
-static const char *running;
-
-/* write(2) only: this runs in a signal handler. */
-static void say(const char *text)
-{
-	ssize_t n = write(STDOUT_FILENO, text, strlen(text));
-
-	(void)n;
-}
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	say("FAIL ");
-	say(running);
-	say(": timed out\n");
-	_exit(1);
-}
-
-#define RUN_TIMED(test)                                                               \
-	do {                                                                          \
-		running = #test;                                                      \
-		alarm(TEST_TIMEOUT_S);                                                \
-		RUN(test);                                                            \
-		alarm(0);                                                             \
-	} while (0)
-
-int main(void)
-{
-	/* A client the control closed must fail our writes, not kill the test. */
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGALRM, on_alarm);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	RUN_TIMED(fifo_made_when_missing_lines_arrive_and_acks_readable);
-	RUN_TIMED(fifo_partial_lines_join_across_writes);
-	RUN_TIMED(fifo_writer_leaving_gives_no_eof_and_user_fifo_stays);
-	RUN_TIMED(fifo_refuses_regular_file_and_ack_equal_to_ctl);
-	RUN_TIMED(bad_specs_refused);
-	RUN_TIMED(unix_replies_go_to_the_right_client);
-	RUN_TIMED(unix_client_disconnect_and_half_close);
-	RUN_TIMED(unix_too_many_clients_told_so);
-	RUN_TIMED(unix_bad_lines_refused_then_next_line_ok);
-	RUN_TIMED(unix_lines_after_a_failed_reply_are_skipped);
-	RUN_TIMED(unix_client_not_reading_is_dropped);
-	RUN_TIMED(unix_stale_socket_replaced_and_removed_at_close);
-	RUN_TIMED(unix_socket_replaced_by_another_file_is_left_alone);
-	RUN_TIMED(unix_live_socket_and_other_files_refused);
-	RUN_TIMED(unix_too_long_path_refused);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

@@ -70,7 +70,7 @@ static int64_t offset_from_maps(const void *addr)
 	return found;
 }
 
-static void own_function_offset_is_its_code(void)
+TEST(own_function_offset_is_its_code)
 {
 	char exe[PATH_MAX], err[256] = "";
 	struct elfsym s;
@@ -83,7 +83,7 @@ static void own_function_offset_is_its_code(void)
 	CHECK_INT(unit_elfsym_target(1), 4);
 }
 
-static void libc_malloc_offset_is_its_code(void)
+TEST(libc_malloc_offset_is_its_code)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 	char err[256] = "";
@@ -105,15 +105,13 @@ out:
 	free(hit);
 }
 
-static void ifunc_is_refused_not_replaced_by_an_old_version(void)
+TEST(ifunc_is_refused_not_replaced_by_an_old_version)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 	char err[256] = "";
 	struct elfsym s;
 
-	CHECK(hit != NULL);
-	if (!hit)
-		return;
+	REQUIRE(hit != NULL);
 	CHECK_INT(libmaps_find(getpid(), "libc.so.6", hit), 0);
 	/* memcpy@@GLIBC_2.14 is an IFUNC; memcpy@GLIBC_2.2.5 a plain function. */
 	CHECK_INT(elfsym_find(hit->path, "memcpy", &s, err, sizeof(err)), -ENOTSUP);
@@ -121,7 +119,7 @@ static void ifunc_is_refused_not_replaced_by_an_old_version(void)
 	free(hit);
 }
 
-static void missing_symbol_and_non_functions_are_enoent(void)
+TEST(missing_symbol_and_non_functions_are_enoent)
 {
 	char exe[PATH_MAX], err[256] = "";
 	struct elfsym s;
@@ -135,7 +133,7 @@ static void missing_symbol_and_non_functions_are_enoent(void)
 	CHECK_INT(elfsym_find(exe, "unit_elfsym_targ", &s, err, sizeof(err)), -ENOENT);
 }
 
-static void missing_file_is_enoent(void)
+TEST(missing_file_is_enoent)
 {
 	char err[256] = "";
 	struct elfsym s;
@@ -144,15 +142,13 @@ static void missing_file_is_enoent(void)
 	CHECK_STR(err, "/nonexistent/libnothing.so: No such file or directory");
 }
 
-static void non_elf_file_is_enoexec(void)
+TEST(non_elf_file_is_enoexec)
 {
 	char path[] = "/tmp/unit_elfsym.XXXXXX", err[256] = "";
 	struct elfsym s;
 	int fd = mkstemp(path);
 
-	CHECK(fd >= 0);
-	if (fd < 0)
-		return;
+	REQUIRE(fd >= 0);
 	CHECK(write(fd, "#!/bin/sh\necho not elf\n", 23) == 23);
 	close(fd);
 	CHECK_INT(elfsym_find(path, "main", &s, err, sizeof(err)), -ENOEXEC);
@@ -164,13 +160,4 @@ static void non_elf_file_is_enoexec(void)
 	unlink(path);
 }
 
-int main(void)
-{
-	RUN(own_function_offset_is_its_code);
-	RUN(libc_malloc_offset_is_its_code);
-	RUN(ifunc_is_refused_not_replaced_by_an_old_version);
-	RUN(missing_symbol_and_non_functions_are_enoent);
-	RUN(missing_file_is_enoent);
-	RUN(non_elf_file_is_enoexec);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

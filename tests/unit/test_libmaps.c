@@ -35,7 +35,7 @@ static int scan(const char *lib, struct libmaps_hit *hit)
 	return rc;
 }
 
-static void names_match_basenames_and_versions(void)
+TEST(names_match_basenames_and_versions)
 {
 	CHECK(libmaps_name_matches("libfoo.so", "/usr/lib/libfoo.so"));
 	CHECK(libmaps_name_matches("libfoo.so", "/usr/lib/libfoo.so.1.2"));
@@ -50,20 +50,18 @@ static void names_match_basenames_and_versions(void)
 	CHECK(!libmaps_name_matches("", "/usr/lib/x.so"));
 }
 
-static void paths_match_exactly(void)
+TEST(paths_match_exactly)
 {
 	CHECK(libmaps_name_matches("/usr/lib/libfoo.so.1.2", "/usr/lib/libfoo.so.1.2"));
 	CHECK(!libmaps_name_matches("/usr/lib/libfoo.so", "/usr/lib/libfoo.so.1.2"));
 	CHECK(!libmaps_name_matches("lib/libfoo.so.1.2", "/usr/lib/libfoo.so.1.2"));
 }
 
-static void scan_prefers_the_executable_mapping(void)
+TEST(scan_prefers_the_executable_mapping)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 
-	CHECK(hit != NULL);
-	if (!hit)
-		return;
+	REQUIRE(hit != NULL);
 	CHECK_INT(scan("libfoo.so", hit), 0);
 	CHECK_STR(hit->path, "/usr/lib/libfoo.so.1.2");
 	CHECK_STR(hit->host_path, "/proc/4242/root/usr/lib/libfoo.so.1.2");
@@ -75,13 +73,11 @@ static void scan_prefers_the_executable_mapping(void)
 	free(hit);
 }
 
-static void deleted_file_is_estale_with_its_path(void)
+TEST(deleted_file_is_estale_with_its_path)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 
-	CHECK(hit != NULL);
-	if (!hit)
-		return;
+	REQUIRE(hit != NULL);
 	CHECK_INT(scan("libbar", hit), -ESTALE);
 	CHECK_STR(hit->path, "/opt/my lib/libbar-2.0.so");
 	CHECK(hit->deleted);
@@ -92,20 +88,18 @@ static void deleted_file_is_estale_with_its_path(void)
 	free(hit);
 }
 
-static void unmapped_names_and_pseudo_mappings_are_enoent(void)
+TEST(unmapped_names_and_pseudo_mappings_are_enoent)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 
-	CHECK(hit != NULL);
-	if (!hit)
-		return;
+	REQUIRE(hit != NULL);
 	CHECK_INT(scan("libnothing.so", hit), -ENOENT);
 	CHECK_INT(scan("[heap]", hit), -ENOENT);
 	CHECK_INT(scan("vdso", hit), -ENOENT);
 	free(hit);
 }
 
-static void own_process_maps_its_executable(void)
+TEST(own_process_maps_its_executable)
 {
 	struct libmaps_hit *hit = calloc(1, sizeof(*hit));
 	char exe[4096];
@@ -125,13 +119,4 @@ static void own_process_maps_its_executable(void)
 	free(hit);
 }
 
-int main(void)
-{
-	RUN(names_match_basenames_and_versions);
-	RUN(paths_match_exactly);
-	RUN(scan_prefers_the_executable_mapping);
-	RUN(deleted_file_is_estale_with_its_path);
-	RUN(unmapped_names_and_pseudo_mappings_are_enoent);
-	RUN(own_process_maps_its_executable);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

@@ -24,7 +24,7 @@ static const char *setting(const struct options *o, const char *key)
 	return NULL;
 }
 
-static void pid_alone_implies_dynamic_on(void)
+TEST(pid_alone_implies_dynamic_on)
 {
 	struct options o;
 	char *argv[] = { "dynprof", "--pid=1,2", NULL };
@@ -36,7 +36,7 @@ static void pid_alone_implies_dynamic_on(void)
 	options_free(&o);
 }
 
-static void first_non_option_begins_the_application(void)
+TEST(first_non_option_begins_the_application)
 {
 	struct options o;
 	char *argv[] = { "dynprof", "--dynamic=on", "./run.sh", "--pid=3", NULL };
@@ -47,7 +47,7 @@ static void first_non_option_begins_the_application(void)
 	options_free(&o);
 }
 
-static void task_time_level_sets_level_and_turns_task_time_on(void)
+TEST(task_time_level_sets_level_and_turns_task_time_on)
 {
 	struct options o;
 	char *argv[] = { "dynprof", "--pid=1", "--task-time=l2", NULL };
@@ -58,7 +58,7 @@ static void task_time_level_sets_level_and_turns_task_time_on(void)
 	options_free(&o);
 }
 
-static void later_switch_replaces_earlier(void)
+TEST(later_switch_replaces_earlier)
 {
 	struct options o;
 	char *argv[] = { "dynprof", "--pid=1", "--hccl=on", "--hccl=off", NULL };
@@ -69,7 +69,7 @@ static void later_switch_replaces_earlier(void)
 	options_free(&o);
 }
 
-static void frequency_becomes_interval_ms(void)
+TEST(frequency_becomes_interval_ms)
 {
 	struct options o;
 	char *argv[] = { "dynprof", "--pid=1", "--host-sys-usage-freq=50", NULL };
@@ -79,7 +79,7 @@ static void frequency_becomes_interval_ms(void)
 	options_free(&o);
 }
 
-static void timeout_accepts_s_and_ms(void)
+TEST(timeout_accepts_s_and_ms)
 {
 	struct options o;
 	char *a[] = { "dynprof", "--pid=1", "--timeout=500ms", NULL };
@@ -93,7 +93,7 @@ static void timeout_accepts_s_and_ms(void)
 	CHECK(parse(&o, c) != 0);
 }
 
-static void storage_limit_domain(void)
+TEST(storage_limit_domain)
 {
 	struct options o;
 	char *ok[] = { "dynprof", "--pid=1", "--storage-limit=200MB", NULL };
@@ -108,7 +108,7 @@ static void storage_limit_domain(void)
 	CHECK(parse(&o, high) != 0);
 }
 
-static void environment_needs_name_value_pairs(void)
+TEST(environment_needs_name_value_pairs)
 {
 	struct options o;
 	char *ok[] = { "dynprof", "--pid=1", "--environment=A=1;B=2", NULL };
@@ -119,7 +119,7 @@ static void environment_needs_name_value_pairs(void)
 	CHECK(parse(&o, bad) != 0);
 }
 
-static void params_hold_result_dir_and_given_switches_only(void)
+TEST(params_hold_result_dir_and_given_switches_only)
 {
 	struct options o;
 	char *argv[] = { "dynprof", "--pid=1", "--aicpu=on", NULL };
@@ -132,7 +132,7 @@ static void params_hold_result_dir_and_given_switches_only(void)
 	options_free(&o);
 }
 
-static void forbidden_output_characters(void)
+TEST(forbidden_output_characters)
 {
 	CHECK_INT(output_forbidden_char("/data/prof_1"), 0);
 	CHECK_INT(output_forbidden_char("/data/a$b"), '$');
@@ -141,17 +141,4 @@ static void forbidden_output_characters(void)
 	CHECK_INT(output_forbidden_char("/d/x\x7f"), 0x7f);
 }
 
-int main(void)
-{
-	RUN(pid_alone_implies_dynamic_on);
-	RUN(first_non_option_begins_the_application);
-	RUN(task_time_level_sets_level_and_turns_task_time_on);
-	RUN(later_switch_replaces_earlier);
-	RUN(frequency_becomes_interval_ms);
-	RUN(timeout_accepts_s_and_ms);
-	RUN(storage_limit_domain);
-	RUN(environment_needs_name_value_pairs);
-	RUN(params_hold_result_dir_and_given_switches_only);
-	RUN(forbidden_output_characters);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

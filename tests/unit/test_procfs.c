@@ -25,7 +25,7 @@ static const char STATUS_NESTED[] =
 	"NSpid:\t4242\t7\n"
 	"NSpgid:\t4242\t7\n";
 
-static void status_takes_real_uid_and_innermost_nspid(void)
+TEST(status_takes_real_uid_and_innermost_nspid)
 {
 	uid_t uid = 0;
 	int nspid = 0;
@@ -35,7 +35,7 @@ static void status_takes_real_uid_and_innermost_nspid(void)
 	CHECK_INT(nspid, 7);
 }
 
-static void status_without_nspid_falls_back_to_pid(void)
+TEST(status_without_nspid_falls_back_to_pid)
 {
 	uid_t uid = 0;
 	int nspid = 0;
@@ -48,7 +48,7 @@ static void status_without_nspid_falls_back_to_pid(void)
 	CHECK_INT(nspid, 321);
 }
 
-static void status_single_level_nspid_is_the_pid(void)
+TEST(status_single_level_nspid_is_the_pid)
 {
 	uid_t uid = 5;
 	int nspid = 0;
@@ -58,7 +58,7 @@ static void status_single_level_nspid_is_the_pid(void)
 	CHECK_INT(nspid, 99);
 }
 
-static void status_ignores_ppid_and_tracerpid_lines(void)
+TEST(status_ignores_ppid_and_tracerpid_lines)
 {
 	uid_t uid = 0;
 	int nspid = 0;
@@ -70,7 +70,7 @@ static void status_ignores_ppid_and_tracerpid_lines(void)
 	CHECK_INT(nspid, 3);
 }
 
-static void status_without_uid_is_invalid(void)
+TEST(status_without_uid_is_invalid)
 {
 	uid_t uid;
 	int nspid;
@@ -79,7 +79,7 @@ static void status_without_uid_is_invalid(void)
 	CHECK_INT(procfs_parse_status("", &uid, &nspid), -EINVAL);
 }
 
-static void status_of_this_process_names_it(void)
+TEST(status_of_this_process_names_it)
 {
 	uid_t uid = 12345;
 	int nspid = 0;
@@ -89,7 +89,7 @@ static void status_of_this_process_names_it(void)
 	CHECK(nspid > 0);
 }
 
-static void status_of_a_missing_process_is_esrch(void)
+TEST(status_of_a_missing_process_is_esrch)
 {
 	uid_t uid;
 	int nspid;
@@ -100,7 +100,7 @@ static void status_of_a_missing_process_is_esrch(void)
 
 /* ---- uid_map ------------------------------------------------------------ */
 
-static void uid_map_identity_keeps_the_uid(void)
+TEST(uid_map_identity_keeps_the_uid)
 {
 	uid_t inner = 1;
 
@@ -108,7 +108,7 @@ static void uid_map_identity_keeps_the_uid(void)
 	CHECK_INT(inner, 1001);
 }
 
-static void uid_map_translates_a_rootless_container_uid(void)
+TEST(uid_map_translates_a_rootless_container_uid)
 {
 	uid_t inner = 99;
 
@@ -119,7 +119,7 @@ static void uid_map_translates_a_rootless_container_uid(void)
 	CHECK_INT(inner, 1000);
 }
 
-static void uid_map_unmapped_uid_is_enoent(void)
+TEST(uid_map_unmapped_uid_is_enoent)
 {
 	uid_t inner;
 
@@ -128,7 +128,7 @@ static void uid_map_unmapped_uid_is_enoent(void)
 	CHECK_INT(procfs_parse_uid_map("", 0, &inner), -ENOENT);
 }
 
-static void uid_map_of_this_process_maps_its_uid(void)
+TEST(uid_map_of_this_process_maps_its_uid)
 {
 	uid_t inner = 12345;
 
@@ -146,7 +146,7 @@ static const char ENV[] = "DYNAMIC_PROFILING_KEY_PID_X=1\0"
 			  "LAST=end\0";
 #define ENV_LEN (sizeof(ENV) - 1)
 
-static void environ_finds_the_first_entry(void)
+TEST(environ_finds_the_first_entry)
 {
 	char v[32];
 
@@ -154,7 +154,7 @@ static void environ_finds_the_first_entry(void)
 	CHECK_STR(v, "1");
 }
 
-static void environ_finds_the_last_entry(void)
+TEST(environ_finds_the_last_entry)
 {
 	char v[32];
 
@@ -162,7 +162,7 @@ static void environ_finds_the_last_entry(void)
 	CHECK_STR(v, "end");
 }
 
-static void environ_does_not_match_a_longer_name_with_the_same_prefix(void)
+TEST(environ_does_not_match_a_longer_name_with_the_same_prefix)
 {
 	char v[32];
 
@@ -171,7 +171,7 @@ static void environ_does_not_match_a_longer_name_with_the_same_prefix(void)
 	CHECK_STR(v, "777");
 }
 
-static void environ_does_not_match_a_shorter_name(void)
+TEST(environ_does_not_match_a_shorter_name)
 {
 	char v[32];
 
@@ -179,7 +179,7 @@ static void environ_does_not_match_a_shorter_name(void)
 	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "HOME_", v, sizeof(v)), -ENOENT);
 }
 
-static void environ_absent_name_is_enoent(void)
+TEST(environ_absent_name_is_enoent)
 {
 	char v[32] = "junk";
 
@@ -187,7 +187,7 @@ static void environ_absent_name_is_enoent(void)
 	CHECK_STR(v, "");
 }
 
-static void environ_empty_value_is_set(void)
+TEST(environ_empty_value_is_set)
 {
 	char v[32] = "junk";
 
@@ -195,7 +195,7 @@ static void environ_empty_value_is_set(void)
 	CHECK_STR(v, "");
 }
 
-static void environ_first_of_duplicates_wins(void)
+TEST(environ_first_of_duplicates_wins)
 {
 	static const char dup[] = "A=1\0A=2\0";
 	char v[8];
@@ -204,7 +204,7 @@ static void environ_first_of_duplicates_wins(void)
 	CHECK_STR(v, "1");
 }
 
-static void environ_last_entry_without_nul_counts(void)
+TEST(environ_last_entry_without_nul_counts)
 {
 	static const char raw[] = { 'A', '=', '1', '\0', 'B', '=', '2', '3' };
 	char v[8];
@@ -213,7 +213,7 @@ static void environ_last_entry_without_nul_counts(void)
 	CHECK_STR(v, "23");
 }
 
-static void environ_value_too_long_is_erange(void)
+TEST(environ_value_too_long_is_erange)
 {
 	char v[3];
 
@@ -221,7 +221,7 @@ static void environ_value_too_long_is_erange(void)
 	CHECK_STR(v, "/r");
 }
 
-static void environ_refuses_a_name_with_equals(void)
+TEST(environ_refuses_a_name_with_equals)
 {
 	char v[8];
 
@@ -229,7 +229,7 @@ static void environ_refuses_a_name_with_equals(void)
 	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "", v, sizeof(v)), -EINVAL);
 }
 
-static void environ_of_this_process_reads_its_startup_environment(void)
+TEST(environ_of_this_process_reads_its_startup_environment)
 {
 	char v[4096];
 
@@ -242,7 +242,7 @@ static void environ_of_this_process_reads_its_startup_environment(void)
 
 /* ---- stat ---------------------------------------------------------------- */
 
-static void stat_start_time_survives_parens_and_spaces_in_comm(void)
+TEST(stat_start_time_survives_parens_and_spaces_in_comm)
 {
 	/* comm "a) b (c" : the fields start after the LAST ')'. */
 	static const char line[] =
@@ -256,7 +256,7 @@ static void stat_start_time_survives_parens_and_spaces_in_comm(void)
 	CHECK(start == 987654321ULL);
 }
 
-static void stat_reads_a_zombie_state(void)
+TEST(stat_reads_a_zombie_state)
 {
 	static const char line[] = "7 (z) Z 1 7 7 0 -1 4 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0\n";
 	unsigned long long start = 0;
@@ -267,7 +267,7 @@ static void stat_reads_a_zombie_state(void)
 	CHECK(start == 55);
 }
 
-static void stat_too_short_is_invalid(void)
+TEST(stat_too_short_is_invalid)
 {
 	unsigned long long start;
 
@@ -275,7 +275,7 @@ static void stat_too_short_is_invalid(void)
 	CHECK_INT(procfs_parse_stat("no paren here", NULL, &start), -EINVAL);
 }
 
-static void start_time_of_this_process_is_stable(void)
+TEST(start_time_of_this_process_is_stable)
 {
 	unsigned long long a = 0, b = 1;
 
@@ -286,7 +286,7 @@ static void start_time_of_this_process_is_stable(void)
 	CHECK_INT(procfs_alive(0x3fffffff), 0);
 }
 
-static void comm_of_a_missing_process_is_a_question_mark(void)
+TEST(comm_of_a_missing_process_is_a_question_mark)
 {
 	char c[32];
 
@@ -315,7 +315,7 @@ static const char PASSWD[] =
 	"crlf:x:3002:3002::/home/crlf:/bin/sh\r\n"
 	"last:x:4000:4000::/home/last:/bin/sh"; /* no final newline */
 
-static void passwd_root_home_stays_slash(void)
+TEST(passwd_root_home_stays_slash)
 {
 	char h[64];
 
@@ -323,7 +323,7 @@ static void passwd_root_home_stays_slash(void)
 	CHECK_STR(h, "/");
 }
 
-static void passwd_drops_trailing_slash(void)
+TEST(passwd_drops_trailing_slash)
 {
 	char h[64];
 
@@ -333,7 +333,7 @@ static void passwd_drops_trailing_slash(void)
 	CHECK_STR(h, "/srv/x");
 }
 
-static void passwd_all_slashes_home_is_root(void)
+TEST(passwd_all_slashes_home_is_root)
 {
 	char h[64];
 
@@ -341,7 +341,7 @@ static void passwd_all_slashes_home_is_root(void)
 	CHECK_STR(h, "/");
 }
 
-static void passwd_skips_comments_and_malformed_lines(void)
+TEST(passwd_skips_comments_and_malformed_lines)
 {
 	char h[64];
 
@@ -350,7 +350,7 @@ static void passwd_skips_comments_and_malformed_lines(void)
 	CHECK_STR(h, "/home/alice");
 }
 
-static void passwd_uid_does_not_match_a_longer_number(void)
+TEST(passwd_uid_does_not_match_a_longer_number)
 {
 	char h[64];
 
@@ -361,7 +361,7 @@ static void passwd_uid_does_not_match_a_longer_number(void)
 	CHECK_INT(passwd_parse_home(PASSWD, 10, h, sizeof(h)), -ENOENT);
 }
 
-static void passwd_first_match_wins(void)
+TEST(passwd_first_match_wins)
 {
 	char h[64];
 
@@ -369,7 +369,7 @@ static void passwd_first_match_wins(void)
 	CHECK(strcmp(h, "/home/alias") != 0);
 }
 
-static void passwd_unknown_uid_is_enoent(void)
+TEST(passwd_unknown_uid_is_enoent)
 {
 	char h[64];
 
@@ -377,14 +377,14 @@ static void passwd_unknown_uid_is_enoent(void)
 	CHECK_INT(passwd_parse_home("", 0, h, sizeof(h)), -ENOENT);
 }
 
-static void passwd_empty_home_is_enoent(void)
+TEST(passwd_empty_home_is_enoent)
 {
 	char h[64];
 
 	CHECK_INT(passwd_parse_home(PASSWD, 2000, h, sizeof(h)), -ENOENT);
 }
 
-static void passwd_strips_carriage_return_and_reads_last_line(void)
+TEST(passwd_strips_carriage_return_and_reads_last_line)
 {
 	char h[64];
 
@@ -394,14 +394,14 @@ static void passwd_strips_carriage_return_and_reads_last_line(void)
 	CHECK_STR(h, "/home/last");
 }
 
-static void passwd_home_too_long_is_enametoolong(void)
+TEST(passwd_home_too_long_is_enametoolong)
 {
 	char h[6];
 
 	CHECK_INT(passwd_parse_home(PASSWD, 1001, h, sizeof(h)), -ENAMETOOLONG);
 }
 
-static void passwd_of_this_root_knows_root(void)
+TEST(passwd_of_this_root_knows_root)
 {
 	char h[4096];
 
@@ -410,45 +410,4 @@ static void passwd_of_this_root_knows_root(void)
 	CHECK_INT(passwd_home_in_root("/nonexistent-root-folder", 0, h, sizeof(h)), -ENOENT);
 }
 
-int main(void)
-{
-	RUN(status_takes_real_uid_and_innermost_nspid);
-	RUN(status_without_nspid_falls_back_to_pid);
-	RUN(status_single_level_nspid_is_the_pid);
-	RUN(status_ignores_ppid_and_tracerpid_lines);
-	RUN(status_without_uid_is_invalid);
-	RUN(status_of_this_process_names_it);
-	RUN(status_of_a_missing_process_is_esrch);
-	RUN(uid_map_identity_keeps_the_uid);
-	RUN(uid_map_translates_a_rootless_container_uid);
-	RUN(uid_map_unmapped_uid_is_enoent);
-	RUN(uid_map_of_this_process_maps_its_uid);
-	RUN(environ_finds_the_first_entry);
-	RUN(environ_finds_the_last_entry);
-	RUN(environ_does_not_match_a_longer_name_with_the_same_prefix);
-	RUN(environ_does_not_match_a_shorter_name);
-	RUN(environ_absent_name_is_enoent);
-	RUN(environ_empty_value_is_set);
-	RUN(environ_first_of_duplicates_wins);
-	RUN(environ_last_entry_without_nul_counts);
-	RUN(environ_value_too_long_is_erange);
-	RUN(environ_refuses_a_name_with_equals);
-	RUN(environ_of_this_process_reads_its_startup_environment);
-	RUN(stat_start_time_survives_parens_and_spaces_in_comm);
-	RUN(stat_reads_a_zombie_state);
-	RUN(stat_too_short_is_invalid);
-	RUN(start_time_of_this_process_is_stable);
-	RUN(comm_of_a_missing_process_is_a_question_mark);
-	RUN(passwd_root_home_stays_slash);
-	RUN(passwd_drops_trailing_slash);
-	RUN(passwd_all_slashes_home_is_root);
-	RUN(passwd_skips_comments_and_malformed_lines);
-	RUN(passwd_uid_does_not_match_a_longer_number);
-	RUN(passwd_first_match_wins);
-	RUN(passwd_unknown_uid_is_enoent);
-	RUN(passwd_empty_home_is_enoent);
-	RUN(passwd_strips_carriage_return_and_reads_last_line);
-	RUN(passwd_home_too_long_is_enametoolong);
-	RUN(passwd_of_this_root_knows_root);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

@@ -14,7 +14,7 @@ static struct tm new_year(void)
 	return tm;
 }
 
-static void name_matches_documented_example(void)
+TEST(name_matches_documented_example)
 {
 	const unsigned char rnd[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	struct tm tm = new_year();
@@ -24,7 +24,7 @@ static void name_matches_documented_example(void)
 	CHECK_STR(name, "PROF_000001_20260101120000123_00012345ABCDEFGH");
 }
 
-static void letters_stay_between_A_and_R(void)
+TEST(letters_stay_between_A_and_R)
 {
 	CHECK_INT(profname_letter(17), 'R');
 	CHECK_INT(profname_letter(18), 'A');
@@ -33,7 +33,7 @@ static void letters_stay_between_A_and_R(void)
 		CHECK(profname_letter((unsigned char)b) >= 'A' && profname_letter((unsigned char)b) <= 'R');
 }
 
-static void fields_are_zero_padded_to_fixed_widths(void)
+TEST(fields_are_zero_padded_to_fixed_widths)
 {
 	const unsigned char rnd[8] = { 17, 17, 17, 17, 17, 17, 17, 17 };
 	struct tm tm = { .tm_year = 2027 - 1900, .tm_mon = 8, .tm_mday = 3,
@@ -44,7 +44,7 @@ static void fields_are_zero_padded_to_fixed_widths(void)
 	CHECK_STR(name, "PROF_000042_20270903040506007_00000001RRRRRRRR");
 }
 
-static void largest_pid_keeps_eight_digits(void)
+TEST(largest_pid_keeps_eight_digits)
 {
 	const unsigned char rnd[8] = { 0 };
 	struct tm tm = new_year();
@@ -54,7 +54,7 @@ static void largest_pid_keeps_eight_digits(void)
 	CHECK_STR(name, "PROF_000001_20260101120000999_99999999AAAAAAAA");
 }
 
-static void values_that_would_break_the_shape_are_refused(void)
+TEST(values_that_would_break_the_shape_are_refused)
 {
 	const unsigned char rnd[8] = { 0 };
 	struct tm tm = new_year();
@@ -65,7 +65,7 @@ static void values_that_would_break_the_shape_are_refused(void)
 	CHECK_INT(profname_format(name, sizeof(name), 1, &tm, 0, 100000000, rnd), -EINVAL);
 }
 
-static void short_buffer_is_an_error_not_a_cut_name(void)
+TEST(short_buffer_is_an_error_not_a_cut_name)
 {
 	const unsigned char rnd[8] = { 0 };
 	struct tm tm = new_year();
@@ -74,13 +74,4 @@ static void short_buffer_is_an_error_not_a_cut_name(void)
 	CHECK_INT(profname_format(name, sizeof(name), 1, &tm, 0, 1, rnd), -ENAMETOOLONG);
 }
 
-int main(void)
-{
-	RUN(name_matches_documented_example);
-	RUN(letters_stay_between_A_and_R);
-	RUN(fields_are_zero_padded_to_fixed_widths);
-	RUN(largest_pid_keeps_eight_digits);
-	RUN(values_that_would_break_the_shape_are_refused);
-	RUN(short_buffer_is_an_error_not_a_cut_name);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

@@ -5,7 +5,7 @@
 #include "dynprof/proto.h"
 #include "unit.h"
 
-static void v2_params_carry_length_and_zero_padding(void)
+TEST(v2_params_carry_length_and_zero_padding)
 {
 	struct proto_v2_params p;
 
@@ -14,7 +14,7 @@ static void v2_params_carry_length_and_zero_padding(void)
 	CHECK(p.data[19] == 0 && p.data[4095] == 0);
 }
 
-static void v2_params_refuse_empty_and_oversized_json(void)
+TEST(v2_params_refuse_empty_and_oversized_json)
 {
 	static char big[5000];
 	struct proto_v2_params p;
@@ -29,7 +29,7 @@ static void v2_params_refuse_empty_and_oversized_json(void)
 	CHECK_INT(p.data_len, 4095);
 }
 
-static void v2_requests_use_odd_types(void)
+TEST(v2_requests_use_odd_types)
 {
 	struct proto_v2_msg m;
 
@@ -51,7 +51,7 @@ static enum proto_status v2_decode(int32_t type, int32_t code, enum proto_comman
 	return r.status;
 }
 
-static void v2_decodes_every_status_code(void)
+TEST(v2_decodes_every_status_code)
 {
 	CHECK_INT(v2_decode(2, 0, PROTO_CMD_START), PROTO_OK);
 	CHECK_INT(v2_decode(2, 1, PROTO_CMD_START), PROTO_FAIL);
@@ -61,13 +61,13 @@ static void v2_decodes_every_status_code(void)
 	CHECK_INT(v2_decode(6, 0, PROTO_CMD_QUIT), PROTO_OK);
 }
 
-static void v2_disconnect_is_recognised_whatever_was_asked(void)
+TEST(v2_disconnect_is_recognised_whatever_was_asked)
 {
 	CHECK_INT(v2_decode(7, 0, PROTO_CMD_START), PROTO_DISCONNECTED);
 	CHECK_INT(v2_decode(7, 0, PROTO_CMD_STOP), PROTO_DISCONNECTED);
 }
 
-static void v2_mismatched_replies_are_bad(void)
+TEST(v2_mismatched_replies_are_bad)
 {
 	CHECK_INT(v2_decode(4, 0, PROTO_CMD_START), PROTO_BAD_REPLY);
 	CHECK_INT(v2_decode(2, 4, PROTO_CMD_START), PROTO_BAD_REPLY);
@@ -76,7 +76,7 @@ static void v2_mismatched_replies_are_bad(void)
 	CHECK_INT(v2_decode(6, 3, PROTO_CMD_QUIT), PROTO_BAD_REPLY);
 }
 
-static void v1_request_data_is_nul_padded_and_counted(void)
+TEST(v1_request_data_is_nul_padded_and_counted)
 {
 	struct proto_v1_request q;
 
@@ -98,7 +98,7 @@ static struct proto_reply v1_decode(int32_t type, int32_t code, const char *deta
 	return out;
 }
 
-static void v1_details_tell_already_and_not_started_apart(void)
+TEST(v1_details_tell_already_and_not_started_apart)
 {
 	CHECK_INT(v1_decode(1, 0, "Started device Id: 0 ", PROTO_CMD_START).status, PROTO_OK);
 	CHECK_STR(v1_decode(1, 0, "Started device Id: 0 ", PROTO_CMD_START).detail, "Started device Id: 0 ");
@@ -108,7 +108,7 @@ static void v1_details_tell_already_and_not_started_apart(void)
 	CHECK_INT(v1_decode(5, 0, NULL, PROTO_CMD_QUIT).status, PROTO_OK);
 }
 
-static void v1_disconnect_carries_its_reason(void)
+TEST(v1_disconnect_carries_its_reason)
 {
 	struct proto_reply r = v1_decode(8, 0, V1_DETAIL_IDLE, PROTO_CMD_STOP);
 
@@ -116,7 +116,7 @@ static void v1_disconnect_carries_its_reason(void)
 	CHECK_STR(r.detail, V1_DETAIL_IDLE);
 }
 
-static void v1_overlong_detail_is_a_bad_reply(void)
+TEST(v1_overlong_detail_is_a_bad_reply)
 {
 	struct proto_v1_response r;
 	struct proto_reply out;
@@ -127,7 +127,7 @@ static void v1_overlong_detail_is_a_bad_reply(void)
 	CHECK_INT(out.status, PROTO_BAD_REPLY);
 }
 
-static void v1_unterminated_detail_is_cut_safely(void)
+TEST(v1_unterminated_detail_is_cut_safely)
 {
 	struct proto_v1_response r;
 	struct proto_reply out;
@@ -139,7 +139,7 @@ static void v1_unterminated_detail_is_cut_safely(void)
 	CHECK_INT(strlen(out.detail), 127);
 }
 
-static void handshake_acks_decode(void)
+TEST(handshake_acks_decode)
 {
 	struct proto_v2_msg ok = { 0, 0 }, bad = { 0, 1 }, other = { 2, 0 };
 	struct proto_v1_response t;
@@ -156,19 +156,4 @@ static void handshake_acks_decode(void)
 	CHECK_INT(r.status, PROTO_OK);
 }
 
-int main(void)
-{
-	RUN(v2_params_carry_length_and_zero_padding);
-	RUN(v2_params_refuse_empty_and_oversized_json);
-	RUN(v2_requests_use_odd_types);
-	RUN(v2_decodes_every_status_code);
-	RUN(v2_disconnect_is_recognised_whatever_was_asked);
-	RUN(v2_mismatched_replies_are_bad);
-	RUN(v1_request_data_is_nul_padded_and_counted);
-	RUN(v1_details_tell_already_and_not_started_apart);
-	RUN(v1_disconnect_carries_its_reason);
-	RUN(v1_overlong_detail_is_a_bad_reply);
-	RUN(v1_unterminated_detail_is_cut_safely);
-	RUN(handshake_acks_decode);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

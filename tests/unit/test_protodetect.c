@@ -9,7 +9,7 @@
 
 /* ---- toolkit root ---------------------------------------------------------- */
 
-static void toolkit_root_is_the_folder_holding_arch_linux(void)
+TEST(toolkit_root_is_the_folder_holding_arch_linux)
 {
 	char root[256];
 
@@ -20,7 +20,7 @@ static void toolkit_root_is_the_folder_holding_arch_linux(void)
 	CHECK_STR(root, "/usr/local/Ascend/ascend-toolkit/8.0.RC1");
 }
 
-static void toolkit_root_keeps_latest_as_it_is(void)
+TEST(toolkit_root_keeps_latest_as_it_is)
 {
 	char root[256];
 
@@ -32,7 +32,7 @@ static void toolkit_root_keeps_latest_as_it_is(void)
 	CHECK_STR(root, "/usr/local/Ascend/ascend-toolkit/latest");
 }
 
-static void toolkit_root_of_an_unversioned_cann_folder(void)
+TEST(toolkit_root_of_an_unversioned_cann_folder)
 {
 	char root[256];
 
@@ -43,7 +43,7 @@ static void toolkit_root_of_an_unversioned_cann_folder(void)
 	CHECK_STR(root, "/usr/local/Ascend/cann");
 }
 
-static void toolkit_root_from_arch_linux_deeper_in_the_path(void)
+TEST(toolkit_root_from_arch_linux_deeper_in_the_path)
 {
 	char root[256];
 
@@ -54,7 +54,7 @@ static void toolkit_root_from_arch_linux_deeper_in_the_path(void)
 	CHECK_STR(root, "/opt/Ascend/ascend-toolkit/6.3.RC1");
 }
 
-static void toolkit_root_from_lib64_skips_one_package_folder(void)
+TEST(toolkit_root_from_lib64_skips_one_package_folder)
 {
 	char root[256];
 
@@ -68,7 +68,7 @@ static void toolkit_root_from_lib64_skips_one_package_folder(void)
 	CHECK_STR(root, "/home/u/Ascend/nnae/7.0.0");
 }
 
-static void toolkit_root_ignores_gnu_triplet_folders(void)
+TEST(toolkit_root_ignores_gnu_triplet_folders)
 {
 	char root[256];
 
@@ -78,7 +78,7 @@ static void toolkit_root_ignores_gnu_triplet_folders(void)
 		  -ENOENT);
 }
 
-static void toolkit_root_needs_a_layout(void)
+TEST(toolkit_root_needs_a_layout)
 {
 	char root[256];
 
@@ -87,7 +87,7 @@ static void toolkit_root_needs_a_layout(void)
 	CHECK_INT(protodetect_toolkit_root("/lib64/libascendcl.so", root, sizeof(root)), -ENOENT);
 }
 
-static void toolkit_root_too_long_is_enametoolong(void)
+TEST(toolkit_root_too_long_is_enametoolong)
 {
 	char root[8];
 
@@ -96,7 +96,7 @@ static void toolkit_root_too_long_is_enametoolong(void)
 		  -ENAMETOOLONG);
 }
 
-static void path_arch_names_the_arch_folder(void)
+TEST(path_arch_names_the_arch_folder)
 {
 	char arch[32];
 
@@ -109,7 +109,7 @@ static void path_arch_names_the_arch_folder(void)
 
 /* ---- which maps lines count ---------------------------------------------------- */
 
-static void cann_libraries_are_recognised(void)
+TEST(cann_libraries_are_recognised)
 {
 	CHECK_INT(protodetect_is_cann_lib("/x/8.0/x86_64-linux/lib64/libascendcl.so"), 1);
 	CHECK_INT(protodetect_is_cann_lib("/x/8.0/x86_64-linux/lib64/libmsprofiler.so"), 1);
@@ -118,7 +118,7 @@ static void cann_libraries_are_recognised(void)
 	CHECK_INT(protodetect_is_cann_lib("/x/8.0/x86_64-linux/lib64/libascendcl.so.1"), 1);
 }
 
-static void lookalike_libraries_are_not_cann(void)
+TEST(lookalike_libraries_are_not_cann)
 {
 	CHECK_INT(protodetect_is_cann_lib("/usr/lib/libruntime.so"), 0);
 	CHECK_INT(protodetect_is_cann_lib("/x/lib64/libascendcl_extra.so"), 0);
@@ -127,14 +127,14 @@ static void lookalike_libraries_are_not_cann(void)
 	CHECK_INT(protodetect_is_cann_lib("/usr/local/Ascend/driver/lib64/driver/libascendcl.so"), 0);
 }
 
-static void agent_library_is_recognised(void)
+TEST(agent_library_is_recognised)
 {
 	CHECK_INT(protodetect_is_agent_lib("/usr/local/lib/libdynprof_agent.so"), 1);
 	CHECK_INT(protodetect_is_agent_lib("/usr/local/lib/libdynprof.so"), 0);
 	CHECK_INT(protodetect_is_agent_lib("/home/libdynprof_agent/libc.so"), 0);
 }
 
-static void maps_path_is_the_sixth_field_with_spaces_kept(void)
+TEST(maps_path_is_the_sixth_field_with_spaces_kept)
 {
 	char path[256];
 
@@ -145,7 +145,7 @@ static void maps_path_is_the_sixth_field_with_spaces_kept(void)
 	CHECK_STR(path, "/opt/My Ascend/x86_64-linux/lib64/libascendcl.so");
 }
 
-static void maps_path_drops_deleted_suffix(void)
+TEST(maps_path_drops_deleted_suffix)
 {
 	char path[256];
 
@@ -155,7 +155,7 @@ static void maps_path_drops_deleted_suffix(void)
 	CHECK_STR(path, "/tmp/libdynprof_agent.so");
 }
 
-static void maps_line_without_a_file_has_no_path(void)
+TEST(maps_line_without_a_file_has_no_path)
 {
 	char path[256];
 
@@ -168,7 +168,7 @@ static void maps_line_without_a_file_has_no_path(void)
 
 /* ---- version files ---------------------------------------------------------------- */
 
-static void install_info_version_line_is_read(void)
+TEST(install_info_version_line_is_read)
 {
 	char v[64];
 
@@ -181,7 +181,7 @@ static void install_info_version_line_is_read(void)
 	CHECK_STR(v, "7.0.0");
 }
 
-static void capitalised_version_key_is_read(void)
+TEST(capitalised_version_key_is_read)
 {
 	char v[64];
 
@@ -191,7 +191,7 @@ static void capitalised_version_key_is_read(void)
 	CHECK_STR(v, "10.1.0");
 }
 
-static void innerversion_is_not_the_version(void)
+TEST(innerversion_is_not_the_version)
 {
 	char v[64];
 
@@ -199,7 +199,7 @@ static void innerversion_is_not_the_version(void)
 	CHECK_INT(protodetect_parse_version("package_version=24.1.rc3\n", v, sizeof(v)), -1);
 }
 
-static void version_cfg_uses_the_cann_part_not_the_component_number(void)
+TEST(version_cfg_uses_the_cann_part_not_the_component_number)
 {
 	char v[64];
 
@@ -212,7 +212,7 @@ static void version_cfg_uses_the_cann_part_not_the_component_number(void)
 	CHECK_STR(v, "8.0.RC2");
 }
 
-static void version_cfg_prefers_the_runtime_line(void)
+TEST(version_cfg_prefers_the_runtime_line)
 {
 	char v[64];
 
@@ -223,7 +223,7 @@ static void version_cfg_prefers_the_runtime_line(void)
 	CHECK_STR(v, "7.0.0");
 }
 
-static void version_cfg_old_cann_prefix_and_plain_bracket(void)
+TEST(version_cfg_old_cann_prefix_and_plain_bracket)
 {
 	char v[64];
 
@@ -235,7 +235,7 @@ static void version_cfg_old_cann_prefix_and_plain_bracket(void)
 	CHECK_STR(v, "9.9");
 }
 
-static void version_line_beats_running_version(void)
+TEST(version_line_beats_running_version)
 {
 	char v[64];
 
@@ -246,7 +246,7 @@ static void version_line_beats_running_version(void)
 	CHECK_STR(v, "8.1.RC1");
 }
 
-static void text_without_version_is_minus_one(void)
+TEST(text_without_version_is_minus_one)
 {
 	char v[64] = "junk";
 
@@ -258,14 +258,14 @@ static void text_without_version_is_minus_one(void)
 
 /* ---- version -> generation --------------------------------------------------------- */
 
-static void versions_before_8_speak_v1(void)
+TEST(versions_before_8_speak_v1)
 {
 	CHECK_INT(protodetect_for_version("7.0.0"), PROTO_V1);
 	CHECK_INT(protodetect_for_version("6.3.RC1"), PROTO_V1);
 	CHECK_INT(protodetect_for_version("7.0.RC1.alpha003"), PROTO_V1);
 }
 
-static void versions_8_and_later_speak_v2(void)
+TEST(versions_8_and_later_speak_v2)
 {
 	CHECK_INT(protodetect_for_version("8.0.RC1"), PROTO_V2);
 	CHECK_INT(protodetect_for_version("8.0.0"), PROTO_V2);
@@ -273,52 +273,21 @@ static void versions_8_and_later_speak_v2(void)
 	CHECK_INT(protodetect_for_version("10.0.0"), PROTO_V2);
 }
 
-static void unknown_versions_speak_v2(void)
+TEST(unknown_versions_speak_v2)
 {
 	CHECK_INT(protodetect_for_version(NULL), PROTO_V2);
 	CHECK_INT(protodetect_for_version(""), PROTO_V2);
 	CHECK_INT(protodetect_for_version("V100R001"), PROTO_V2);
 }
 
-static void a_plain_process_defaults_to_v2(void)
+TEST(a_plain_process_defaults_to_v2)
 {
 	char why[256];
 
-	/* This test binary maps no CANN and no agent (unless the variable leaks in). */
-	if (getenv("DYNPROF_AGENT_PROTOCOL"))
-		return;
+	/* This test binary maps no CANN and no agent; the variable would decide instead. */
+	REQUIRE(getenv("DYNPROF_AGENT_PROTOCOL") == NULL);
 	CHECK_INT(protodetect(getpid(), why, sizeof(why)), PROTO_V2);
 	CHECK_STR(why, "no CANN version found: v2");
 }
 
-int main(void)
-{
-	RUN(toolkit_root_is_the_folder_holding_arch_linux);
-	RUN(toolkit_root_keeps_latest_as_it_is);
-	RUN(toolkit_root_of_an_unversioned_cann_folder);
-	RUN(toolkit_root_from_arch_linux_deeper_in_the_path);
-	RUN(toolkit_root_from_lib64_skips_one_package_folder);
-	RUN(toolkit_root_ignores_gnu_triplet_folders);
-	RUN(toolkit_root_needs_a_layout);
-	RUN(toolkit_root_too_long_is_enametoolong);
-	RUN(path_arch_names_the_arch_folder);
-	RUN(cann_libraries_are_recognised);
-	RUN(lookalike_libraries_are_not_cann);
-	RUN(agent_library_is_recognised);
-	RUN(maps_path_is_the_sixth_field_with_spaces_kept);
-	RUN(maps_path_drops_deleted_suffix);
-	RUN(maps_line_without_a_file_has_no_path);
-	RUN(install_info_version_line_is_read);
-	RUN(capitalised_version_key_is_read);
-	RUN(innerversion_is_not_the_version);
-	RUN(version_cfg_uses_the_cann_part_not_the_component_number);
-	RUN(version_cfg_prefers_the_runtime_line);
-	RUN(version_cfg_old_cann_prefix_and_plain_bracket);
-	RUN(version_line_beats_running_version);
-	RUN(text_without_version_is_minus_one);
-	RUN(versions_before_8_speak_v1);
-	RUN(versions_8_and_later_speak_v2);
-	RUN(unknown_versions_speak_v2);
-	RUN(a_plain_process_defaults_to_v2);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

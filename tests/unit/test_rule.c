@@ -77,7 +77,7 @@ static bool contains(const char *s, const char *part)
 
 /* ---- durations ---- */
 
-static void durations_take_each_unit_and_bare_seconds(void)
+TEST(durations_take_each_unit_and_bare_seconds)
 {
 	CHECK_INT(dur("500ms"), 500);
 	CHECK_INT(dur("30s"), 30000);
@@ -88,7 +88,7 @@ static void durations_take_each_unit_and_bare_seconds(void)
 	CHECK_INT(dur("9223372036854775807ms"), INT64_MAX);
 }
 
-static void durations_refuse_bad_forms(void)
+TEST(durations_refuse_bad_forms)
 {
 	const char *bad[] = { "", "0", "0ms", "-5s", "+5s", "1.5s", "5 s", " 5s", "5s ", "5x", "5sec",
 			      "s", "9223372036854775808ms", "9223372036854776s", "99999999999999999999" };
@@ -103,7 +103,7 @@ static void durations_refuse_bad_forms(void)
 
 /* ---- times ---- */
 
-static void iso_times_with_z_and_offsets(void)
+TEST(iso_times_with_z_and_offsets)
 {
 	CHECK_INT(when("2025-12-01T12:00:00Z"), 1764590400000LL);
 	CHECK_INT(when("2025-12-01T20:00:00+08:00"), 1764590400000LL);
@@ -116,7 +116,7 @@ static void iso_times_with_z_and_offsets(void)
 	CHECK_INT(when("1970-01-01T00:00:00Z"), 0);
 }
 
-static void iso_fractions_are_milliseconds(void)
+TEST(iso_fractions_are_milliseconds)
 {
 	CHECK_INT(when("2025-12-01T12:00:00.250Z"), 1764590400250LL);
 	CHECK_INT(when("2025-12-01T12:00:00.5+00:00"), 1764590400500LL);
@@ -125,7 +125,7 @@ static void iso_fractions_are_milliseconds(void)
 	CHECK_INT(when("2025-12-01T12:00:00.1234567891Z"), -1);
 }
 
-static void leap_days_and_leap_seconds(void)
+TEST(leap_days_and_leap_seconds)
 {
 	CHECK_INT(when("2024-02-29T00:00:00Z"), 1709164800000LL);
 	CHECK_INT(when("2000-02-29T23:59:59Z"), 951868799000LL);
@@ -135,7 +135,7 @@ static void leap_days_and_leap_seconds(void)
 	CHECK_INT(when("1969-12-31T23:59:59Z"), -1000);
 }
 
-static void iso_times_refuse_bad_fields_and_junk(void)
+TEST(iso_times_refuse_bad_fields_and_junk)
 {
 	const char *bad[] = {
 		"2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-04-31T00:00:00Z", "2026-12-00T00:00:00Z",
@@ -152,14 +152,14 @@ static void iso_times_refuse_bad_fields_and_junk(void)
 		}
 }
 
-static void times_without_a_zone_are_refused(void)
+TEST(times_without_a_zone_are_refused)
 {
 	CHECK_INT(when("2026-12-01T12:00:00"), -1);
 	CHECK_INT(when("2026-12-01 12:00:00.5"), -1);
 	CHECK(contains(cond_err("at:2026-12-01T12:00:00", false), "no zone"));
 }
 
-static void epoch_seconds_with_optional_fraction(void)
+TEST(epoch_seconds_with_optional_fraction)
 {
 	CHECK_INT(when("@1764590400"), 1764590400000LL);
 	CHECK_INT(when("@1764590400.5"), 1764590400500LL);
@@ -172,7 +172,7 @@ static void epoch_seconds_with_optional_fraction(void)
 	CHECK_INT(when("@99999999999999999"), -1);
 }
 
-static void times_do_not_depend_on_tz(void)
+TEST(times_do_not_depend_on_tz)
 {
 	const char *old = getenv("TZ");
 	char *saved = old ? strdup(old) : NULL;
@@ -195,7 +195,7 @@ static void times_do_not_depend_on_tz(void)
 
 /* ---- signals ---- */
 
-static void signal_names_with_or_without_sig_any_case(void)
+TEST(signal_names_with_or_without_sig_any_case)
 {
 	CHECK_INT(sig("USR1"), SIGUSR1);
 	CHECK_INT(sig("SIGUSR1"), SIGUSR1);
@@ -208,7 +208,7 @@ static void signal_names_with_or_without_sig_any_case(void)
 	CHECK_INT(sig("KILL"), SIGKILL); /* a name; condition_parse refuses it */
 }
 
-static void signal_numbers_and_junk_are_refused(void)
+TEST(signal_numbers_and_junk_are_refused)
 {
 	const char *bad[] = { "", "SIG", "10", "FOO", "USR1 ", "SIGSIGUSR1", "RTMIN+100",
 			      "RTMIN-1", "RTMAX+1", "RTMIN+", "RTMIN+x" };
@@ -222,7 +222,7 @@ static void signal_numbers_and_junk_are_refused(void)
 
 /* ---- conditions ---- */
 
-static void conditions_of_each_form(void)
+TEST(conditions_of_each_form)
 {
 	struct condition c;
 
@@ -258,7 +258,7 @@ static void conditions_of_each_form(void)
 	CHECK_INT(c.kind, COND_EXIT);
 }
 
-static void call_splits_lib_at_first_colon_and_symbol_at_last_hash(void)
+TEST(call_splits_lib_at_first_colon_and_symbol_at_last_hash)
 {
 	struct condition c;
 
@@ -283,7 +283,7 @@ static void call_splits_lib_at_first_colon_and_symbol_at_last_hash(void)
 	condition_free(&c);
 }
 
-static void call_errors_quote_the_bad_part(void)
+TEST(call_errors_quote_the_bad_part)
 {
 	CHECK_STR(cond_err("call:libfoo.so:step#x", false),
 		  "call:libfoo.so:step#x: the call number 'x' is not a positive integer (call:LIB:SYMBOL#N)");
@@ -298,7 +298,7 @@ static void call_errors_quote_the_bad_part(void)
 	CHECK(contains(cond_err("call:libfoo.so:#1", false), "the symbol is empty"));
 }
 
-static void empty_globs_paths_and_bad_values_are_errors(void)
+TEST(empty_globs_paths_and_bad_values_are_errors)
 {
 	CHECK_STR(cond_err("exec:", false), "exec:: the glob is empty (exec:GLOB)");
 	CHECK_STR(cond_err("file:", true), "file:: the path is empty (file:PATH)");
@@ -309,7 +309,7 @@ static void empty_globs_paths_and_bad_values_are_errors(void)
 	CHECK(contains(cond_err("", false), "empty condition"));
 }
 
-static void unknown_conditions_list_the_forms(void)
+TEST(unknown_conditions_list_the_forms)
 {
 	CHECK_STR(cond_err("foo:bar", false),
 		  "'foo:bar': unknown condition (open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, "
@@ -319,14 +319,14 @@ static void unknown_conditions_list_the_forms(void)
 	CHECK(contains(cond_err("open ", false), "'open ': unknown condition"));
 }
 
-static void start_only_and_stop_only_kinds(void)
+TEST(start_only_and_stop_only_kinds)
 {
 	CHECK_STR(cond_err("exit", false), "start=exit: 'exit' is a stop condition (the target exits)");
 	CHECK(contains(cond_err("open", true), "stop=open: 'open' is a start condition"));
 	CHECK(contains(cond_err("exec:python", true), "stop=exec:python: 'exec:' is a start condition"));
 }
 
-static void at_in_the_past_or_now_is_an_error(void)
+TEST(at_in_the_past_or_now_is_an_error)
 {
 	CHECK_STR(cond_err("at:2020-01-01T00:00:00Z", false),
 		  "at:2020-01-01T00:00:00Z is in the past (now 2026-11-30T17:50:00Z)");
@@ -334,7 +334,7 @@ static void at_in_the_past_or_now_is_an_error(void)
 	CHECK_STR(cond_err("at:@1796061000.001", true), "");
 }
 
-static void signals_dynprof_needs_or_cannot_catch_are_refused(void)
+TEST(signals_dynprof_needs_or_cannot_catch_are_refused)
 {
 	CHECK(contains(cond_err("signal:KILL", false), "signal:KILL: SIGKILL cannot be caught"));
 	CHECK(contains(cond_err("signal:sigstop", false), "SIGSTOP cannot be caught"));
@@ -348,7 +348,7 @@ static void signals_dynprof_needs_or_cannot_catch_are_refused(void)
 
 /* ---- rules ---- */
 
-static void rule_defaults_for_repeat(void)
+TEST(rule_defaults_for_repeat)
 {
 	struct window_rule r;
 
@@ -377,7 +377,7 @@ static void rule_defaults_for_repeat(void)
 	rule_free(&r);
 }
 
-static void rule_commas_inside_paths_and_globs(void)
+TEST(rule_commas_inside_paths_and_globs)
 {
 	struct window_rule r;
 
@@ -393,7 +393,7 @@ static void rule_commas_inside_paths_and_globs(void)
 	rule_free(&r);
 }
 
-static void rule_key_errors(void)
+TEST(rule_key_errors)
 {
 	CHECK(contains(rule_err("stop=+1s"), "'stop=+1s': no start="));
 	CHECK(contains(rule_err(""), "the rule is empty"));
@@ -406,7 +406,7 @@ static void rule_key_errors(void)
 	CHECK(contains(rule_err("start=signal:USR1,stop=+1s,repeat=2,x"), "'x': not key=value"));
 }
 
-static void rule_value_errors(void)
+TEST(rule_value_errors)
 {
 	CHECK_STR(rule_err("start=signal:USR1,stop=+1s,repeat=0"),
 		  "repeat=0: the number of windows must be from 1 to 1000000");
@@ -419,7 +419,7 @@ static void rule_value_errors(void)
 	CHECK(contains(rule_err("start=call:libfoo.so:step#x"), "the call number 'x'"));
 }
 
-static void rules_that_cannot_do_what_they_say(void)
+TEST(rules_that_cannot_do_what_they_say)
 {
 	CHECK_STR(rule_err("start=signal:USR1,repeat=3"),
 		  "repeat=3 needs stop=: a window without stop= ends only when the target exits");
@@ -449,7 +449,7 @@ static int op_of(const char *line)
 	return op;
 }
 
-static void script_simple_commands_blanks_and_comments(void)
+TEST(script_simple_commands_blanks_and_comments)
 {
 	CHECK_INT(op_of(""), SCRIPT_NOP);
 	CHECK_INT(op_of(" \t "), SCRIPT_NOP);
@@ -460,7 +460,7 @@ static void script_simple_commands_blanks_and_comments(void)
 	CHECK_INT(op_of("q"), SCRIPT_QUIT);
 }
 
-static void script_sleep_and_wait(void)
+TEST(script_sleep_and_wait)
 {
 	struct script_cmd cmd;
 
@@ -484,7 +484,7 @@ static void script_sleep_and_wait(void)
 	script_cmd_free(&cmd);
 }
 
-static void script_errors(void)
+TEST(script_errors)
 {
 	CHECK_STR(script_err("foo"), "'foo': unknown command (start, stop, quit, sleep DURATION, wait CONDITION)");
 	CHECK(contains(script_err("restart now"), "'restart': unknown command"));
@@ -502,7 +502,7 @@ static void script_errors(void)
 
 /* ---- freeing ---- */
 
-static void frees_are_safe_on_zeroed_structs_and_twice(void)
+TEST(frees_are_safe_on_zeroed_structs_and_twice)
 {
 	struct condition c = { 0 };
 	struct window_rule r = { 0 };
@@ -522,7 +522,7 @@ static void frees_are_safe_on_zeroed_structs_and_twice(void)
 }
 
 /* Under ASan (make SANITIZE=1) a leak on these error paths fails the run. */
-static void errors_leave_nothing_to_free(void)
+TEST(errors_leave_nothing_to_free)
 {
 	struct window_rule r;
 	struct condition c;
@@ -535,36 +535,4 @@ static void errors_leave_nothing_to_free(void)
 	CHECK(c.lib == NULL && c.symbol == NULL);
 }
 
-int main(void)
-{
-	RUN(durations_take_each_unit_and_bare_seconds);
-	RUN(durations_refuse_bad_forms);
-	RUN(iso_times_with_z_and_offsets);
-	RUN(iso_fractions_are_milliseconds);
-	RUN(leap_days_and_leap_seconds);
-	RUN(iso_times_refuse_bad_fields_and_junk);
-	RUN(times_without_a_zone_are_refused);
-	RUN(epoch_seconds_with_optional_fraction);
-	RUN(times_do_not_depend_on_tz);
-	RUN(signal_names_with_or_without_sig_any_case);
-	RUN(signal_numbers_and_junk_are_refused);
-	RUN(conditions_of_each_form);
-	RUN(call_splits_lib_at_first_colon_and_symbol_at_last_hash);
-	RUN(call_errors_quote_the_bad_part);
-	RUN(empty_globs_paths_and_bad_values_are_errors);
-	RUN(unknown_conditions_list_the_forms);
-	RUN(start_only_and_stop_only_kinds);
-	RUN(at_in_the_past_or_now_is_an_error);
-	RUN(signals_dynprof_needs_or_cannot_catch_are_refused);
-	RUN(rule_defaults_for_repeat);
-	RUN(rule_commas_inside_paths_and_globs);
-	RUN(rule_key_errors);
-	RUN(rule_value_errors);
-	RUN(rules_that_cannot_do_what_they_say);
-	RUN(script_simple_commands_blanks_and_comments);
-	RUN(script_sleep_and_wait);
-	RUN(script_errors);
-	RUN(frees_are_safe_on_zeroed_structs_and_twice);
-	RUN(errors_leave_nothing_to_free);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

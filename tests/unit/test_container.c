@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Container ids from cgroup text (proc/container.c): each engine's and
+ * cgroup driver's layout, nesting, and the near misses that are not ids.
+ */
+#include "proc/procmodel.h"
+#include "unit.h"
+
+#define ID "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899"
+#define ID2 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static const char *cid(const char *text)
+{
+	static char id[72];
+
+	procmodel_container_id(text, id, sizeof(id));
+	return id;
+}
+
+/* ---- container ids ---------------------------------------------------------------- */
+
+TEST(container_docker_cgroupfs_v1)
+{
+	CHECK_STR(cid("12:memory:/docker/" ID "\n11:cpu,cpuacct:/docker/" ID "\n"
+		      "1:name=systemd:/docker/" ID "\n0::/\n"), ID);
+}
+
+TEST(container_docker_systemd_v2)
+{
+	CHECK_STR(cid("0::/system.slice/docker-" ID ".scope\n"), ID);
+}
+
+TEST(container_docker_cgroupfs_v2)
+{
+	CHECK_STR(cid("0::/docker/" ID "\n"), ID);
+}
+
+TEST(container_containerd_scope)
+{
+	CHECK_STR(cid("0::/system.slice/cri-containerd-" ID ".scope\n"), ID);
+}
+
+TEST(container_crio_scope_and_cgroupfs)
+{
+	CHECK_STR(cid("0::/kubepods.slice/kubepods-besteffort.slice/"
+		      "kubepods-besteffort-pod2b1c_33aa_4f1e.slice/crio-" ID ".scope\n"), ID);
+	CHECK_STR(cid("0::/kubepods/besteffort/pod2b1c33aa-4f1e/crio-" ID "\n"), ID);
+}
+
+TEST(container_podman_root_and_rootless)
+{
+	CHECK_STR(cid("0::/machine.slice/libpod-" ID ".scope\n"), ID);
+	CHECK_STR(cid("0::/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID
+		      ".scope/container\n"), ID);
+}
+
+TEST(container_conmon_is_not_the_container)
+{
+	CHECK_STR(cid("0::/machine.slice/libpod-conmon-" ID ".scope\n"), "");
+	CHECK_STR(cid("0::/system.slice/crio-conmon-" ID ".scope\n"), "");
+}
+
+TEST(container_kubepods_cgroupfs_v1)
+{
+	CHECK_STR(cid("11:memory:/kubepods/burstable/pod0d8e6a3c-6f0b-4c8e-9a36-0f6d6a1c2b3d/" ID
+		      "\n10:pids:/kubepods/burstable/pod0d8e6a3c-6f0b-4c8e-9a36-0f6d6a1c2b3d/" ID "\n"),
+		  ID);
+	/* Guaranteed pods sit right under kubepods. */
+	CHECK_STR(cid("0::/kubepods/pod0d8e6a3c/" ID "\n"), ID);
+}
+
+TEST(container_kubepods_systemd_slices)
+{
+	CHECK_STR(cid("0::/kubepods.slice/kubepods-burstable.slice/"
+		      "kubepods-burstable-pod0d8e6a3c_6f0b_4c8e_9a36_0f6d6a1c2b3d.slice/"
+		      "cri-containerd-" ID ".scope\n"), ID);
+	CHECK_STR(cid("0::/kubepods.slice/kubepods-pod0d8e6a3c.slice/docker-" ID ".scope\n"), ID);
+}
+
+TEST(container_deepest_id_wins)
+{
+	/* docker-in-docker: the process is in the inner container. */
+	CHECK_STR(cid("0::/docker/" ID "/docker/" ID2 "\n"), ID2);
+	/* systemd inside the container: still the container's id. */
+	CHECK_STR(cid("1:name=systemd:/docker/" ID "/init.scope\n"), ID);
+}
+
+TEST(container_first_hierarchy_with_an_id)
+{
+	CHECK_STR(cid("13:misc:/\n12:memory:/docker/" ID "\n0::/\n"), ID);
+}
+
+TEST(container_host_processes)
+{
+	CHECK_STR(cid("0::/init.scope\n"), "");
+	CHECK_STR(cid("0::/user.slice/user-0.slice/session-3.scope\n"), "");
+	CHECK_STR(cid("0::/\n"), "");
+	CHECK_STR(cid(""), "");
+	CHECK_STR(cid(NULL), "");
+	CHECK_STR(cid("12:memory:/user.slice\n1:name=systemd:/system.slice/sshd.service\n0::/\n"),
+		  "");
+	/* A 32-hex name is not a container engine's id. */
+	CHECK_STR(cid("4:memory:/process_api/cc7fca339ae472a28b77235115a065e5\n"), "");
+}
+
+TEST(container_near_misses)
+{
+	CHECK_STR(cid("0::/docker/" ID "0\n"), "");                    /* 65 hex */
+	CHECK_STR(cid("0::/docker/3f4e5d6c7b8a99887766554433221100ffeeddccbbaa0011223344556677889\n"),
+		  "");                                                  /* 63 hex */
+	CHECK_STR(cid("0::/docker/3F4E5D6C7B8A99887766554433221100FFEEDDCCBBAA00112233445566778899\n"),
+		  "");                                                  /* upper case */
+	CHECK_STR(cid("0::/system.slice/docker-" ID ".scopex\n"), "");
+	CHECK_STR(cid("0::/system.slice/rkt-" ID ".scope\n"), "");     /* unknown engine */
+	CHECK_STR(cid("no colons at all " ID "\n"), "");
+}
+
+TEST(container_id_cut_to_buffer)
+{
+	char id[13];
+
+	procmodel_container_id("0::/docker/" ID "\n", id, sizeof(id));
+	CHECK_STR(id, "3f4e5d6c7b8a");
+}
+
+UNIT_MAIN()

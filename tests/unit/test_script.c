@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Command scripts (control/script.c) against the smallest real host: a
+ * session with no targets (start/stop only flip its window flag and fan
+ * out to nobody) and a trigger engine with no rules (waits on a file).
+ * What is checked: the order of acks and errors, sleep holding the lines
+ * after it, a wait met when its file appears, a refused wait not hanging,
+ * quit, and --commands files.
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "config/options.h"
+#include "control/script.h"
+#include "shared/fdio.h"
+#include "target/session.h"
+#include "trigger/triggers.h"
+#include "unit.h"
+
+struct replies {
+	char log[1024];
+	int n;
+};
+
+static void on_reply(void *ctx, const char *text)
+{
+	struct replies *r = ctx;
+	size_t len = strlen(r->log);
+
+	snprintf(r->log + len, sizeof(r->log) - len, "%s%s", len ? "|" : "", text);
+	r->n++;
+}
+
+struct host {
+	struct options opts;
+	struct session s;
+	struct triggers *tg;
+	bool quit;
+	struct script_host h;
+	struct replies r;
+	struct script *sc;
+};
+
+static bool host_up(struct host *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->opts.timeout_ms = 1000;
+	x->s.opts = &x->opts;
+	x->tg = triggers_new(&x->s, NULL, 0);
+	x->h = (struct script_host){ .s = &x->s, .tg = x->tg, .quit_requested = &x->quit };
+	x->sc = x->tg ? script_new(&x->h, on_reply, &x->r) : NULL;
+	return x->sc != NULL;
+}
+
+static void host_down(struct host *x)
+{
+	script_free(x->sc);
+	if (x->tg)
+		triggers_close(x->tg);
+}
+
+/* Step the script until idle or `ms` passed, sleeping as it asks. */
+static void run_for(struct host *x, int ms)
+{
+	int64_t end = clock_ms() + ms;
+
+	for (script_step(x->sc); !script_idle(x->sc) && clock_ms() < end; script_step(x->sc)) {
+		int t = script_timeout_ms(x->sc);
+
+		usleep((useconds_t)(t < 0 || t > 20 ? 20 : t) * 1000);
+		triggers_tick(x->tg);
+	}
+}
+
+TEST(commands_run_in_order_and_are_acked)
+{
+	struct host x;
+
+	REQUIRE(host_up(&x));
+	CHECK(script_idle(x.sc));
+	CHECK_INT(script_timeout_ms(x.sc), -1);
+	script_push_line(x.sc, "start");
+	script_push_line(x.sc, "# a comment, then a blank line");
+	script_push_line(x.sc, "");
+	CHECK(!script_idle(x.sc));
+	script_step(x.sc);
+	CHECK(x.s.window_open);
+	script_push_line(x.sc, "stop");
+	script_step(x.sc);
+	CHECK(!x.s.window_open);
+	CHECK(script_idle(x.sc));
+	CHECK_STR(x.r.log, "ack start|ack stop");
+	CHECK(!x.quit);
+	host_down(&x);
+}
+
+TEST(sleep_holds_the_commands_after_it)
+{
+	struct host x;
+	int64_t t0;
+	int left;
+
+	REQUIRE(host_up(&x));
+	script_push_line(x.sc, "start");
+	script_push_line(x.sc, "sleep 300ms");
+	script_push_line(x.sc, "stop");
+	t0 = clock_ms();
+	script_step(x.sc);
+	CHECK(x.s.window_open);
+	CHECK_STR(x.r.log, "ack start");
+	left = script_timeout_ms(x.sc);
+	CHECK(left > 200 && left <= 300);
+	script_step(x.sc); /* too early: nothing moves */
+	CHECK(x.s.window_open);
+	run_for(&x, 2000);
+	CHECK(clock_ms() - t0 >= 300);
+	CHECK(!x.s.window_open);
+	CHECK_STR(x.r.log, "ack start|ack sleep|ack stop");
+	host_down(&x);
+}
+
+TEST(wait_for_a_file_is_met_when_it_appears)
+{
+	char path[] = "/tmp/dynprof-script-XXXXXX", line[64];
+	struct host x;
+	int fd;
+
+	REQUIRE(host_up(&x));
+	fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	close(fd);
+	unlink(path);
+	snprintf(line, sizeof(line), "wait file:%s", path);
+	script_push_line(x.sc, line);
+	script_push_line(x.sc, "start");
+	run_for(&x, 200);
+	CHECK(!x.s.window_open);
+	CHECK_STR(x.r.log, "");
+	CHECK(script_timeout_ms(x.sc) > 0);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	REQUIRE(fd >= 0);
+	close(fd);
+	run_for(&x, 2000);
+	CHECK(x.s.window_open);
+	CHECK_STR(x.r.log, "ack wait|ack start");
+	unlink(path);
+	host_down(&x);
+}
+
+TEST(refused_wait_is_an_error_and_the_script_goes_on)
+{
+	struct host x;
+
+	REQUIRE(host_up(&x));
+	/* No process model in this run: card opens cannot be waited for. */
+	script_push_line(x.sc, "wait open");
+	script_push_line(x.sc, "start");
+	run_for(&x, 1000);
+	CHECK(x.s.window_open);
+	CHECK_INT(x.r.n, 2);
+	CHECK(!strncmp(x.r.log, "error: wait open:", 17));
+	CHECK(strstr(x.r.log, "|ack start") != NULL);
+	host_down(&x);
+}
+
+TEST(bad_lines_answered_at_once_and_quit_stops_the_run)
+{
+	struct host x;
+
+	REQUIRE(host_up(&x));
+	script_push_line(x.sc, "frobnicate");
+	CHECK_INT(x.r.n, 1);
+	CHECK(!strncmp(x.r.log, "error: ", 7));
+	CHECK(script_idle(x.sc));
+	script_push_line(x.sc, "quit");
+	script_push_line(x.sc, "start");
+	script_step(x.sc);
+	CHECK(x.quit);
+	CHECK(!x.s.window_open); /* quit ends the step: start waits for the console */
+	CHECK(strstr(x.r.log, "|ack quit") != NULL);
+	host_down(&x);
+}
+
+TEST(commands_file_is_parsed_whole_before_anything_runs)
+{
+	char path[] = "/tmp/dynprof-script-XXXXXX";
+	const struct condition *conds[4];
+	struct host x;
+	FILE *f;
+	int fd;
+
+	REQUIRE(host_up(&x));
+	fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	f = fdopen(fd, "w");
+	REQUIRE(f != NULL);
+	fputs("start\nwait file:/nonexistent-dynprof/x\n# done\nstop\n", f);
+	fclose(f);
+	CHECK_INT(script_load_file(x.sc, path), 0);
+	CHECK_INT(script_conditions(x.sc, conds, 4), 1);
+	CHECK_STR(conds[0]->text, "file:/nonexistent-dynprof/x");
+	CHECK(!x.s.window_open); /* loaded, not run */
+	f = fopen(path, "w");
+	REQUIRE(f != NULL);
+	fputs("start\nsleep forever\n", f);
+	fclose(f);
+	CHECK_INT(script_load_file(x.sc, path), -1);
+	CHECK_INT(script_load_file(x.sc, "/nonexistent-dynprof/cmds"), -1);
+	unlink(path);
+	host_down(&x);
+}
+
+UNIT_MAIN()
