@@ -28,6 +28,7 @@
 #include "common/grow.h"
 #include "kernel/libmaps.h"
 #include "kernel/linkreaper.h"
+#include "shared/clock.h"
 
 _Static_assert(DP_CC_RINGBUF_BYTES >= 4096 && (DP_CC_RINGBUF_BYTES & (DP_CC_RINGBUF_BYTES - 1)) == 0,
 	       "DP_CC_RINGBUF_BYTES: a power of 2, at least a page");
@@ -74,14 +75,6 @@ struct callcount {
 };
 
 /* ---- small helpers ------------------------------------------------------- */
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* 0, or -ESRCH when there is no such process (or only its zombie). */
 static int read_proc_stat(int pid, struct proc_stat *st)
@@ -219,7 +212,7 @@ static void settle(struct callcount *cc, int pid, unsigned id, const struct call
 			return;
 		}
 		thresholds_reached(p, now);
-		report_fired(h, pid, id, now, monotonic_ns());
+		report_fired(h, pid, id, now, clock_mono_ns());
 	}
 }
 
@@ -378,7 +371,7 @@ static int attach(struct callcount *cc, struct probe *p, const char *host_path, 
 		bpfutil_failure(err, errlen, step, rc);
 		return rc;
 	}
-	p->attached_ns = monotonic_ns();
+	p->attached_ns = clock_mono_ns();
 	kernel_arm(cc, p);
 	return CALLCOUNT_ATTACHED;
 }

@@ -18,6 +18,7 @@
 #include "bpf/discover.skel.h"
 #include "kernel/bpfutil.h"
 #include "kernel/discover_impl.h"
+#include "shared/clock.h"
 #include "dynprof/events.h"
 
 #ifndef PF_EXITING
@@ -265,7 +266,7 @@ int discover_bpf_watch(struct discover *d, int pid)
 	 * finds the pid in the map. No exit falls in between. An event for a
 	 * watch refused here finds no table entry and is ignored.
 	 */
-	err = discover_watch_add(d, pid, -1, discover_now_ns());
+	err = discover_watch_add(d, pid, -1, clock_mono_ns());
 	if (err)
 		return err;
 	err = bpf_map__update_elem(d->skel->maps.watched, &key, sizeof(key), &one, sizeof(one), BPF_ANY);
