@@ -12,6 +12,7 @@
 
 #include "proc/procfs.h"
 #include "target/protodetect.h"
+#include "common/errbuf.h"
 
 #define MAPS_LINE_BUF   16384              /* longer lines (none exist) are skipped */
 #define MAPS_MAX_BYTES  (64L * 1024 * 1024) /* stop reading a pathological maps here */
@@ -429,15 +430,6 @@ static int toolkit_version(int rootfd, const struct toolkit *t, char *version, s
 	return -1;
 }
 
-__attribute__((format(printf, 3, 4))) static void say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
 enum proto_version protodetect(int pid, char *why, size_t whylen)
 {
 	char env[32], version[64], file[PATH_MAX + 64], dummy[8];
@@ -452,7 +444,7 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	env_rc = procfs_environ_get(pid, PROTODETECT_AGENT_ENV, env, sizeof(env));
 	m = calloc(1, sizeof(*m));
 	if (!m) {
-		say(why, whylen, "out of memory: v2");
+		errbuf_set(why, whylen, "out of memory: v2");
 		return PROTO_V2;
 	}
 	maps_rc = scan_maps(pid, m);
@@ -461,13 +453,13 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	if (m->agent) {
 		free(m);
 		if (env_rc == 0 && !strcmp(env, "v1")) {
-			say(why, whylen, "dynprof agent, %s=v1: v1", PROTODETECT_AGENT_ENV);
+			errbuf_set(why, whylen, "dynprof agent, %s=v1: v1", PROTODETECT_AGENT_ENV);
 			return PROTO_V1;
 		}
 		if (env_rc == 0 || env_rc == -ERANGE)
-			say(why, whylen, "dynprof agent, %s=%s: v2", PROTODETECT_AGENT_ENV, env);
+			errbuf_set(why, whylen, "dynprof agent, %s=%s: v2", PROTODETECT_AGENT_ENV, env);
 		else
-			say(why, whylen, "dynprof agent, %s unset: v2", PROTODETECT_AGENT_ENV);
+			errbuf_set(why, whylen, "dynprof agent, %s unset: v2", PROTODETECT_AGENT_ENV);
 		return PROTO_V2;
 	}
 
@@ -482,7 +474,7 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	if (major >= 0) {
 		free(m);
 		v = protodetect_for_version(version);
-		say(why, whylen, "CANN %s (%s): %s", version, file, proto_version_name(v));
+		errbuf_set(why, whylen, "CANN %s (%s): %s", version, file, proto_version_name(v));
 		return v;
 	}
 
@@ -492,22 +484,22 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	 */
 	if (env_rc == 0 || env_rc == -ERANGE) {
 		v = !strcmp(env, "v1") ? PROTO_V1 : PROTO_V2;
-		say(why, whylen, "%s=%s (dynprof agent linked in): %s", PROTODETECT_AGENT_ENV, env,
-		    proto_version_name(v));
+		errbuf_set(why, whylen, "%s=%s (dynprof agent linked in): %s", PROTODETECT_AGENT_ENV, env,
+			   proto_version_name(v));
 		free(m);
 		return v;
 	}
 
 	/* 3. the current generation */
 	if (m->nroots)
-		say(why, whylen, "CANN at %s, but no version file readable there: v2", m->roots[0].root);
+		errbuf_set(why, whylen, "CANN at %s, but no version file readable there: v2", m->roots[0].root);
 	else if (m->cann)
-		say(why, whylen, "CANN libraries outside a toolkit layout, no version found: v2");
+		errbuf_set(why, whylen, "CANN libraries outside a toolkit layout, no version found: v2");
 	else if (maps_rc)
-		say(why, whylen, "cannot read /proc/%d/maps (%s), no CANN version found: v2", pid,
-		    strerror(-maps_rc));
+		errbuf_set(why, whylen, "cannot read /proc/%d/maps (%s), no CANN version found: v2", pid,
+			   strerror(-maps_rc));
 	else
-		say(why, whylen, "no CANN version found: v2");
+		errbuf_set(why, whylen, "no CANN version found: v2");
 	free(m);
 	return PROTO_V2;
 }

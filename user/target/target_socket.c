@@ -18,23 +18,14 @@
 #include "dynprof/proto.h"
 #include "proc/procfs.h"
 #include "target/target_socket.h"
+#include "common/errbuf.h"
 
 #define CONNECT_BACKLOG_WAIT_MS 1000 /* a full backlog: retry this long */
 #define CONNECT_RETRY_MS        10
 #define NSS_BUF_MAX             (1024 * 1024)
 
-#define WHY(ts, ...) set_why((ts)->why, sizeof((ts)->why), __VA_ARGS__)
-
 /* A human reason; a long path may cut it short, which is fine for a message. */
-__attribute__((format(printf, 3, 4))) static void set_why(char *why, size_t len,
-							  const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
+#define WHY(ts, ...) ((void)errbuf_set((ts)->why, sizeof((ts)->why), __VA_ARGS__))
 
 static const char *const socket_prefixes[] = {
 	DYNPROF_SOCKET_PREFIX,
@@ -397,8 +388,8 @@ static void candidate_init(struct candidate *c, const struct target_socket *ts, 
 {
 	c->name = name;
 	/* For messages only: cut short if ever too long. */
-	set_why(c->host_path, sizeof(c->host_path), "/proc/%d/root%s/%s", ts->pid,
-		strcmp(ts->home, "/") ? ts->home : "", name);
+	(void)errbuf_set(c->host_path, sizeof(c->host_path), "/proc/%d/root%s/%s", ts->pid,
+			 strcmp(ts->home, "/") ? ts->home : "", name);
 }
 
 /* The name must still be a socket, not a symlink or anything else. */
