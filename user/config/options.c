@@ -10,6 +10,7 @@
 #include "config/options.h"
 #include "out/report.h"
 #include "config/rule.h"
+#include "shared/decimal.h"
 
 /* ---- value domains --------------------------------------------------------- */
 
@@ -121,14 +122,11 @@ static bool list_valid(const char *const *words, const char *v)
 
 static bool storage_valid(const char *v)
 {
-	char *end;
-	unsigned long long n;
+	uint64_t n;
+	size_t digits;
 
-	if (*v < '0' || *v > '9')
-		return false;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	return !errno && !strcmp(end, "MB") && n >= 200 && n <= 4294967295ULL;
+	return !decimal_prefix(v, SIZE_MAX, 4294967295ULL, &n, &digits) && !strcmp(v + digits, "MB") &&
+	       n >= 200;
 }
 
 static bool env_valid(const char *v)
@@ -151,12 +149,9 @@ static bool env_valid(const char *v)
 
 static int parse_freq(const char *v)
 {
-	char *end;
-	long n = strtol(v, &end, 10);
+	int n;
 
-	if (*v < '0' || *v > '9' || *end || n < 1 || n > 50)
-		return -1;
-	return (int)n;
+	return decimal_int(v, 1, 50, &n) ? -1 : n;
 }
 
 static int check_switch(const struct switch_def *d, const char *v)

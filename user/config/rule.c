@@ -10,6 +10,7 @@
 
 #include "config/rule.h"
 #include "common/errbuf.h"
+#include "shared/decimal.h"
 
 #define COND_FORMS "open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, signal:NAME, file:PATH, exit"
 #define CALL_FORM "(call:LIB:SYMBOL#N)"
@@ -29,29 +30,18 @@ static bool is_digit(char ch)
 /* The decimal digits that begin s; *end after them. -1 when none or on overflow. */
 static int parse_digits(const char *s, uint64_t *v, const char **end)
 {
-	const char *p = s;
-	uint64_t n = 0;
+	size_t n;
 
-	for (; is_digit(*p); p++) {
-		uint64_t d = (uint64_t)(*p - '0');
-
-		if (n > (UINT64_MAX - d) / 10)
-			return -1;
-		n = n * 10 + d;
-	}
-	if (p == s)
+	if (decimal_prefix(s, SIZE_MAX, UINT64_MAX, v, &n))
 		return -1;
-	*v = n;
-	*end = p;
+	*end = s + n;
 	return 0;
 }
 
 /* A whole string of digits (no sign, no blanks, no junk). */
 static int parse_whole_number(const char *s, uint64_t *v)
 {
-	const char *end;
-
-	return parse_digits(s, v, &end) || *end ? -1 : 0;
+	return decimal_u64(s, 0, UINT64_MAX, v) ? -1 : 0;
 }
 
 int duration_parse_ms(const char *text, int64_t *ms)

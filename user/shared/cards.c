@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "shared/cards.h"
+#include "shared/decimal.h"
 
 static char *const default_globs[] = {
 	"/dev/davinci*",
@@ -60,13 +61,12 @@ void cards_free_patterns(struct card_patterns *p)
 static int trailing_index(const char *path)
 {
 	const char *end = path + strlen(path), *digits = end;
-	long v;
+	uint64_t v;
 
-	while (digits > path && isdigit((unsigned char)digits[-1]))
+	while (digits > path && digits[-1] >= '0' && digits[-1] <= '9')
 		digits--;
-	if (digits == end || end - digits > 6)
+	if (end - digits > 6 || decimal_span(digits, (size_t)(end - digits), 0, 999999, &v))
 		return -1;
-	v = strtol(digits, NULL, 10);
 	return (int)v;
 }
 

@@ -13,6 +13,7 @@
 #include "proc/procfs.h"
 #include "target/protodetect.h"
 #include "common/errbuf.h"
+#include "shared/decimal.h"
 
 #define MAPS_LINE_BUF   16384              /* longer lines (none exist) are skipped */
 #define MAPS_MAX_BYTES  (64L * 1024 * 1024) /* stop reading a pathological maps here */
@@ -201,7 +202,8 @@ static int key_ends_with(const char *s, const char *e, const char *suffix)
 int protodetect_parse_version(const char *text, char *version, size_t len)
 {
 	const char *best = NULL, *best_end = NULL, *line = text;
-	int best_rank = 3, major = 0, digits = 0;
+	int best_rank = 3;
+	uint64_t major;
 	const char *s, *e;
 
 	if (len)
@@ -259,23 +261,16 @@ int protodetect_parse_version(const char *text, char *version, size_t len)
 		s += 5;
 	if (len)
 		snprintf(version, len, "%.*s", (int)(e - s), s);
-	for (const char *c = s; c < e && *c >= '0' && *c <= '9'; c++, digits++) {
-		if (major > 100000)
-			return -1;
-		major = major * 10 + (*c - '0');
-	}
-	return digits ? major : -1;
+	/* A major beyond any CANN's is no version either. */
+	return decimal_prefix(s, (size_t)(e - s), 1000000, &major, NULL) ? -1 : (int)major;
 }
 
 enum proto_version protodetect_for_version(const char *version)
 {
-	int major = 0, digits = 0;
+	uint64_t major;
 
-	if (!version)
-		return PROTO_V2;
-	for (const char *c = version; *c >= '0' && *c <= '9' && digits < 6; c++, digits++)
-		major = major * 10 + (*c - '0');
-	if (!digits)
+	/* No number, or one too long for any CANN: the default. */
+	if (!version || decimal_prefix(version, SIZE_MAX, 1000000, &major, NULL))
 		return PROTO_V2;
 	return major < VERSION_MAJOR_V2 ? PROTO_V1 : PROTO_V2;
 }

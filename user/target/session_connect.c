@@ -22,18 +22,9 @@
 #include "out/report.h"
 #include "target/session.h"
 #include "target/target_select.h"
+#include "shared/decimal.h"
 
 #define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
-
-static bool all_digits(const char *s, size_t len)
-{
-	if (len == 0 || len > 9)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
 
 static bool already_listed(const struct session *s, int pid)
 {
@@ -52,9 +43,10 @@ static int parse_pid_list(struct session *s, const char *list)
 	for (const char *p = list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		int pid = all_digits(p, len) ? atoi(p) : 0;
+		uint64_t v;
 
-		if (pid <= 0) {
+		/* At most 9 digits, as before: a longer value is "non-numeric" too. */
+		if (decimal_span(p, len, 1, 999999999, &v)) {
 			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
 				     (int)len, p);
 			return -EINVAL;
@@ -63,8 +55,8 @@ static int parse_pid_list(struct session *s, const char *list)
 			report_error("Argument --pid: more than %d pids, stop profiling.", SESSION_MAX_TARGETS);
 			return -EINVAL;
 		}
-		if (!already_listed(s, pid))
-			s->targets[s->ntargets++] = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
+		if (!already_listed(s, (int)v))
+			s->targets[s->ntargets++] = (struct target){ .pid = (int)v, .fd = -1, .result_fd = -1 };
 		if (!comma)
 			return 0;
 		p = comma + 1;

@@ -19,6 +19,7 @@
 #include "proc/procfs.h"
 #include "target/target_socket.h"
 #include "common/errbuf.h"
+#include "shared/decimal.h"
 
 #define CONNECT_BACKLOG_WAIT_MS 1000 /* a full backlog: retry this long */
 #define CONNECT_RETRY_MS        10
@@ -35,21 +36,7 @@ static const char *const socket_prefixes[] = {
 /* A key as CANN accepts it: a positive decimal integer, nothing else. */
 static int parse_key(const char *s, int *key)
 {
-	long long v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (*s - '0');
-		if (v > INT_MAX)
-			return -ERANGE;
-	}
-	if (v <= 0)
-		return -EINVAL;
-	*key = (int)v;
-	return 0;
+	return decimal_int(s, 1, INT_MAX, key);
 }
 
 /* Set name, path and host_path for `prefix` + `key` under ts->home. */
