@@ -259,16 +259,17 @@ static void announce_attached(struct target *t)
 	events_target_join(t->pid, t->nspid, comm, 0, false);
 }
 
-/* The first exchange with every connected target at once. */
-static void handshake_all(struct session *s)
+/*
+ * The first exchange with the connected targets among `count` from
+ * `first`, all at once under one deadline; one that fails is dropped.
+ */
+static void handshake(struct session *s, int first, int count)
 {
-	struct exchange **xs = calloc((size_t)s->ntargets, sizeof(*xs));
+	struct exchange *xs[SESSION_MAX_TARGETS];
 	int64_t deadline = clock_ms() + CONNECT_TIMEOUT_MS;
 	int n = 0;
 
-	if (!xs)
-		return;
-	for (int i = 0; i < s->ntargets; i++) {
+	for (int i = first; i < first + count; i++) {
 		struct target *t = &s->targets[i];
 
 		if (t->dropped)
@@ -277,13 +278,18 @@ static void handshake_all(struct session *s)
 		xs[n++] = &t->xchg;
 	}
 	exchange_run(xs, n);
-	for (int i = 0; i < s->ntargets; i++)
+	for (int i = first; i < first + count; i++)
 		if (!s->targets[i].dropped)
 			finish_handshake(s, &s->targets[i]);
+}
+
+/* Attach mode: every target of --pid at once, then the joins announced. */
+static void handshake_all(struct session *s)
+{
+	handshake(s, 0, s->ntargets);
 	for (int i = 0; i < s->ntargets; i++)
 		if (!s->targets[i].dropped)
 			announce_attached(&s->targets[i]);
-	free(xs);
 }
 
 void session_open_launch(struct session *s, const struct options *o, const char *output)
@@ -306,7 +312,6 @@ bool session_has_target(const struct session *s, int pid)
 int session_join(struct session *s, int pid, const char *command, uint64_t cards)
 {
 	struct target *t;
-	struct exchange *x;
 	char list[192];
 	int rc;
 
@@ -324,10 +329,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 		target_drop(t);
 		return rc;
 	}
-	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
-	x = &t->xchg;
-	exchange_run(&x, 1);
-	finish_handshake(s, t);
+	handshake(s, (int)(t - s->targets), 1);
 	if (t->dropped)
 		return -ECONNREFUSED;
 	s->joined++;
@@ -358,7 +360,6 @@ static void quit_connection(struct session *s, struct target *t)
 int session_reconnect(struct session *s, int index)
 {
 	struct target *t = &s->targets[index];
-	struct exchange *x = &t->xchg;
 	int rc;
 
 	quit_connection(s, t);
@@ -375,9 +376,7 @@ int session_reconnect(struct session *s, int index)
 		target_drop(t);
 		return rc;
 	}
-	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
-	exchange_run(&x, 1);
-	finish_handshake(s, t);
+	handshake(s, index, 1);
 	if (t->dropped) {
 		if (t->joined)
 			events_target_leave(t->pid, "error");
