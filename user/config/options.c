@@ -11,6 +11,7 @@
 #include "out/report.h"
 #include "config/rule.h"
 #include "shared/decimal.h"
+#include "shared/array_size.h"
 
 /* ---- value domains --------------------------------------------------------- */
 
@@ -237,7 +238,7 @@ static int apply_switch(struct options *o, const struct switch_def *d, const cha
 
 static const struct switch_def *find_switch(const char *name)
 {
-	for (size_t i = 0; i < sizeof(switch_defs) / sizeof(switch_defs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(switch_defs); i++)
 		if (!strcmp(switch_defs[i].option, name))
 			return &switch_defs[i];
 	return NULL;

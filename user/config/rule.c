@@ -11,6 +11,7 @@
 #include "config/rule.h"
 #include "common/errbuf.h"
 #include "shared/decimal.h"
+#include "shared/array_size.h"
 
 #define COND_FORMS "open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, signal:NAME, file:PATH, exit"
 #define CALL_FORM "(call:LIB:SYMBOL#N)"
@@ -55,7 +56,7 @@ int duration_parse_ms(const char *text, int64_t *ms)
 
 	if (!text || parse_digits(text, &n, &end))
 		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].suffix))
 			continue;
 		if (n == 0 || n > (uint64_t)(INT64_MAX / units[i].ms))
@@ -429,7 +430,7 @@ static const struct cond_form {
 
 static const struct cond_form *cond_form_of(const char *text)
 {
-	for (size_t i = 0; i < sizeof(cond_forms) / sizeof(cond_forms[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cond_forms); i++) {
 		const struct cond_form *f = &cond_forms[i];
 
 		if (f->exact ? !strcmp(text, f->prefix) : !strncmp(text, f->prefix, strlen(f->prefix)))

@@ -13,6 +13,7 @@
 #include "out/output.h"
 #include "out/report.h"
 #include "shared/mkdirp.h"
+#include "shared/array_size.h"
 
 /* msprof refuses these in paths: shell metacharacters and control codes. */
 static const char forbidden[] = "\n\f\r\b\t\v\x7f\"'\\%><|&$;`";
@@ -33,7 +34,7 @@ const char *output_char_name(char c, char *buf, size_t len)
 		      { '\b', "backspace" }, { '\t', "tab" },       { '\v', "vertical tab" },
 		      { '\x7f', "DEL" } };
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (names[i].c == c)
 			return names[i].name;
 	snprintf(buf, len, "'%c'", c);

@@ -12,6 +12,7 @@
 
 #include "shared/cards.h"
 #include "shared/decimal.h"
+#include "shared/array_size.h"
 
 static char *const default_globs[] = {
 	"/dev/davinci*",
@@ -22,7 +23,7 @@ static char *const default_globs[] = {
 
 void cards_default_patterns(struct card_patterns *p)
 {
-	p->count = (int)(sizeof(default_globs) / sizeof(default_globs[0]));
+	p->count = (int)(ARRAY_SIZE(default_globs));
 	for (int i = 0; i < p->count; i++)
 		p->glob[i] = default_globs[i];
 	p->storage = NULL;

@@ -14,6 +14,7 @@
 #include "target/protodetect.h"
 #include "common/errbuf.h"
 #include "shared/decimal.h"
+#include "shared/array_size.h"
 
 #define MAPS_LINE_BUF   16384              /* longer lines (none exist) are skipped */
 #define MAPS_MAX_BYTES  (64L * 1024 * 1024) /* stop reading a pathological maps here */
@@ -129,7 +130,7 @@ int protodetect_toolkit_root(const char *lib_path, char *root, size_t len)
 		rl = (size_t)(end - lib_path);
 		while (rl > 1 && lib_path[rl - 1] == '/')
 			rl--;
-		for (size_t i = 0; i < sizeof(package_dirs) / sizeof(package_dirs[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(package_dirs); i++) {
 			size_t pl = strlen(package_dirs[i]);
 
 			if (rl > pl + 1 && lib_path[rl - pl - 1] == '/' &&

@@ -20,6 +20,7 @@
 #include "target/target_socket.h"
 #include "common/errbuf.h"
 #include "shared/decimal.h"
+#include "shared/array_size.h"
 
 #define CONNECT_BACKLOG_WAIT_MS 1000 /* a full backlog: retry this long */
 #define CONNECT_RETRY_MS        10
@@ -171,7 +172,7 @@ static int find_in_home(struct target_socket *ts, int homefd, const int *keys, i
 	const char *bad_prefix = NULL;
 
 	for (int k = 0; k < nkeys; k++) {
-		for (size_t p = 0; p < sizeof(socket_prefixes) / sizeof(socket_prefixes[0]); p++) {
+		for (size_t p = 0; p < ARRAY_SIZE(socket_prefixes); p++) {
 			struct stat st;
 			int err = fill_paths(ts, socket_prefixes[p], keys[k]);
 
@@ -553,7 +554,7 @@ int target_socket_connect(const struct target_socket *ts, char *why, size_t whyl
 		for (int k = 0; k < 2; k++) {
 			if (k == 1 && ts->nspid == ts->key)
 				break;
-			for (size_t p = 0; p < sizeof(socket_prefixes) / sizeof(socket_prefixes[0]); p++)
+			for (size_t p = 0; p < ARRAY_SIZE(socket_prefixes); p++)
 				snprintf(names[nnames++], sizeof(names[0]), "%s%d", socket_prefixes[p],
 					 keys[k]);
 		}
