@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Strict decimal numbers (see user/shared/decimal.h). */
 #include <errno.h>
+#include <string.h>
 
 #include "shared/decimal.h"
 
@@ -48,21 +49,7 @@ int decimal_span(const char *s, size_t len, uint64_t min, uint64_t max, uint64_t
 
 int decimal_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
-	size_t used;
-	uint64_t v;
-	int err;
-
-	if (!text)
-		return -EINVAL;
-	err = decimal_prefix(text, SIZE_MAX, max, &v, &used);
-	if (err != -EINVAL && text[used])
-		return -EINVAL;
-	if (err)
-		return err;
-	if (v < min)
-		return -ERANGE;
-	*out = v;
-	return 0;
+	return text ? decimal_span(text, strlen(text), min, max, out) : -EINVAL;
 }
 
 int decimal_int(const char *text, int min, int max, int *out)
