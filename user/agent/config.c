@@ -6,20 +6,14 @@
 #include <string.h>
 
 #include "agent/config.h"
+#include "shared/decimal.h"
 
 /* A whole decimal number in 1..INT_MAX, else -1. */
 static int parse_positive(const char *text)
 {
-	char *end;
-	long v;
+	int v;
 
-	if (!text || !*text)
-		return -1;
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || *end || v <= 0 || v > INT_MAX)
-		return -1;
-	return (int)v;
+	return decimal_int(text, 1, INT_MAX, &v) ? -1 : v;
 }
 
 /* An unset variable gives `def`; a set one must be a positive number. */

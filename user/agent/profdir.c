@@ -15,43 +15,22 @@
 #include "agent/params.h"
 #include "agent/profdir.h"
 #include "agent/profname.h"
+#include "shared/clock.h"
+#include "shared/mkdirp.h"
 
 #define PROFDIR_MODE 0750
 #define PROF_INDEX   1 /* CANN numbers every window 000001 */
 #define NAME_TRIES   4
-
-/* mkdir -p: the client names result_dir as this process sees it. */
-static int mkdir_parents(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, mode) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, mode) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
 
 static void random_bytes(unsigned char *buf, size_t len)
 {
 	/* Without entropy the name must still be made; the clock will do. */
 	if (getrandom(buf, len, GRND_NONBLOCK) == (ssize_t)len)
 		return;
-	struct timespec ts;
+	uint64_t ns = clock_mono_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (size_t i = 0; i < len; i++)
-		buf[i] = (unsigned char)((ts.tv_nsec >> (i * 3)) ^ (getpid() >> i));
+		buf[i] = (unsigned char)((ns >> (i * 3)) ^ (uint64_t)(getpid() >> i));
 }
 
 /* Make dir/PROF_... with a fresh name; `out` gets its path. */
@@ -59,15 +38,16 @@ static int make_named_dir(const char *dir, char *out, size_t len)
 {
 	unsigned char rnd[PROFNAME_RAND_LEN];
 	char name[PROFNAME_LEN + 1];
-	struct timespec ts;
 	struct tm tm;
 	int rc = -EEXIST;
 
 	for (int i = 0; i < NAME_TRIES && rc == -EEXIST; i++) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		localtime_r(&ts.tv_sec, &tm);
+		int64_t us = clock_wall_us();
+		time_t sec = (time_t)(us / 1000000);
+
+		localtime_r(&sec, &tm);
 		random_bytes(rnd, sizeof(rnd));
-		rc = profname_format(name, sizeof(name), PROF_INDEX, &tm, (int)(ts.tv_nsec / 1000000),
+		rc = profname_format(name, sizeof(name), PROF_INDEX, &tm, (int)(us / 1000 % 1000),
 				     (long)getpid(), rnd);
 		if (rc < 0)
 			return rc;
@@ -133,7 +113,7 @@ int profdir_open(struct profdir *pd, const char *params_json, const struct agent
 
 	rc = params_result_dir(params_json, result_dir, sizeof(result_dir));
 	if (!rc)
-		rc = mkdir_parents(result_dir, PROFDIR_MODE);
+		rc = mkdir_p(result_dir, PROFDIR_MODE); /* the client names it as this process sees it */
 	if (!rc)
 		rc = make_named_dir(result_dir, pd->path, sizeof(pd->path));
 	if (!rc)

@@ -163,7 +163,7 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	struct launch app;
 	struct session s;
 	const char *note = NULL;
-	int rc;
+	int rc = EXIT_OPTION_ERROR;
 
 	session_open_launch(&s, o, output);
 	f.s = &s;
@@ -174,29 +174,17 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	f.t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, on_change, &f, true, &note);
 	if (!f.t || !s.targets) {
 		report_error("dynprof: cannot follow processes: out of memory");
-		tracker_close(f.t);
-		pidtab_free(&f.tree);
-	pidtab_free(&f.failed);
-		session_close(&s);
-		return EXIT_OPTION_ERROR;
+		goto out;
 	}
 	if (note)
 		report_info("%s", note);
-	if (automation_start(a, &s, tracker_model(f.t))) {
-		tracker_close(f.t);
-		pidtab_free(&f.tree);
-		pidtab_free(&f.failed);
-		session_close(&s);
-		return EXIT_OPTION_ERROR;
-	}
+	if (automation_start(a, &s, tracker_model(f.t)))
+		goto out;
 	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin);
 	if (rc) {
 		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
-		tracker_close(f.t);
-		pidtab_free(&f.tree);
-	pidtab_free(&f.failed);
-		session_close(&s);
-		return EXIT_OPTION_ERROR;
+		rc = EXIT_OPTION_ERROR;
+		goto out;
 	}
 	f.root = app.pid;
 	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
@@ -210,6 +198,7 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	summary(&s);
 	rc = launch_exit_status(&app);
 	launch_close(&app);
+out:
 	tracker_close(f.t);
 	pidtab_free(&f.tree);
 	pidtab_free(&f.failed);

@@ -16,6 +16,7 @@
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "proc/tracker.h"
+#include "shared/clock.h"
 
 #define CONTAINER_SHORT 12 /* as `docker ps` shows ids */
 
@@ -206,15 +207,6 @@ static void list_once(const struct options *o, struct procmodel *m, const struct
 		explain_empty(patterns);
 }
 
-/* When dynprof learned of a change: lets users (and the benchmark) time it. */
-static long long realtime_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* --watch: one line per change of a card user. */
 static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 {
@@ -230,7 +222,8 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 		cJSON *j = proc_json(p);
 
 		cJSON_AddStringToObject(j, "event", change_name(what));
-		cJSON_AddNumberToObject(j, "time_us", (double)realtime_us());
+		/* When dynprof learned of the change: lets users (and the benchmark) time it. */
+		cJSON_AddNumberToObject(j, "time_us", (double)clock_wall_us());
 		print_json(j);
 		return;
 	}

@@ -10,6 +10,8 @@
 #include "config/options.h"
 #include "out/report.h"
 #include "config/rule.h"
+#include "shared/decimal.h"
+#include "shared/array_size.h"
 
 /* ---- value domains --------------------------------------------------------- */
 
@@ -121,14 +123,11 @@ static bool list_valid(const char *const *words, const char *v)
 
 static bool storage_valid(const char *v)
 {
-	char *end;
-	unsigned long long n;
+	uint64_t n;
+	size_t digits;
 
-	if (*v < '0' || *v > '9')
-		return false;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	return !errno && !strcmp(end, "MB") && n >= 200 && n <= 4294967295ULL;
+	return !decimal_prefix(v, SIZE_MAX, 4294967295ULL, &n, &digits) && !strcmp(v + digits, "MB") &&
+	       n >= 200;
 }
 
 static bool env_valid(const char *v)
@@ -151,12 +150,9 @@ static bool env_valid(const char *v)
 
 static int parse_freq(const char *v)
 {
-	char *end;
-	long n = strtol(v, &end, 10);
+	int n;
 
-	if (*v < '0' || *v > '9' || *end || n < 1 || n > 50)
-		return -1;
-	return (int)n;
+	return decimal_int(v, 1, 50, &n) ? -1 : n;
 }
 
 static int check_switch(const struct switch_def *d, const char *v)
@@ -242,7 +238,7 @@ static int apply_switch(struct options *o, const struct switch_def *d, const cha
 
 static const struct switch_def *find_switch(const char *name)
 {
-	for (size_t i = 0; i < sizeof(switch_defs) / sizeof(switch_defs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(switch_defs); i++)
 		if (!strcmp(switch_defs[i].option, name))
 			return &switch_defs[i];
 	return NULL;

@@ -9,6 +9,9 @@
 #include <time.h>
 
 #include "config/rule.h"
+#include "common/errbuf.h"
+#include "shared/decimal.h"
+#include "shared/array_size.h"
 
 #define COND_FORMS "open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, signal:NAME, file:PATH, exit"
 #define CALL_FORM "(call:LIB:SYMBOL#N)"
@@ -17,19 +20,6 @@
 #define RULE_FORM "(start=COND[,stop=COND][,repeat=N][,every=DURATION])"
 #define SCRIPT_FORM "(start, stop, quit, sleep DURATION, wait CONDITION)"
 #define OTHER_SIGNAL "choose another signal, such as USR1"
-
-static int errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* ---- numbers ------------------------------------------------------------------ */
 
@@ -41,29 +31,18 @@ static bool is_digit(char ch)
 /* The decimal digits that begin s; *end after them. -1 when none or on overflow. */
 static int parse_digits(const char *s, uint64_t *v, const char **end)
 {
-	const char *p = s;
-	uint64_t n = 0;
+	size_t n;
 
-	for (; is_digit(*p); p++) {
-		uint64_t d = (uint64_t)(*p - '0');
-
-		if (n > (UINT64_MAX - d) / 10)
-			return -1;
-		n = n * 10 + d;
-	}
-	if (p == s)
+	if (decimal_prefix(s, SIZE_MAX, UINT64_MAX, v, &n))
 		return -1;
-	*v = n;
-	*end = p;
+	*end = s + n;
 	return 0;
 }
 
 /* A whole string of digits (no sign, no blanks, no junk). */
 static int parse_whole_number(const char *s, uint64_t *v)
 {
-	const char *end;
-
-	return parse_digits(s, v, &end) || *end ? -1 : 0;
+	return decimal_u64(s, 0, UINT64_MAX, v) ? -1 : 0;
 }
 
 int duration_parse_ms(const char *text, int64_t *ms)
@@ -77,7 +56,7 @@ int duration_parse_ms(const char *text, int64_t *ms)
 
 	if (!text || parse_digits(text, &n, &end))
 		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].suffix))
 			continue;
 		if (n == 0 || n > (uint64_t)(INT64_MAX / units[i].ms))
@@ -350,20 +329,20 @@ struct cond_ctx {
 static int store(struct cond_ctx *x, char **field, const char *s, size_t len)
 {
 	*field = strndup(s, len);
-	return *field ? 0 : errf(x->err, x->errlen, "%s: out of memory", x->text);
+	return *field ? 0 : errbuf_set(x->err, x->errlen, "%s: out of memory", x->text);
 }
 
 static int parse_exec(struct cond_ctx *x, struct condition *c, const char *arg)
 {
 	if (!*arg)
-		return errf(x->err, x->errlen, "%s: the glob is empty (exec:GLOB)", x->text);
+		return errbuf_set(x->err, x->errlen, "%s: the glob is empty (exec:GLOB)", x->text);
 	return store(x, &c->glob, arg, strlen(arg));
 }
 
 static int parse_file(struct cond_ctx *x, struct condition *c, const char *arg)
 {
 	if (!*arg)
-		return errf(x->err, x->errlen, "%s: the path is empty (file:PATH)", x->text);
+		return errbuf_set(x->err, x->errlen, "%s: the path is empty (file:PATH)", x->text);
 	return store(x, &c->path, arg, strlen(arg));
 }
 
@@ -376,18 +355,18 @@ static int parse_call(struct cond_ctx *x, struct condition *c, const char *arg)
 	const char *colon = strchr(arg, ':'), *sym, *hash;
 
 	if (!colon)
-		return errf(x->err, x->errlen, "%s: no ':' between library and symbol " CALL_FORM, x->text);
+		return errbuf_set(x->err, x->errlen, "%s: no ':' between library and symbol " CALL_FORM, x->text);
 	if (colon == arg)
-		return errf(x->err, x->errlen, "%s: the library is empty " CALL_FORM, x->text);
+		return errbuf_set(x->err, x->errlen, "%s: the library is empty " CALL_FORM, x->text);
 	sym = colon + 1;
 	hash = strrchr(sym, '#');
 	if (!hash)
-		return errf(x->err, x->errlen, "%s: the call number is missing " CALL_FORM, x->text);
+		return errbuf_set(x->err, x->errlen, "%s: the call number is missing " CALL_FORM, x->text);
 	if (hash == sym)
-		return errf(x->err, x->errlen, "%s: the symbol is empty " CALL_FORM, x->text);
+		return errbuf_set(x->err, x->errlen, "%s: the symbol is empty " CALL_FORM, x->text);
 	if (parse_whole_number(hash + 1, &c->count) || c->count == 0)
-		return errf(x->err, x->errlen, "%s: the call number '%s' is not a positive integer " CALL_FORM,
-			    x->text, hash + 1);
+		return errbuf_set(x->err, x->errlen, "%s: the call number '%s' is not a positive integer " CALL_FORM,
+				  x->text, hash + 1);
 	if (store(x, &c->lib, arg, (size_t)(colon - arg)))
 		return -1;
 	return store(x, &c->symbol, sym, (size_t)(hash - sym));
@@ -396,7 +375,7 @@ static int parse_call(struct cond_ctx *x, struct condition *c, const char *arg)
 static int parse_after(struct cond_ctx *x, struct condition *c, const char *arg)
 {
 	if (duration_parse_ms(arg, &c->ms))
-		return errf(x->err, x->errlen, "%s: '%s' is not a duration " DURATION_FORM, x->text, arg);
+		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a duration " DURATION_FORM, x->text, arg);
 	return 0;
 }
 
@@ -406,18 +385,18 @@ static int parse_at(struct cond_ctx *x, struct condition *c, const char *arg)
 
 	switch (time_parse(arg, &c->ms)) {
 	case TIME_NO_ZONE:
-		return errf(x->err, x->errlen,
-			    "%s: the time has no zone; add Z (UTC) or an offset such as +08:00, as nodes' zones may differ",
-			    x->text);
+		return errbuf_set(x->err, x->errlen,
+				  "%s: the time has no zone; add Z (UTC) or an offset such as +08:00, as nodes' zones may differ",
+				  x->text);
 	case TIME_BAD:
-		return errf(x->err, x->errlen, "%s: '%s' is not a time " TIME_FORM, x->text, arg);
+		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a time " TIME_FORM, x->text, arg);
 	case TIME_OK:
 		break;
 	}
 	if (c->ms > x->now)
 		return 0;
 	time_text(x->now, now, sizeof(now));
-	return errf(x->err, x->errlen, "%s is in the past (now %s)", x->text, now);
+	return errbuf_set(x->err, x->errlen, "%s is in the past (now %s)", x->text, now);
 }
 
 static int parse_signal(struct cond_ctx *x, struct condition *c, const char *arg)
@@ -425,11 +404,11 @@ static int parse_signal(struct cond_ctx *x, struct condition *c, const char *arg
 	const char *why;
 
 	if (signal_parse(arg, &c->signo))
-		return errf(x->err, x->errlen, "%s: '%s' is not a signal name (such as USR1, SIGUSR2 or RTMIN+1)",
-			    x->text, arg);
+		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a signal name (such as USR1, SIGUSR2 or RTMIN+1)",
+				  x->text, arg);
 	why = signal_refusal(c->signo);
 	if (why)
-		return errf(x->err, x->errlen, "%s: SIG%s %s; " OTHER_SIGNAL, x->text, sigabbrev_np(c->signo), why);
+		return errbuf_set(x->err, x->errlen, "%s: SIG%s %s; " OTHER_SIGNAL, x->text, sigabbrev_np(c->signo), why);
 	return 0;
 }
 
@@ -451,7 +430,7 @@ static const struct cond_form {
 
 static const struct cond_form *cond_form_of(const char *text)
 {
-	for (size_t i = 0; i < sizeof(cond_forms) / sizeof(cond_forms[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cond_forms); i++) {
 		const struct cond_form *f = &cond_forms[i];
 
 		if (f->exact ? !strcmp(text, f->prefix) : !strncmp(text, f->prefix, strlen(f->prefix)))
@@ -466,13 +445,13 @@ static int check_side(const struct cond_ctx *x, const struct cond_form *f)
 	const char *key = x->for_stop ? "stop" : "start";
 
 	if (x->for_stop && f->kind == COND_OPEN)
-		return errf(x->err, x->errlen, "%s=%s: 'open' is a start condition (the target's first card open)",
-			    key, x->text);
+		return errbuf_set(x->err, x->errlen, "%s=%s: 'open' is a start condition (the target's first card open)",
+				  key, x->text);
 	if (x->for_stop && f->kind == COND_EXEC)
-		return errf(x->err, x->errlen, "%s=%s: 'exec:' is a start condition (the target runs a binary)",
-			    key, x->text);
+		return errbuf_set(x->err, x->errlen, "%s=%s: 'exec:' is a start condition (the target runs a binary)",
+				  key, x->text);
 	if (!x->for_stop && f->kind == COND_EXIT)
-		return errf(x->err, x->errlen, "%s=%s: 'exit' is a stop condition (the target exits)", key, x->text);
+		return errbuf_set(x->err, x->errlen, "%s=%s: 'exit' is a stop condition (the target exits)", key, x->text);
 	return 0;
 }
 
@@ -484,10 +463,10 @@ int condition_parse(const char *text, bool for_stop, int64_t now_epoch_ms, struc
 
 	memset(c, 0, sizeof(*c));
 	if (!text || !*text)
-		return errf(err, errlen, "an empty condition (" COND_FORMS ")");
+		return errbuf_set(err, errlen, "an empty condition (" COND_FORMS ")");
 	f = cond_form_of(text);
 	if (!f)
-		return errf(err, errlen, "'%s': unknown condition (" COND_FORMS ")", text);
+		return errbuf_set(err, errlen, "'%s': unknown condition (" COND_FORMS ")", text);
 	if (check_side(&x, f))
 		return -1;
 	snprintf(c->text, sizeof(c->text), "%s", text); /* messages only: a long path may be cut */
@@ -554,11 +533,11 @@ static int bad_item(struct rule_state *st, const char *item)
 	const char *eq = memchr(item, '=', len);
 
 	if (!len)
-		return errf(st->err, st->errlen, "'%s': an empty item " RULE_FORM, st->r->text);
+		return errbuf_set(st->err, st->errlen, "'%s': an empty item " RULE_FORM, st->r->text);
 	if (eq)
-		return errf(st->err, st->errlen, "'%.*s': unknown key (start=, stop=, repeat=, every=)",
-			    (int)(eq - item), item);
-	return errf(st->err, st->errlen, "'%.*s': not key=value " RULE_FORM, (int)len, item);
+		return errbuf_set(st->err, st->errlen, "'%.*s': unknown key (start=, stop=, repeat=, every=)",
+				  (int)(eq - item), item);
+	return errbuf_set(st->err, st->errlen, "'%.*s': not key=value " RULE_FORM, (int)len, item);
 }
 
 /* Only globs, paths and symbols may hold commas; elsewhere a comma begins a stray item. */
@@ -576,8 +555,8 @@ static int parse_repeat(struct rule_state *st, const char *value)
 	uint64_t n;
 
 	if (parse_whole_number(value, &n) || n < 1 || n > RULE_MAX_REPEAT)
-		return errf(st->err, st->errlen, "repeat=%s: the number of windows must be from 1 to %d", value,
-			    RULE_MAX_REPEAT);
+		return errbuf_set(st->err, st->errlen, "repeat=%s: the number of windows must be from 1 to %d", value,
+				  RULE_MAX_REPEAT);
 	st->repeat = (int)n;
 	return 0;
 }
@@ -585,7 +564,7 @@ static int parse_repeat(struct rule_state *st, const char *value)
 static int parse_every(struct rule_state *st, const char *value)
 {
 	if (duration_parse_ms(value, &st->r->every_ms))
-		return errf(st->err, st->errlen, "every=%s: '%s' is not a duration " DURATION_FORM, value, value);
+		return errbuf_set(st->err, st->errlen, "every=%s: '%s' is not a duration " DURATION_FORM, value, value);
 	snprintf(st->every_arg, sizeof(st->every_arg), "%s", value);
 	return 0;
 }
@@ -593,7 +572,7 @@ static int parse_every(struct rule_state *st, const char *value)
 static int apply_item(struct rule_state *st, enum rule_key key, const char *value)
 {
 	if (st->seen & (1u << key))
-		return errf(st->err, st->errlen, "'%s' given twice", rule_keys[key]);
+		return errbuf_set(st->err, st->errlen, "'%s' given twice", rule_keys[key]);
 	st->seen |= 1u << key;
 	if (check_commas(st, key, value))
 		return -1;
@@ -624,7 +603,7 @@ static int parse_items(struct rule_state *st, const char *text)
 		end = item_end(value);
 		copy = strndup(value, (size_t)(end - value));
 		if (!copy)
-			return errf(st->err, st->errlen, "out of memory");
+			return errbuf_set(st->err, st->errlen, "out of memory");
 		rc = apply_item(st, (enum rule_key)key, copy);
 		free(copy);
 		if (rc || !*end)
@@ -648,17 +627,17 @@ static int check_rule(struct rule_state *st)
 				  : "needs a stop= other than exit: such a window ends only when the target exits";
 
 	if (!(st->seen & (1u << KEY_START)))
-		return errf(st->err, st->errlen, "'%s': no start= " RULE_FORM, r->text);
+		return errbuf_set(st->err, st->errlen, "'%s': no start= " RULE_FORM, r->text);
 	r->repeat = st->seen & (1u << KEY_REPEAT) ? st->repeat : every ? 0 : 1;
 	if (r->stop.kind == COND_NONE || r->stop.kind == COND_EXIT) {
 		if (every)
-			return errf(st->err, st->errlen, "every=%s %s", st->every_arg, why);
+			return errbuf_set(st->err, st->errlen, "every=%s %s", st->every_arg, why);
 		if (r->repeat > 1)
-			return errf(st->err, st->errlen, "repeat=%d %s", r->repeat, why);
+			return errbuf_set(st->err, st->errlen, "repeat=%d %s", r->repeat, why);
 	}
 	if (r->repeat > 1 && !every && fires_once(r->start.kind))
-		return errf(st->err, st->errlen, "start=%s fires once per target: add every=DURATION to repeat it",
-			    r->start.text);
+		return errbuf_set(st->err, st->errlen, "start=%s fires once per target: add every=DURATION to repeat it",
+				  r->start.text);
 	return 0;
 }
 
@@ -668,7 +647,7 @@ int rule_parse(const char *text, int64_t now_epoch_ms, struct window_rule *r, ch
 
 	memset(r, 0, sizeof(*r));
 	if (!text || !*text)
-		return errf(err, errlen, "the rule is empty " RULE_FORM);
+		return errbuf_set(err, errlen, "the rule is empty " RULE_FORM);
 	snprintf(r->text, sizeof(r->text), "%s", text); /* messages only: may be cut */
 	if (parse_items(&st, text) || check_rule(&st)) {
 		rule_free(r);
@@ -697,7 +676,7 @@ static int parse_bare(const char *line, const char *word, const char *arg, enum 
 		      struct script_cmd *cmd, char *err, size_t errlen)
 {
 	if (*arg)
-		return errf(err, errlen, "'%s': %s takes no argument", line, word);
+		return errbuf_set(err, errlen, "'%s': %s takes no argument", line, word);
 	cmd->op = op;
 	return 0;
 }
@@ -705,11 +684,11 @@ static int parse_bare(const char *line, const char *word, const char *arg, enum 
 static int parse_sleep(const char *line, const char *arg, struct script_cmd *cmd, char *err, size_t errlen)
 {
 	if (!*arg)
-		return errf(err, errlen, "'%s': sleep needs a duration (sleep DURATION, such as sleep 30s)", line);
+		return errbuf_set(err, errlen, "'%s': sleep needs a duration (sleep DURATION, such as sleep 30s)", line);
 	if (strpbrk(arg, " \t\r"))
-		return errf(err, errlen, "'%s': sleep takes one duration (sleep DURATION, such as sleep 30s)", line);
+		return errbuf_set(err, errlen, "'%s': sleep takes one duration (sleep DURATION, such as sleep 30s)", line);
 	if (duration_parse_ms(arg, &cmd->ms))
-		return errf(err, errlen, "'%s': '%s' is not a duration " DURATION_FORM, line, arg);
+		return errbuf_set(err, errlen, "'%s': '%s' is not a duration " DURATION_FORM, line, arg);
 	cmd->op = SCRIPT_SLEEP;
 	return 0;
 }
@@ -719,7 +698,7 @@ static int parse_wait(const char *line, const char *arg, int64_t now, struct scr
 		      size_t errlen)
 {
 	if (!*arg)
-		return errf(err, errlen, "'%s': wait needs a condition (wait CONDITION: " COND_FORMS ")", line);
+		return errbuf_set(err, errlen, "'%s': wait needs a condition (wait CONDITION: " COND_FORMS ")", line);
 	if (!strcmp(arg, "exit")) {
 		memset(&cmd->cond, 0, sizeof(cmd->cond));
 		cmd->cond.kind = COND_EXIT;
@@ -754,7 +733,7 @@ static int parse_command(char *line, int64_t now, struct script_cmd *cmd, char *
 		return parse_sleep(line, arg, cmd, err, errlen);
 	if (!strcmp(word, "wait"))
 		return parse_wait(line, arg, now, cmd, err, errlen);
-	return errf(err, errlen, "'%.*s': unknown command " SCRIPT_FORM, (int)wlen, line);
+	return errbuf_set(err, errlen, "'%.*s': unknown command " SCRIPT_FORM, (int)wlen, line);
 }
 
 int script_parse_line(const char *line, int64_t now_epoch_ms, struct script_cmd *cmd, char *err,
@@ -775,7 +754,7 @@ int script_parse_line(const char *line, int64_t now_epoch_ms, struct script_cmd 
 		return 0; /* SCRIPT_NOP */
 	copy = strndup(s, len);
 	if (!copy)
-		return errf(err, errlen, "out of memory");
+		return errbuf_set(err, errlen, "out of memory");
 	rc = parse_command(copy, now_epoch_ms, cmd, err, errlen);
 	free(copy);
 	return rc;

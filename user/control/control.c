@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "control/control.h"
+#include "common/errbuf.h"
 
 #define CONTROL_BACKLOG 16
 #define ACCEPT_BURST 32 /* accepts per event, so a flood cannot starve the rest */
@@ -53,19 +54,8 @@ struct control {
 	int next_id;
 };
 
-/* Write one error line into err; returns -1 for the caller to pass on. */
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(err, errlen, "--control: ");
-
-	if (n >= 0 && (size_t)n < errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+/* One error line into err, "--control: " first; -1 for the caller to pass on. */
+#define fail(err, errlen, fmt, ...) errbuf_set(err, errlen, "--control: " fmt, ##__VA_ARGS__)
 
 /* ---- clients ----------------------------------------------------------------- */
 

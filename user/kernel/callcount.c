@@ -26,8 +26,10 @@
 #include "dynprof/callcount.h"
 #include "kernel/elfsym.h"
 #include "common/grow.h"
+#include "common/procstat.h"
 #include "kernel/libmaps.h"
 #include "kernel/linkreaper.h"
+#include "shared/clock.h"
 
 _Static_assert(DP_CC_RINGBUF_BYTES >= 4096 && (DP_CC_RINGBUF_BYTES & (DP_CC_RINGBUF_BYTES - 1)) == 0,
 	       "DP_CC_RINGBUF_BYTES: a power of 2, at least a page");
@@ -41,13 +43,6 @@ _Static_assert(DP_CC_RINGBUF_BYTES >= 4096 && (DP_CC_RINGBUF_BYTES & (DP_CC_RING
  * unmap of the same size between two refreshes leave the size unchanged).
  */
 #define RESCAN_EVERY 50
-
-/* The identity and size of a process, from /proc/<pid>/stat. */
-struct proc_stat {
-	char state;
-	unsigned long long start; /* clock ticks since boot: the pid's identity */
-	unsigned long vsize;      /* grows with every dlopen: a cheap "maps changed?" */
-};
 
 struct probe {
 	int pid;
@@ -75,37 +70,19 @@ struct callcount {
 
 /* ---- small helpers ------------------------------------------------------- */
 
-static uint64_t monotonic_ns(void)
+/*
+ * The identity of a process (start: clock ticks since boot) and its size
+ * (vsize grows with every dlopen: a cheap "maps changed?"). 0, or -ESRCH
+ * when there is no such process (or only its zombie).
+ */
+static int read_proc_stat(int pid, struct procstat *st)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* 0, or -ESRCH when there is no such process (or only its zombie). */
-static int read_proc_stat(int pid, struct proc_stat *st)
-{
-	char path[64], buf[1024];
-	const char *p;
-	ssize_t len;
-	int fd;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (procstat_read(path, st))
 		return -ESRCH;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -ESRCH;
-	buf[len] = '\0';
-	/* Fields after the last ')': comm may hold anything. 3 state .. 22 starttime, 23 vsize. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
-				" %*d %*d %*d %*d %*d %*d %llu %lu", &st->state, &st->start, &st->vsize) != 3)
-		return -ESRCH;
-	return st->state == 'Z' || st->state == 'X' || st->state == 'x' ? -ESRCH : 0;
+	return procstat_dead(st->state) ? -ESRCH : 0;
 }
 
 static struct dp_cc_key key_of(const struct probe *p)
@@ -219,7 +196,7 @@ static void settle(struct callcount *cc, int pid, unsigned id, const struct call
 			return;
 		}
 		thresholds_reached(p, now);
-		report_fired(h, pid, id, now, monotonic_ns());
+		report_fired(h, pid, id, now, clock_mono_ns());
 	}
 }
 
@@ -378,7 +355,7 @@ static int attach(struct callcount *cc, struct probe *p, const char *host_path, 
 		bpfutil_failure(err, errlen, step, rc);
 		return rc;
 	}
-	p->attached_ns = monotonic_ns();
+	p->attached_ns = clock_mono_ns();
 	kernel_arm(cc, p);
 	return CALLCOUNT_ATTACHED;
 }
@@ -517,7 +494,7 @@ int callcount_watch(struct callcount *cc, int pid, unsigned probe_id, const char
 		    const char *symbol, char *err, size_t errlen)
 {
 	char local[8];
-	struct proc_stat st;
+	struct procstat st;
 	struct probe *p;
 	int rc;
 
@@ -577,7 +554,7 @@ static void refresh_one(struct callcount *cc, size_t i, const struct callcount_h
 {
 	struct probe *p = &cc->p[i];
 	char why[PATH_MAX + 256], path[PATH_MAX];
-	struct proc_stat st;
+	struct procstat st;
 	int rc;
 
 	if (read_proc_stat(p->pid, &st) != 0 || st.start != p->start) {

@@ -26,14 +26,6 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-uint64_t discover_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A pidfd for process pid; -EINVAL when pid is a thread but not a leader. */
 int discover_pidfd_open(int pid)
 {

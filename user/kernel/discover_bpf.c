@@ -17,7 +17,9 @@
 
 #include "bpf/discover.skel.h"
 #include "kernel/bpfutil.h"
+#include "common/procstat.h"
 #include "kernel/discover_impl.h"
+#include "shared/clock.h"
 #include "dynprof/events.h"
 
 #ifndef PF_EXITING
@@ -39,7 +41,7 @@ _Static_assert(DP_RINGBUF_BYTES >= 4096 && (DP_RINGBUF_BYTES & (DP_RINGBUF_BYTES
  */
 static bool group_exiting(int pid)
 {
-	char path[64], buf[512];
+	char path[64];
 	struct dirent *de;
 	bool exiting = true;
 	int budget = 1 << 16; /* threads */
@@ -50,30 +52,20 @@ static bool group_exiting(int pid)
 	if (!dir)
 		return false;
 	while (exiting && budget-- > 0 && (de = readdir(dir))) {
-		unsigned int flags;
-		const char *p;
-		char state;
-		ssize_t len;
-		int fd;
+		struct procstat st;
+		int err;
 
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/stat", pid, de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		err = procstat_read(path, &st);
+		if (err == -ESRCH)
 			continue; /* the thread is gone */
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		/* "tid (comm) state ppid pgrp session tty_nr tpgid flags ..." */
-		p = strrchr(buf, ')');
-		if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2) {
+		if (err) {
 			exiting = false; /* cannot tell: assume it lives */
 			break;
 		}
-		if (state != 'Z' && state != 'X' && !(flags & PF_EXITING))
+		if (st.state != 'Z' && st.state != 'X' && !(st.flags & PF_EXITING))
 			exiting = false;
 	}
 	closedir(dir);
@@ -265,7 +257,7 @@ int discover_bpf_watch(struct discover *d, int pid)
 	 * finds the pid in the map. No exit falls in between. An event for a
 	 * watch refused here finds no table entry and is ignored.
 	 */
-	err = discover_watch_add(d, pid, -1, discover_now_ns());
+	err = discover_watch_add(d, pid, -1, clock_mono_ns());
 	if (err)
 		return err;
 	err = bpf_map__update_elem(d->skel->maps.watched, &key, sizeof(key), &one, sizeof(one), BPF_ANY);

@@ -45,7 +45,6 @@ struct discover {
 };
 
 /* discover.c */
-uint64_t discover_now_ns(void);
 int discover_pidfd_open(int pid);
 bool discover_pidfd_exited(int pidfd);
 ssize_t discover_watch_find(const struct discover *d, int pid);

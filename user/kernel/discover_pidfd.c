@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kernel/discover_impl.h"
+#include "shared/clock.h"
 
 int discover_pidfd_watch(struct discover *d, int pid)
 {
@@ -24,7 +25,7 @@ int discover_pidfd_watch(struct discover *d, int pid)
 		close(fd);
 		return -ESRCH;
 	}
-	err = discover_watch_add(d, pid, -1, discover_now_ns());
+	err = discover_watch_add(d, pid, -1, clock_mono_ns());
 	if (err) {
 		close(fd);
 		return err;

@@ -12,6 +12,8 @@
 
 #include "out/output.h"
 #include "out/report.h"
+#include "shared/mkdirp.h"
+#include "shared/array_size.h"
 
 /* msprof refuses these in paths: shell metacharacters and control codes. */
 static const char forbidden[] = "\n\f\r\b\t\v\x7f\"'\\%><|&$;`";
@@ -32,34 +34,11 @@ const char *output_char_name(char c, char *buf, size_t len)
 		      { '\b', "backspace" }, { '\t', "tab" },       { '\v', "vertical tab" },
 		      { '\x7f', "DEL" } };
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (names[i].c == c)
 			return names[i].name;
 	snprintf(buf, len, "'%c'", c);
 	return buf;
-}
-
-/* mkdir -p with mode 0750 for the parts that are missing. */
-static int make_folders(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-
-		*p = '\0';
-		if (mkdir(buf, 0750) && errno != EEXIST)
-			return -errno;
-		*p = saved;
-		if (!saved)
-			return 0;
-	}
 }
 
 static int default_output(char *buf, size_t len)
@@ -112,7 +91,7 @@ int output_prepare(const char *given, char *abs, size_t len)
 			     path, output_char_name(bad, cname, sizeof(cname)));
 		return -EINVAL;
 	}
-	rc = make_folders(path);
+	rc = mkdir_p(path, 0750);
 	if (rc == 0 && (stat(path, &st) || !S_ISDIR(st.st_mode)))
 		rc = errno ? -errno : -ENOTDIR;
 	if (rc == 0 && !realpath(path, abs))

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "proc/procmodel.h"
+#include "shared/array_size.h"
 
 #define CONTAINER_ID_LEN 64
 
@@ -67,7 +68,7 @@ static const char *component_id(const char *s, size_t n)
 
 	if (n > 6 && !memcmp(s + n - 6, ".scope", 6))
 		n -= 6;
-	for (size_t i = 0; i < sizeof(engine_prefixes) / sizeof(engine_prefixes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(engine_prefixes); i++) {
 		if (has_prefix(s, n, engine_prefixes[i], &k)) {
 			s += k;
 			n -= k;

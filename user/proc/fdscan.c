@@ -9,17 +9,13 @@
 #include <unistd.h>
 
 #include "proc/fdscan.h"
+#include "shared/decimal.h"
 
 static int parse_fd(const char *name)
 {
-	char *end;
-	long v;
+	int v;
 
-	errno = 0;
-	v = strtol(name, &end, 10);
-	if (errno || end == name || *end || v < 0 || v > INT_MAX)
-		return -1;
-	return (int)v;
+	return decimal_int(name, 0, INT_MAX, &v) ? -1 : v;
 }
 
 /* One buffer of entries; returns the callback's stop value or 0. */
@@ -75,15 +71,11 @@ int fdscan(int piddir, fdscan_fn fn, void *ctx)
 
 unsigned long fdscan_socket_inode(const char *target)
 {
-	const char *p;
-	unsigned long v = 0;
+	const char *p = target + 8;
+	uint64_t v;
+	size_t n;
 
-	if (strncmp(target, "socket:[", 8))
+	if (strncmp(target, "socket:[", 8) || decimal_prefix(p, SIZE_MAX, ULONG_MAX, &v, &n))
 		return 0;
-	for (p = target + 8; *p >= '0' && *p <= '9'; p++) {
-		if (v > (~0UL - 9) / 10)
-			return 0;
-		v = v * 10 + (unsigned long)(*p - '0');
-	}
-	return *p == ']' && p[1] == '\0' ? v : 0;
+	return p[n] == ']' && p[n + 1] == '\0' ? (unsigned long)v : 0;
 }

@@ -12,7 +12,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/procstat.h"
 #include "proc/procfs.h"
+#include "shared/decimal.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -113,25 +115,6 @@ static int read_proc(int pid, const char *what, size_t max, char **buf, size_t *
 	return err;
 }
 
-/* Parse a non-negative decimal that fills [s, end): no sign, no blanks. */
-static int parse_ulong_exact(const char *s, const char *end, unsigned long long max,
-			     unsigned long long *out)
-{
-	unsigned long long v = 0;
-
-	if (s >= end)
-		return -EINVAL;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		if (v > (max - (unsigned)(*s - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (unsigned)(*s - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 /* ---- status -------------------------------------------------------------- */
 
 /* The value part of `key` when `line` (of length n) starts with it. */
@@ -155,7 +138,7 @@ static int status_field(const char *v, const char *end, int want_last,
 
 	while (v < end) {
 		const char *s;
-		unsigned long long x;
+		uint64_t x;
 
 		while (v < end && (*v == ' ' || *v == '\t'))
 			v++;
@@ -164,7 +147,7 @@ static int status_field(const char *v, const char *end, int want_last,
 		s = v;
 		while (v < end && *v != ' ' && *v != '\t')
 			v++;
-		if (parse_ulong_exact(s, v, max, &x))
+		if (decimal_span(s, (size_t)(v - s), 0, max, &x))
 			return -EINVAL;
 		*out = x;
 		found = 1;
@@ -220,28 +203,23 @@ int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner)
 	const char *p = text;
 
 	while (*p) {
-		unsigned long long in, out, count;
-		char *end;
+		uint64_t f[3]; /* inside, outside, count */
 
 		while (*p == ' ' || *p == '\t' || *p == '\n')
 			p++;
 		if (!*p)
 			break;
-		errno = 0;
-		in = strtoull(p, &end, 10);
-		if (end == p)
-			return -EINVAL;
-		p = end;
-		out = strtoull(p, &end, 10);
-		if (end == p)
-			return -EINVAL;
-		p = end;
-		count = strtoull(p, &end, 10);
-		if (end == p || errno)
-			return -EINVAL;
-		p = end;
-		if (uid >= out && uid - out < count) {
-			*inner = (uid_t)(in + (uid - out));
+		for (int i = 0; i < 3; i++) {
+			size_t used;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (decimal_prefix(p, SIZE_MAX, UINT64_MAX, &f[i], &used))
+				return -EINVAL;
+			p += used;
+		}
+		if (uid >= f[1] && uid - f[1] < f[2]) {
+			*inner = (uid_t)(f[0] + (uid - f[1]));
 			return 0;
 		}
 	}
@@ -387,35 +365,15 @@ int procfs_environ_get(int pid, const char *name, char *out, size_t outlen)
 
 int procfs_parse_stat(const char *text, char *state, unsigned long long *start)
 {
-	const char *p = strrchr(text, ')');
-	const char *s;
-	unsigned long long v;
+	struct procstat st;
+	int err = procstat_parse(text, &st);
 
-	if (!p)
-		return -EINVAL;
-	p++;
-	/* Field 3 is the state letter, then numbers from field 4 on. */
-	while (*p == ' ')
-		p++;
-	if (!*p || *p == '\n')
-		return -EINVAL;
+	if (err)
+		return err;
 	if (state)
-		*state = *p;
-	for (int field = 3; field < 22; field++) {
-		while (*p && *p != ' ' && *p != '\n')
-			p++;
-		while (*p == ' ')
-			p++;
-		if (!*p || *p == '\n')
-			return -EINVAL;
-	}
-	s = p;
-	while (*p && *p != ' ' && *p != '\n')
-		p++;
-	if (parse_ulong_exact(s, p, ULLONG_MAX, &v))
-		return -EINVAL;
+		*state = st.state;
 	if (start)
-		*start = v;
+		*start = st.start;
 	return 0;
 }
 
@@ -450,7 +408,7 @@ int procfs_alive(int pid)
 
 	if (read_stat(pid, &state, NULL))
 		return 0;
-	return state != 'Z' && state != 'X' && state != 'x';
+	return !procstat_dead(state);
 }
 
 void procfs_comm(int pid, char *out, size_t outlen)
@@ -480,7 +438,7 @@ int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len)
 		const char *eol = strchr(line, '\n');
 		const char *end = eol ? eol : line + strlen(line);
 		const char *f[7], *fe[7], *p;
-		unsigned long long u;
+		uint64_t u;
 		size_t hl;
 		int nf;
 
@@ -505,7 +463,7 @@ int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len)
 		fe[6] = end;
 		if (fe[0] == f[0])
 			goto next;
-		if (parse_ulong_exact(f[2], fe[2], UINT32_MAX - 1, &u) || (uid_t)u != uid)
+		if (decimal_span(f[2], (size_t)(fe[2] - f[2]), 0, UINT32_MAX - 1, &u) || (uid_t)u != uid)
 			goto next;
 
 		/* First match wins, as getpwuid() on a files database. */

@@ -19,6 +19,7 @@
 #include "proc/procmodel.h"
 #include "proc/procscan.h"
 #include "proc/sockstate.h"
+#include "shared/decimal.h"
 
 #define PM_ANCESTRY_MAX 4096       /* ppid steps followed at most */
 #define PM_SCAN_MAX     (1 << 22)  /* /proc entries read at most: pid_max's limit */
@@ -397,18 +398,9 @@ static int drop_unseen(struct procmodel *m)
 
 static int pid_of_name(const char *name)
 {
-	long v = 0;
+	int v;
 
-	if (!*name)
-		return -1;
-	for (; *name; name++) {
-		if (*name < '0' || *name > '9')
-			return -1;
-		v = v * 10 + (*name - '0');
-		if (v > 0x7fffffff)
-			return -1;
-	}
-	return (int)v;
+	return decimal_int(name, 0, INT_MAX, &v) ? -1 : v;
 }
 
 int procmodel_scan(struct procmodel *m)

@@ -10,6 +10,7 @@
 #include "proc/fdscan.h"
 #include "proc/procfs.h"
 #include "proc/procscan.h"
+#include "shared/decimal.h"
 
 #define STAT_MAX   4096         /* one line; comm is at most 16 bytes */
 #define STATUS_MAX (256 * 1024) /* grows with Groups:, rarely past 4 KiB */
@@ -21,17 +22,15 @@
 static int parse_int(const char **p, const char *end, int *out)
 {
 	const char *s = *p;
-	long long v = 0;
-	int n = 0;
+	uint64_t v;
+	size_t n;
 
 	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
-	for (; s < end && *s >= '0' && *s <= '9'; s++, n++) {
-		v = v * 10 + (*s - '0');
-		if (v > 0x7fffffff)
-			return -EINVAL;
-	}
-	if (n == 0 || (s < end && *s != ' ' && *s != '\t'))
+	if (decimal_prefix(s, (size_t)(end - s), INT_MAX, &v, &n))
+		return -EINVAL;
+	s += n;
+	if (s < end && *s != ' ' && *s != '\t')
 		return -EINVAL;
 	*p = s;
 	*out = (int)v;

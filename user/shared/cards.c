@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "shared/cards.h"
+#include "shared/decimal.h"
+#include "shared/array_size.h"
 
 static char *const default_globs[] = {
 	"/dev/davinci*",
@@ -21,7 +23,7 @@ static char *const default_globs[] = {
 
 void cards_default_patterns(struct card_patterns *p)
 {
-	p->count = (int)(sizeof(default_globs) / sizeof(default_globs[0]));
+	p->count = (int)(ARRAY_SIZE(default_globs));
 	for (int i = 0; i < p->count; i++)
 		p->glob[i] = default_globs[i];
 	p->storage = NULL;
@@ -60,13 +62,12 @@ void cards_free_patterns(struct card_patterns *p)
 static int trailing_index(const char *path)
 {
 	const char *end = path + strlen(path), *digits = end;
-	long v;
+	uint64_t v;
 
-	while (digits > path && isdigit((unsigned char)digits[-1]))
+	while (digits > path && digits[-1] >= '0' && digits[-1] <= '9')
 		digits--;
-	if (digits == end || end - digits > 6)
+	if (end - digits > 6 || decimal_span(digits, (size_t)(end - digits), 0, 999999, &v))
 		return -1;
-	v = strtol(digits, NULL, 10);
 	return (int)v;
 }
 

@@ -3,34 +3,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "shared/fdio.h"
-
-int64_t clock_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t clock_wall_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int clock_ms_left(int64_t deadline)
-{
-	int64_t left = deadline - clock_ms();
-
-	if (left < 0)
-		return 0;
-	return left > 1000000000 ? 1000000000 : (int)left;
-}
 
 static int wait_for(int fd, short events, int64_t deadline)
 {

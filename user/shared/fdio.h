@@ -12,14 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Milliseconds on CLOCK_MONOTONIC. */
-int64_t clock_ms(void);
-
-/* Microseconds since 1970 (CLOCK_REALTIME): for records and wall-clock triggers. */
-int64_t clock_wall_us(void);
-
-/* Milliseconds left until `deadline`, never negative. */
-int clock_ms_left(int64_t deadline);
+#include "shared/clock.h" /* deadlines are clock_ms() values */
 
 /*
  * Send all `len` bytes. Returns 0, -ETIMEDOUT when the deadline passed

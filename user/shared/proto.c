@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dynprof/proto.h"
+#include "shared/array_size.h"
 
 static int json_fits(const char *json, size_t *len)
 {
@@ -247,7 +248,7 @@ const char *proto_status_name(enum proto_status s)
 		[PROTO_BAD_REPLY] = "bad reply",
 	};
 
-	if ((unsigned)s < sizeof(names) / sizeof(names[0]))
+	if ((unsigned)s < ARRAY_SIZE(names))
 		return names[s];
 	return "?";
 }

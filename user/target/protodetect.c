@@ -12,6 +12,9 @@
 
 #include "proc/procfs.h"
 #include "target/protodetect.h"
+#include "common/errbuf.h"
+#include "shared/decimal.h"
+#include "shared/array_size.h"
 
 #define MAPS_LINE_BUF   16384              /* longer lines (none exist) are skipped */
 #define MAPS_MAX_BYTES  (64L * 1024 * 1024) /* stop reading a pathological maps here */
@@ -127,7 +130,7 @@ int protodetect_toolkit_root(const char *lib_path, char *root, size_t len)
 		rl = (size_t)(end - lib_path);
 		while (rl > 1 && lib_path[rl - 1] == '/')
 			rl--;
-		for (size_t i = 0; i < sizeof(package_dirs) / sizeof(package_dirs[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(package_dirs); i++) {
 			size_t pl = strlen(package_dirs[i]);
 
 			if (rl > pl + 1 && lib_path[rl - pl - 1] == '/' &&
@@ -200,7 +203,8 @@ static int key_ends_with(const char *s, const char *e, const char *suffix)
 int protodetect_parse_version(const char *text, char *version, size_t len)
 {
 	const char *best = NULL, *best_end = NULL, *line = text;
-	int best_rank = 3, major = 0, digits = 0;
+	int best_rank = 3;
+	uint64_t major;
 	const char *s, *e;
 
 	if (len)
@@ -258,23 +262,16 @@ int protodetect_parse_version(const char *text, char *version, size_t len)
 		s += 5;
 	if (len)
 		snprintf(version, len, "%.*s", (int)(e - s), s);
-	for (const char *c = s; c < e && *c >= '0' && *c <= '9'; c++, digits++) {
-		if (major > 100000)
-			return -1;
-		major = major * 10 + (*c - '0');
-	}
-	return digits ? major : -1;
+	/* A major beyond any CANN's is no version either. */
+	return decimal_prefix(s, (size_t)(e - s), 1000000, &major, NULL) ? -1 : (int)major;
 }
 
 enum proto_version protodetect_for_version(const char *version)
 {
-	int major = 0, digits = 0;
+	uint64_t major;
 
-	if (!version)
-		return PROTO_V2;
-	for (const char *c = version; *c >= '0' && *c <= '9' && digits < 6; c++, digits++)
-		major = major * 10 + (*c - '0');
-	if (!digits)
+	/* No number, or one too long for any CANN: the default. */
+	if (!version || decimal_prefix(version, SIZE_MAX, 1000000, &major, NULL))
 		return PROTO_V2;
 	return major < VERSION_MAJOR_V2 ? PROTO_V1 : PROTO_V2;
 }
@@ -429,15 +426,6 @@ static int toolkit_version(int rootfd, const struct toolkit *t, char *version, s
 	return -1;
 }
 
-__attribute__((format(printf, 3, 4))) static void say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
 enum proto_version protodetect(int pid, char *why, size_t whylen)
 {
 	char env[32], version[64], file[PATH_MAX + 64], dummy[8];
@@ -452,7 +440,7 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	env_rc = procfs_environ_get(pid, PROTODETECT_AGENT_ENV, env, sizeof(env));
 	m = calloc(1, sizeof(*m));
 	if (!m) {
-		say(why, whylen, "out of memory: v2");
+		errbuf_set(why, whylen, "out of memory: v2");
 		return PROTO_V2;
 	}
 	maps_rc = scan_maps(pid, m);
@@ -461,13 +449,13 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	if (m->agent) {
 		free(m);
 		if (env_rc == 0 && !strcmp(env, "v1")) {
-			say(why, whylen, "dynprof agent, %s=v1: v1", PROTODETECT_AGENT_ENV);
+			errbuf_set(why, whylen, "dynprof agent, %s=v1: v1", PROTODETECT_AGENT_ENV);
 			return PROTO_V1;
 		}
 		if (env_rc == 0 || env_rc == -ERANGE)
-			say(why, whylen, "dynprof agent, %s=%s: v2", PROTODETECT_AGENT_ENV, env);
+			errbuf_set(why, whylen, "dynprof agent, %s=%s: v2", PROTODETECT_AGENT_ENV, env);
 		else
-			say(why, whylen, "dynprof agent, %s unset: v2", PROTODETECT_AGENT_ENV);
+			errbuf_set(why, whylen, "dynprof agent, %s unset: v2", PROTODETECT_AGENT_ENV);
 		return PROTO_V2;
 	}
 
@@ -482,7 +470,7 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	if (major >= 0) {
 		free(m);
 		v = protodetect_for_version(version);
-		say(why, whylen, "CANN %s (%s): %s", version, file, proto_version_name(v));
+		errbuf_set(why, whylen, "CANN %s (%s): %s", version, file, proto_version_name(v));
 		return v;
 	}
 
@@ -492,22 +480,22 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	 */
 	if (env_rc == 0 || env_rc == -ERANGE) {
 		v = !strcmp(env, "v1") ? PROTO_V1 : PROTO_V2;
-		say(why, whylen, "%s=%s (dynprof agent linked in): %s", PROTODETECT_AGENT_ENV, env,
-		    proto_version_name(v));
+		errbuf_set(why, whylen, "%s=%s (dynprof agent linked in): %s", PROTODETECT_AGENT_ENV, env,
+			   proto_version_name(v));
 		free(m);
 		return v;
 	}
 
 	/* 3. the current generation */
 	if (m->nroots)
-		say(why, whylen, "CANN at %s, but no version file readable there: v2", m->roots[0].root);
+		errbuf_set(why, whylen, "CANN at %s, but no version file readable there: v2", m->roots[0].root);
 	else if (m->cann)
-		say(why, whylen, "CANN libraries outside a toolkit layout, no version found: v2");
+		errbuf_set(why, whylen, "CANN libraries outside a toolkit layout, no version found: v2");
 	else if (maps_rc)
-		say(why, whylen, "cannot read /proc/%d/maps (%s), no CANN version found: v2", pid,
-		    strerror(-maps_rc));
+		errbuf_set(why, whylen, "cannot read /proc/%d/maps (%s), no CANN version found: v2", pid,
+			   strerror(-maps_rc));
 	else
-		say(why, whylen, "no CANN version found: v2");
+		errbuf_set(why, whylen, "no CANN version found: v2");
 	free(m);
 	return PROTO_V2;
 }

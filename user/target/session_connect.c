@@ -22,18 +22,9 @@
 #include "out/report.h"
 #include "target/session.h"
 #include "target/target_select.h"
+#include "shared/decimal.h"
 
 #define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
-
-static bool all_digits(const char *s, size_t len)
-{
-	if (len == 0 || len > 9)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
 
 static bool already_listed(const struct session *s, int pid)
 {
@@ -52,9 +43,10 @@ static int parse_pid_list(struct session *s, const char *list)
 	for (const char *p = list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		int pid = all_digits(p, len) ? atoi(p) : 0;
+		uint64_t v;
 
-		if (pid <= 0) {
+		/* At most 9 digits, as before: a longer value is "non-numeric" too. */
+		if (decimal_span(p, len, 1, 999999999, &v)) {
 			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
 				     (int)len, p);
 			return -EINVAL;
@@ -63,8 +55,8 @@ static int parse_pid_list(struct session *s, const char *list)
 			report_error("Argument --pid: more than %d pids, stop profiling.", SESSION_MAX_TARGETS);
 			return -EINVAL;
 		}
-		if (!already_listed(s, pid))
-			s->targets[s->ntargets++] = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
+		if (!already_listed(s, (int)v))
+			s->targets[s->ntargets++] = (struct target){ .pid = (int)v, .fd = -1, .result_fd = -1 };
 		if (!comma)
 			return 0;
 		p = comma + 1;
@@ -267,16 +259,17 @@ static void announce_attached(struct target *t)
 	events_target_join(t->pid, t->nspid, comm, 0, false);
 }
 
-/* The first exchange with every connected target at once. */
-static void handshake_all(struct session *s)
+/*
+ * The first exchange with the connected targets among `count` from
+ * `first`, all at once under one deadline; one that fails is dropped.
+ */
+static void handshake(struct session *s, int first, int count)
 {
-	struct exchange **xs = calloc((size_t)s->ntargets, sizeof(*xs));
+	struct exchange *xs[SESSION_MAX_TARGETS];
 	int64_t deadline = clock_ms() + CONNECT_TIMEOUT_MS;
 	int n = 0;
 
-	if (!xs)
-		return;
-	for (int i = 0; i < s->ntargets; i++) {
+	for (int i = first; i < first + count; i++) {
 		struct target *t = &s->targets[i];
 
 		if (t->dropped)
@@ -285,13 +278,18 @@ static void handshake_all(struct session *s)
 		xs[n++] = &t->xchg;
 	}
 	exchange_run(xs, n);
-	for (int i = 0; i < s->ntargets; i++)
+	for (int i = first; i < first + count; i++)
 		if (!s->targets[i].dropped)
 			finish_handshake(s, &s->targets[i]);
+}
+
+/* Attach mode: every target of --pid at once, then the joins announced. */
+static void handshake_all(struct session *s)
+{
+	handshake(s, 0, s->ntargets);
 	for (int i = 0; i < s->ntargets; i++)
 		if (!s->targets[i].dropped)
 			announce_attached(&s->targets[i]);
-	free(xs);
 }
 
 void session_open_launch(struct session *s, const struct options *o, const char *output)
@@ -314,7 +312,6 @@ bool session_has_target(const struct session *s, int pid)
 int session_join(struct session *s, int pid, const char *command, uint64_t cards)
 {
 	struct target *t;
-	struct exchange *x;
 	char list[192];
 	int rc;
 
@@ -332,10 +329,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 		target_drop(t);
 		return rc;
 	}
-	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
-	x = &t->xchg;
-	exchange_run(&x, 1);
-	finish_handshake(s, t);
+	handshake(s, (int)(t - s->targets), 1);
 	if (t->dropped)
 		return -ECONNREFUSED;
 	s->joined++;
@@ -366,7 +360,6 @@ static void quit_connection(struct session *s, struct target *t)
 int session_reconnect(struct session *s, int index)
 {
 	struct target *t = &s->targets[index];
-	struct exchange *x = &t->xchg;
 	int rc;
 
 	quit_connection(s, t);
@@ -383,9 +376,7 @@ int session_reconnect(struct session *s, int index)
 		target_drop(t);
 		return rc;
 	}
-	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
-	exchange_run(&x, 1);
-	finish_handshake(s, t);
+	handshake(s, index, 1);
 	if (t->dropped) {
 		if (t->joined)
 			events_target_leave(t->pid, "error");

@@ -7,6 +7,7 @@
 
 #include "out/report.h"
 #include "target/target_select.h"
+#include "shared/decimal.h"
 #include "proc/tracker.h"
 
 struct selection {
@@ -62,20 +63,21 @@ static int select_in_container(struct procmodel *m, struct selection *s)
 	const char *p = s->o->pid_list;
 
 	for (;;) {
-		char *end;
-		long v = strtol(p, &end, 10);
+		size_t len = strcspn(p, ",");
+		const char *end = p + len;
+		uint64_t v = 0;
 		int before = s->found;
 
-		if (end == p || v <= 0 || (*end && *end != ',')) {
+		if (decimal_span(p, len, 1, INT_MAX, &v)) {
 			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
-				     (int)strcspn(p, ","), p);
+				     (int)len, p);
 			return -EINVAL;
 		}
 		s->want_nspid = (int)v;
 		procmodel_foreach(m, pick_nspid, s);
 		if (s->found == before)
-			report_warning("Argument --pid: invalid pid value: %ld, will not collect profiling data for these process. (no such pid in container %s)",
-				       v, s->o->container);
+			report_warning("Argument --pid: invalid pid value: %d, will not collect profiling data for these process. (no such pid in container %s)",
+				       (int)v, s->o->container);
 		if (!*end)
 			break;
 		p = end + 1;

@@ -18,23 +18,16 @@
 #include "dynprof/proto.h"
 #include "proc/procfs.h"
 #include "target/target_socket.h"
+#include "common/errbuf.h"
+#include "shared/decimal.h"
+#include "shared/array_size.h"
 
 #define CONNECT_BACKLOG_WAIT_MS 1000 /* a full backlog: retry this long */
 #define CONNECT_RETRY_MS        10
 #define NSS_BUF_MAX             (1024 * 1024)
 
-#define WHY(ts, ...) set_why((ts)->why, sizeof((ts)->why), __VA_ARGS__)
-
 /* A human reason; a long path may cut it short, which is fine for a message. */
-__attribute__((format(printf, 3, 4))) static void set_why(char *why, size_t len,
-							  const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
+#define WHY(ts, ...) ((void)errbuf_set((ts)->why, sizeof((ts)->why), __VA_ARGS__))
 
 static const char *const socket_prefixes[] = {
 	DYNPROF_SOCKET_PREFIX,
@@ -44,21 +37,7 @@ static const char *const socket_prefixes[] = {
 /* A key as CANN accepts it: a positive decimal integer, nothing else. */
 static int parse_key(const char *s, int *key)
 {
-	long long v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (*s - '0');
-		if (v > INT_MAX)
-			return -ERANGE;
-	}
-	if (v <= 0)
-		return -EINVAL;
-	*key = (int)v;
-	return 0;
+	return decimal_int(s, 1, INT_MAX, key);
 }
 
 /* Set name, path and host_path for `prefix` + `key` under ts->home. */
@@ -193,7 +172,7 @@ static int find_in_home(struct target_socket *ts, int homefd, const int *keys, i
 	const char *bad_prefix = NULL;
 
 	for (int k = 0; k < nkeys; k++) {
-		for (size_t p = 0; p < sizeof(socket_prefixes) / sizeof(socket_prefixes[0]); p++) {
+		for (size_t p = 0; p < ARRAY_SIZE(socket_prefixes); p++) {
 			struct stat st;
 			int err = fill_paths(ts, socket_prefixes[p], keys[k]);
 
@@ -397,8 +376,8 @@ static void candidate_init(struct candidate *c, const struct target_socket *ts, 
 {
 	c->name = name;
 	/* For messages only: cut short if ever too long. */
-	set_why(c->host_path, sizeof(c->host_path), "/proc/%d/root%s/%s", ts->pid,
-		strcmp(ts->home, "/") ? ts->home : "", name);
+	(void)errbuf_set(c->host_path, sizeof(c->host_path), "/proc/%d/root%s/%s", ts->pid,
+			 strcmp(ts->home, "/") ? ts->home : "", name);
 }
 
 /* The name must still be a socket, not a symlink or anything else. */
@@ -575,7 +554,7 @@ int target_socket_connect(const struct target_socket *ts, char *why, size_t whyl
 		for (int k = 0; k < 2; k++) {
 			if (k == 1 && ts->nspid == ts->key)
 				break;
-			for (size_t p = 0; p < sizeof(socket_prefixes) / sizeof(socket_prefixes[0]); p++)
+			for (size_t p = 0; p < ARRAY_SIZE(socket_prefixes); p++)
 				snprintf(names[nnames++], sizeof(names[0]), "%s%d", socket_prefixes[p],
 					 keys[k]);
 		}
