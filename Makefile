@@ -86,7 +86,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
-.PHONY: all deps test demo bench install uninstall clean help
+.PHONY: all deps test demo bench install uninstall clean help check-layers
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
@@ -95,6 +95,7 @@ help:
 	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan'
 	@echo 'make demo            attach to the bundled demo task: one window by command, one by a rule'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
+	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles (part of make test)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'
 	@echo 'make clean           remove build/'
@@ -184,6 +185,11 @@ $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+
+# The layer rule of tools/layers, read from the objects' symbols.
+check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
+	$(call msg,CHECK,layers)
+	$(Q)tools/check-layers.sh $(TOOL_OBJS) -- $(AGENT_OBJS)
 
 test: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(DPCALLS_SO) $(CALLCOUNT_PROBE)
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh

@@ -10,7 +10,7 @@
 #include "proc/fdscan.h"
 #include "proc/netunix.h"
 #include "proc/sockstate.h"
-#include "target/target_socket.h"
+#include "proc/socklocate.h"
 
 struct owned {
 	const struct netunix_match *m;
@@ -68,14 +68,14 @@ static int classify(int pid, const char *path, enum pm_socket_state *state)
 int sockstate_read(int pid, struct sockstate *out)
 {
 	/* ~13 KiB: off the stack, which listeners' callers may keep small. */
-	struct target_socket *ts = malloc(sizeof(*ts));
+	struct sock_location *ts = malloc(sizeof(*ts));
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->state = PM_SOCKET_NONE;
 	if (!ts)
 		return -ENOMEM;
-	err = target_socket_find(pid, ts);
+	err = socklocate_find(pid, ts);
 	if (err == -ESRCH || err == -ENOMEM) {
 		free(ts);
 		return err;

@@ -3,7 +3,7 @@
  * The state of a card holder's dynamic-profiling socket, read without
  * connecting to it.
  *
- * The socket file is found as attach finds it (target_socket_find: the
+ * The socket file is found as attach finds it (socklocate_find: the
  * process's key, its home in its own root, both names). Then, matched by
  * inode between /proc/<pid>/net/unix (the sockets of the process's network
  * namespace) and the process's own fds ("socket:[INODE]"), among the rows

@@ -89,7 +89,7 @@ static void skip_pid(struct target *t, const char *why)
 static int locate(struct target *t)
 {
 	char why[2 * PATH_MAX + 256];
-	int rc = target_socket_find(t->pid, &t->sock);
+	int rc = socklocate_find(t->pid, &t->sock);
 
 	if (rc == 0) {
 		t->nspid = t->sock.nspid;
@@ -321,7 +321,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 		return -ENOSPC;
 	t = &s->targets[s->ntargets++];
 	*t = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
-	rc = target_socket_find(pid, &t->sock);
+	rc = socklocate_find(pid, &t->sock);
 	t->nspid = t->sock.nspid;
 	if (rc == 0)
 		rc = connect_one(s, t);

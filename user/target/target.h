@@ -17,7 +17,7 @@
 struct target {
 	int pid;                 /* host pid, as the user gave it */
 	int nspid;               /* pid in its own namespace: names its PROF_ folders */
-	struct target_socket sock;
+	struct sock_location sock;
 	enum proto_version proto;
 	char proto_why[128];     /* how --protocol=auto decided */
 	char *params;            /* the params JSON (malloc'd) */

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/* Locating a target's dynamic-profiling socket without touching it (see socklocate.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dynprof/proto.h"
+#include "proc/procfs.h"
+#include "proc/socklocate.h"
+#include "common/errbuf.h"
+#include "shared/decimal.h"
+#include "shared/array_size.h"
+
+#define NSS_BUF_MAX             (1024 * 1024)
+
+/* A human reason; a long path may cut it short, which is fine for a message. */
+#define WHY(ts, ...) ((void)errbuf_set((ts)->why, sizeof((ts)->why), __VA_ARGS__))
+
+static const char *const socket_prefixes[] = {
+	DYNPROF_SOCKET_PREFIX,
+	DYNPROF_SOCKET_PREFIX_ALT,
+};
+
+/* A key as CANN accepts it: a positive decimal integer, nothing else. */
+static int parse_key(const char *s, int *key)
+{
+	return decimal_int(s, 1, INT_MAX, key);
+}
+
+/* Set name, path and host_path for `prefix` + `key` under ts->home. */
+static int fill_paths(struct sock_location *ts, const char *prefix, int key)
+{
+	int n;
+
+	n = snprintf(ts->name, sizeof(ts->name), "%s%d", prefix, key);
+	if (n < 0 || (size_t)n >= sizeof(ts->name))
+		return -ENAMETOOLONG;
+	if (!ts->home[0]) {
+		ts->path[0] = ts->host_path[0] = '\0';
+		return 0;
+	}
+	n = snprintf(ts->path, sizeof(ts->path), "%s/%s",
+		     strcmp(ts->home, "/") ? ts->home : "", ts->name);
+	if (n < 0 || (size_t)n >= sizeof(ts->path))
+		return -ENAMETOOLONG;
+	n = snprintf(ts->host_path, sizeof(ts->host_path), "/proc/%d/root%s", ts->pid, ts->path);
+	if (n < 0 || (size_t)n >= sizeof(ts->host_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* 1 when rootfd is the very folder that is dynprof's own "/". */
+static int is_our_root(int rootfd)
+{
+	struct stat a, b;
+
+	return fstat(rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/*
+ * The home from the name service (LDAP, SSSD...), as getpwuid() in the
+ * target gives it when the uid is not in /etc/passwd. Only meaningful when
+ * the target shares dynprof's root and so, most likely, its nsswitch setup.
+ */
+static int nss_home(uid_t uid, char *home, size_t len)
+{
+	size_t bufsz = 16384;
+	struct passwd pw, *res = NULL;
+	int err;
+
+	for (;;) {
+		char *buf = malloc(bufsz);
+		size_t hl;
+
+		if (!buf)
+			return -ENOMEM;
+		err = getpwuid_r(uid, &pw, buf, bufsz, &res);
+		if (err == ERANGE && bufsz < NSS_BUF_MAX) {
+			free(buf);
+			bufsz *= 2;
+			continue;
+		}
+		if (err || !res || !pw.pw_dir || !pw.pw_dir[0]) {
+			free(buf);
+			return err > 0 ? -err : -ENOENT;
+		}
+		hl = strlen(pw.pw_dir);
+		while (hl > 1 && pw.pw_dir[hl - 1] == '/')
+			hl--;
+		if (hl >= len) {
+			free(buf);
+			return -ENAMETOOLONG;
+		}
+		memcpy(home, pw.pw_dir, hl);
+		home[hl] = '\0';
+		free(buf);
+		return 0;
+	}
+}
+
+/* The keys to try, in order, duplicates skipped. Returns how many. */
+static int collect_keys(struct sock_location *ts, int keys[2])
+{
+	char val[32];
+	int n = 0, key, err;
+
+	err = procfs_environ_get(ts->pid, DYNPROF_KEY_ENV, val, sizeof(val));
+	if (err == -EACCES || err == -EPERM) {
+		WHY(ts, "cannot read /proc/%d/environ: permission denied (run as root or as uid %u)",
+		    ts->pid, (unsigned)ts->uid);
+		return -EACCES;
+	}
+	if (err == -ESRCH) {
+		WHY(ts, "process %d has exited", ts->pid);
+		return -ESRCH;
+	}
+	/* Unset, too long or not a positive integer: CANN ignores it too. */
+	if (err == 0 && parse_key(val, &key) == 0)
+		keys[n++] = key;
+	if (n == 0 || keys[0] != ts->nspid)
+		keys[n++] = ts->nspid;
+	return n;
+}
+
+static int find_home(struct sock_location *ts, int rootfd)
+{
+	int err = procfs_inner_uid(ts->pid, ts->uid, &ts->inner_uid);
+
+	if (err == -ESRCH) {
+		WHY(ts, "process %d has exited", ts->pid);
+		return err;
+	}
+	if (err) {
+		WHY(ts, "uid %u of pid %d has no uid inside its user namespace", (unsigned)ts->uid,
+		    ts->pid);
+		return -ENOENT;
+	}
+	err = passwd_home_at(rootfd, ts->inner_uid, ts->home, sizeof(ts->home));
+	if (err == -ENOENT && ts->inner_uid == ts->uid && is_our_root(rootfd))
+		err = nss_home(ts->uid, ts->home, sizeof(ts->home));
+	if (err == 0)
+		return 0;
+	ts->home[0] = '\0';
+	if (err == -ENOENT)
+		WHY(ts, "uid %u has no home in the passwd file of pid %d", (unsigned)ts->inner_uid,
+		    ts->pid);
+	else if (err == -EACCES)
+		WHY(ts, "cannot read /proc/%d/root/etc/passwd: permission denied", ts->pid);
+	else
+		WHY(ts, "cannot read /proc/%d/root/etc/passwd: %s", ts->pid, strerror(-err));
+	return err;
+}
+
+/* Look for the candidates in the open home folder. */
+static int find_in_home(struct sock_location *ts, int homefd, const int *keys, int nkeys)
+{
+	int first_bad = 0, bad_key = 0;
+	const char *bad_prefix = NULL;
+
+	for (int k = 0; k < nkeys; k++) {
+		for (size_t p = 0; p < ARRAY_SIZE(socket_prefixes); p++) {
+			struct stat st;
+			int err = fill_paths(ts, socket_prefixes[p], keys[k]);
+
+			if (err) {
+				WHY(ts, "socket path under %s is too long", ts->home);
+				return err;
+			}
+			if (fstatat(homefd, ts->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				err = -errno;
+				if (err == -ENOENT)
+					continue;
+				WHY(ts, "cannot look at %s: %s", ts->host_path, strerror(-err));
+				return err == -EPERM ? -EACCES : err;
+			}
+			if (S_ISSOCK(st.st_mode)) {
+				ts->key = keys[k];
+				return 0;
+			}
+			if (!first_bad) {
+				first_bad = S_ISLNK(st.st_mode) ? -ELOOP : -ENOTSOCK;
+				bad_prefix = socket_prefixes[p];
+				bad_key = keys[k];
+			}
+		}
+	}
+	if (first_bad) {
+		fill_paths(ts, bad_prefix, bad_key);
+		ts->key = bad_key;
+		WHY(ts, "%s is %s, not a socket: not used", ts->host_path,
+		    first_bad == -ELOOP ? "a symlink" : "another kind of file");
+		return first_bad;
+	}
+	fill_paths(ts, socket_prefixes[0], keys[0]);
+	ts->key = keys[0];
+	if (nkeys > 1)
+		WHY(ts, "no %s (nor %s%d, nor the %s names) in %s", ts->name,
+		    socket_prefixes[0], keys[1], socket_prefixes[1], ts->home);
+	else
+		WHY(ts, "no %s (nor %s%d) in %s", ts->name, socket_prefixes[1], keys[0], ts->home);
+	return -ENOENT;
+}
+
+int socklocate_find(int pid, struct sock_location *out)
+{
+	unsigned long long start2 = 0;
+	int keys[2], nkeys, rootfd, homefd, err;
+
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
+	err = procfs_start_time(pid, &out->start_time);
+	if (!err)
+		err = procfs_read_status(pid, &out->uid, &out->nspid);
+	if (err) {
+		if (err == -ESRCH)
+			WHY(out, "no process %d", pid);
+		else
+			WHY(out, "cannot read /proc/%d: %s", pid, strerror(-err));
+		return err;
+	}
+	out->inner_uid = out->uid;
+
+	/* Until more is known, name at least holds the name CANN v1 would use. */
+	fill_paths(out, socket_prefixes[0], out->nspid);
+	out->key = out->nspid;
+	nkeys = collect_keys(out, keys);
+	if (nkeys < 0)
+		return nkeys;
+	fill_paths(out, socket_prefixes[0], keys[0]);
+	out->key = keys[0];
+
+	rootfd = procfs_open_root(pid);
+	if (rootfd < 0) {
+		if (rootfd == -ESRCH)
+			WHY(out, "process %d has exited", pid);
+		else
+			WHY(out, "cannot open /proc/%d/root: %s", pid, strerror(-rootfd));
+		return rootfd == -EPERM ? -EACCES : rootfd;
+	}
+	err = find_home(out, rootfd);
+	if (err) {
+		close(rootfd);
+		return err;
+	}
+	fill_paths(out, socket_prefixes[0], keys[0]);
+
+	homefd = procfs_open_in_root(rootfd, out->home, O_PATH | O_DIRECTORY);
+	close(rootfd);
+	if (homefd < 0) {
+		err = homefd;
+		if (err == -ENOENT || err == -ENOTDIR) {
+			WHY(out, "home %s of uid %u does not exist in the root of pid %d", out->home,
+			    (unsigned)out->inner_uid, pid);
+			return -ENOENT;
+		}
+		WHY(out, "cannot open home %s in the root of pid %d: %s", out->home, pid,
+		    strerror(-err));
+		return err == -EPERM ? -EACCES : err;
+	}
+	err = find_in_home(out, homefd, keys, nkeys);
+	close(homefd);
+	if (err)
+		return err;
+
+	/* Everything above described one process, not a successor on its pid. */
+	if (procfs_start_time(pid, &start2) || start2 != out->start_time) {
+		WHY(out, "process %d exited during the look-up", pid);
+		return -ESRCH;
+	}
+	out->why[0] = '\0';
+	return 0;
+}
+
+int socklocate_names(const struct sock_location *ts, char names[][SOCKLOCATE_NAME_MAX], int max)
+{
+	int keys[2] = { ts->key, ts->nspid }, n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		if (k == 1 && ts->nspid == ts->key)
+			break;
+		for (size_t p = 0; p < ARRAY_SIZE(socket_prefixes) && n < max; p++)
+			snprintf(names[n++], SOCKLOCATE_NAME_MAX, "%s%d", socket_prefixes[p], keys[k]);
+	}
+	return n;
+}
