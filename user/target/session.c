@@ -26,6 +26,41 @@ int session_live(const struct session *s)
 	return n;
 }
 
+int session_target_count(const struct session *s)
+{
+	return s->ntargets;
+}
+
+int session_target_pid(const struct session *s, int index)
+{
+	return s->targets[index].pid;
+}
+
+bool session_target_live(const struct session *s, int index)
+{
+	return !s->targets[index].dropped;
+}
+
+bool session_target_collecting(const struct session *s, int index)
+{
+	return s->targets[index].collecting;
+}
+
+int session_target_requests(const struct session *s, int index)
+{
+	return s->targets[index].requests;
+}
+
+int session_target_last_status(const struct session *s, int index)
+{
+	return s->targets[index].last_status;
+}
+
+int64_t session_target_last_reply_us(const struct session *s, int index)
+{
+	return s->targets[index].last_reply_us;
+}
+
 struct prof_report {
 	struct session *s;
 	struct target *t;

@@ -77,6 +77,24 @@ void session_shutdown(struct session *s);
 int session_live(const struct session *s);
 
 /*
+ * Reading one target without reaching into struct target: what the layers
+ * above (trigger/, control/) may know of it. `index` is a session index,
+ * 0 <= index < session_target_count(s); indexes never move (a target that
+ * leaves stays, not live).
+ */
+int session_target_count(const struct session *s);
+int session_target_pid(const struct session *s, int index);
+/* Still a target (not dropped). */
+bool session_target_live(const struct session *s, int index);
+/* A window is open in it (opened by a rule or by the console). */
+bool session_target_collecting(const struct session *s, int index);
+/* Requests sent on its current connection (the server ends it at 100). */
+int session_target_requests(const struct session *s, int index);
+/* The last command's reply: its enum proto_status and wall clock (us, 0: none yet). */
+int session_target_last_status(const struct session *s, int index);
+int64_t session_target_last_reply_us(const struct session *s, int index);
+
+/*
  * Idle watching between commands: fill pollfds for the live targets (an
  * unsolicited DISCONNECT or a close arrives as POLLIN); returns how many.
  * session_idle_event() handles a pollfd that fired.

@@ -1,58 +1,202 @@
 // SPDX-License-Identifier: MIT
 /*
- * The trigger engine's side of call counting (callcount.h): probes attached
- * as targets join, thresholds armed again when a library appears, counts
- * taken in as the kernel reports them.
+ * The trigger engine's side of call counting (see trigger_calls.h): probes
+ * attached as targets join, thresholds armed again when a library appears,
+ * counts taken in as the kernel reports them.
  */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/callcount.h"
 #include "out/report.h"
+#include "trigger/trigger_calls.h"
 #include "trigger/triggers_impl.h"
 
-/* Probe every LIB:SYMBOL in target i. -1 when one can never count (printed). */
-int trigger_watch_probes(struct triggers *tg, int i)
+enum probe_state { PROBE_NONE, PROBE_PENDING, PROBE_COUNTING, PROBE_FAILED };
+
+struct probe {
+	const char *lib, *symbol;
+};
+
+struct trigger_calls {
+	struct callcount *cc;     /* NULL until started, or with no probe */
+	struct probe probes[TRIGGER_MAX_PROBES];
+	int nprobes;
+	uint64_t counts[SESSION_MAX_TARGETS][TRIGGER_MAX_PROBES];      /* last count seen */
+	unsigned char state[SESSION_MAX_TARGETS][TRIGGER_MAX_PROBES]; /* enum probe_state */
+};
+
+struct trigger_calls *trigger_calls_new(void)
 {
-	const struct target *t = &tg->s->targets[i];
-	int bad = 0;
+	return calloc(1, sizeof(struct trigger_calls));
+}
 
-	for (int p = 0; p < tg->nprobes; p++) {
-		char err[512];
-		int rc = callcount_watch(tg->cc, t->pid, (unsigned)p, tg->probes[p].lib, tg->probes[p].symbol,
-					 err, sizeof(err));
+void trigger_calls_close(struct trigger_calls *calls)
+{
+	if (!calls)
+		return;
+	callcount_close(calls->cc);
+	free(calls);
+}
 
-		*probe_state_of(tg, i, p) =
-			rc == CALLCOUNT_ATTACHED ? PROBE_COUNTING : rc == CALLCOUNT_NOT_MAPPED ? PROBE_PENDING : PROBE_FAILED;
-		if (rc == CALLCOUNT_NOT_MAPPED)
-			report_info("pid %d: %s not loaded yet: probing %s when it is", t->pid, tg->probes[p].lib,
-				    tg->probes[p].symbol);
-		else if (rc < 0) {
-			report_target_error(t->pid, "dynprof: pid %d: call:%s:%s can never fire: %s", t->pid,
-					    tg->probes[p].lib, tg->probes[p].symbol, err);
-			bad = -1;
-		}
+int trigger_calls_probe_id(const struct trigger_calls *calls, const struct condition *c)
+{
+	for (int i = 0; i < calls->nprobes; i++)
+		if (!strcmp(calls->probes[i].lib, c->lib) && !strcmp(calls->probes[i].symbol, c->symbol))
+			return i;
+	return -1;
+}
+
+int trigger_calls_add(struct trigger_calls *calls, const struct condition *c)
+{
+	char err[512];
+
+	if (trigger_calls_probe_id(calls, c) >= 0)
+		return 0;
+	if (calls->nprobes == TRIGGER_MAX_PROBES) {
+		report_error("dynprof: %s: at most %d different LIB:SYMBOL pairs", c->text, TRIGGER_MAX_PROBES);
+		return -1;
 	}
-	return bad;
+	/* A library given by path is checked now, where it is visible from here. */
+	if (strchr(c->lib, '/') && access(c->lib, F_OK) == 0 &&
+	    callcount_check_file(c->lib, c->symbol, err, sizeof(err))) {
+		report_error("dynprof: %s can never fire: %s", c->text, err);
+		return -1;
+	}
+	calls->probes[calls->nprobes++] = (struct probe){ c->lib, c->symbol };
+	return 0;
+}
+
+int trigger_calls_start(struct trigger_calls *calls)
+{
+	char err[256];
+
+	if (calls->nprobes && !(calls->cc = callcount_open(err, sizeof(err)))) {
+		report_error("dynprof: call: conditions need BPF uprobes: %s", err);
+		return -1;
+	}
+	return 0;
 }
 
 static bool run_uses_probe(const struct triggers *tg, int r, int probe)
 {
 	const struct window_rule *w = &tg->rules[r];
 
-	return (w->start.kind == COND_CALL && trigger_probe_id(tg, &w->start) == probe) ||
-	       (w->stop.kind == COND_CALL && trigger_probe_id(tg, &w->stop) == probe);
+	return (w->start.kind == COND_CALL && trigger_calls_probe_id(tg->calls, &w->start) == probe) ||
+	       (w->stop.kind == COND_CALL && trigger_calls_probe_id(tg->calls, &w->stop) == probe);
 }
 
-/* A probe that can never count ends the rules that need it on that target. */
-void trigger_fail_probe_runs(struct triggers *tg, int i, int probe)
+/* A probe that can never count ends the rules that wait to start on it in that target. */
+static void fail_probe_runs(struct triggers *tg, int i, int probe)
 {
 	for (int r = 0; r < tg->nrules; r++)
 		if (run_uses_probe(tg, r, probe) && run_of(tg, i, r)->state == RUN_ARMED)
-			run_of(tg, i, r)->state = RUN_DONE;
+			trigger_runs_fail(tg, i, r);
 }
 
+/* Probe every LIB:SYMBOL in target i. -1 when one can never count (printed). */
+static int watch_probes(struct triggers *tg, int i)
+{
+	struct trigger_calls *calls = tg->calls;
+	int pid = target_pid(tg, i), bad = 0;
+
+	for (int p = 0; p < calls->nprobes; p++) {
+		char err[512];
+		int rc = callcount_watch(calls->cc, pid, (unsigned)p, calls->probes[p].lib, calls->probes[p].symbol,
+					 err, sizeof(err));
+
+		calls->state[i][p] =
+			rc == CALLCOUNT_ATTACHED ? PROBE_COUNTING : rc == CALLCOUNT_NOT_MAPPED ? PROBE_PENDING : PROBE_FAILED;
+		if (rc == CALLCOUNT_NOT_MAPPED)
+			report_info("pid %d: %s not loaded yet: probing %s when it is", pid, calls->probes[p].lib,
+				    calls->probes[p].symbol);
+		else if (rc < 0) {
+			report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid,
+					    calls->probes[p].lib, calls->probes[p].symbol, err);
+			bad = -1;
+		}
+	}
+	return bad;
+}
+
+int trigger_calls_take_in(struct triggers *tg, int i)
+{
+	int rc = tg->calls->cc ? watch_probes(tg, i) : 0;
+
+	for (int p = 0; p < tg->calls->nprobes; p++)
+		if (tg->calls->state[i][p] == PROBE_FAILED)
+			fail_probe_runs(tg, i, p);
+	return rc;
+}
+
+void trigger_calls_forget(struct triggers *tg, int i)
+{
+	if (tg->calls->cc)
+		callcount_forget(tg->calls->cc, target_pid(tg, i));
+}
+
+uint64_t trigger_calls_seen(const struct triggers *tg, int i, int probe)
+{
+	return tg->calls->counts[i][probe];
+}
+
+uint64_t trigger_calls_now(const struct triggers *tg, int i, int probe)
+{
+	return callcount_read(tg->calls->cc, target_pid(tg, i), (unsigned)probe);
+}
+
+/* Arm one threshold in target i; an error is printed (it would never fire there). */
+static int arm_one(struct triggers *tg, int i, int probe, uint64_t threshold)
+{
+	struct trigger_calls *calls = tg->calls;
+	int pid = target_pid(tg, i);
+	int rc = callcount_arm(calls->cc, pid, (unsigned)probe, threshold);
+
+	if (rc)
+		report_target_error(pid, "dynprof: pid %d: call:%s:%s: cannot wait for call %llu: %s%s", pid,
+				    calls->probes[probe].lib, calls->probes[probe].symbol,
+				    (unsigned long long)threshold, strerror(-rc),
+				    rc == -ENOSPC ? " (too many thresholds waiting)" : "");
+	return rc;
+}
+
+/*
+ * A threshold already passed fires only at the next call, which may never
+ * come (the function's last calls ran before this), so the count is also
+ * read now: the condition is then met at once.
+ */
+int trigger_calls_arm(struct triggers *tg, int target, int probe, uint64_t threshold)
+{
+	struct trigger_calls *calls = tg->calls;
+	int first = 0;
+
+	for (int i = target < 0 ? 0 : target; i < tg->known; i++) {
+		if (!tg->gone[i] && calls->state[i][probe] == PROBE_COUNTING) {
+			int rc = arm_one(tg, i, probe, threshold);
+			uint64_t now = callcount_read(calls->cc, target_pid(tg, i), (unsigned)probe);
+
+			first = first ? first : rc;
+			if (now > calls->counts[i][probe])
+				calls->counts[i][probe] = now;
+		}
+		if (target >= 0)
+			break;
+	}
+	return first;
+}
+
+/* trigger_waiters.c: a wait's threshold armed again in one target. */
+int trigger_calls_arm_one(struct triggers *tg, int i, int probe, uint64_t threshold)
+{
+	return arm_one(tg, i, probe, threshold);
+}
 
 static int index_of(const struct triggers *tg, int pid)
 {
 	for (int i = 0; i < tg->known; i++)
-		if (!tg->gone[i] && tg->s->targets[i].pid == pid)
+		if (!tg->gone[i] && target_pid(tg, i) == pid)
 			return i;
 	return -1;
 }
@@ -61,33 +205,27 @@ static void on_fired(void *ctx, int pid, unsigned probe, uint64_t count, uint64_
 {
 	struct triggers *tg = ctx;
 	int i = index_of(tg, pid);
-	uint64_t *seen;
 
 	(void)ktime_ns;
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	seen = count_of(tg, i, (int)probe);
-	if (count > *seen)
-		*seen = count;
+	if (count > tg->calls->counts[i][probe])
+		tg->calls->counts[i][probe] = count;
 }
 
 /* Thresholds of the conditions waiting on `probe` in target i, armed again. */
 static void rearm(struct triggers *tg, int i, int probe)
 {
-	const struct condition *c;
-
 	for (int r = 0; r < tg->nrules; r++) {
-		struct rule_run *run = run_of(tg, i, r);
+		const struct rule_run *run = run_of(tg, i, r);
+		const struct condition *c = run->state == RUN_ARMED ? &tg->rules[r].start :
+					    run->state == RUN_OPEN ? &tg->rules[r].stop : NULL;
 
-		c = run->state == RUN_ARMED ? &tg->rules[r].start : run->state == RUN_OPEN ? &tg->rules[r].stop : NULL;
-		if (c && c->kind == COND_CALL && trigger_probe_id(tg, c) == probe)
-			callcount_arm(tg->cc, tg->s->targets[i].pid, (unsigned)probe, run->phase.call_threshold);
+		if (c && c->kind == COND_CALL && trigger_calls_probe_id(tg->calls, c) == probe &&
+		    arm_one(tg, i, probe, run->phase.call_threshold))
+			trigger_runs_fail(tg, i, r);
 	}
-	for (int w = 0; w < TRIGGER_MAX_WAITERS; w++) {
-		c = tg->waiters[w].c;
-		if (tg->waiters[w].used && c->kind == COND_CALL && trigger_probe_id(tg, c) == probe)
-			callcount_arm(tg->cc, tg->s->targets[i].pid, (unsigned)probe, tg->waiters[w].phase.call_threshold);
-	}
+	trigger_waiters_rearm(tg, i, probe);
 }
 
 static void on_attached(void *ctx, int pid, unsigned probe, const char *path)
@@ -97,8 +235,8 @@ static void on_attached(void *ctx, int pid, unsigned probe, const char *path)
 
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	report_info("pid %d: %s loaded: counting calls of %s", pid, path, tg->probes[probe].symbol);
-	*probe_state_of(tg, i, (int)probe) = PROBE_COUNTING;
+	report_info("pid %d: %s loaded: counting calls of %s", pid, path, tg->calls->probes[probe].symbol);
+	tg->calls->state[i][probe] = PROBE_COUNTING;
 	rearm(tg, i, (int)probe);
 }
 
@@ -109,13 +247,13 @@ static void on_failed(void *ctx, int pid, unsigned probe, const char *why)
 
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, tg->probes[probe].lib,
-			    tg->probes[probe].symbol, why);
-	*probe_state_of(tg, i, (int)probe) = PROBE_FAILED;
-	trigger_fail_probe_runs(tg, i, (int)probe);
+	report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, tg->calls->probes[probe].lib,
+			    tg->calls->probes[probe].symbol, why);
+	tg->calls->state[i][probe] = PROBE_FAILED;
+	fail_probe_runs(tg, i, (int)probe);
 }
 
-const struct callcount_handlers *trigger_call_handlers(struct triggers *tg)
+static const struct callcount_handlers *handlers(struct triggers *tg)
 {
 	static struct callcount_handlers h = { .fired = on_fired, .attached = on_attached, .failed = on_failed };
 
@@ -123,3 +261,29 @@ const struct callcount_handlers *trigger_call_handlers(struct triggers *tg)
 	return &h;
 }
 
+int trigger_calls_pollfds(const struct trigger_calls *calls, struct pollfd *pfds, int max)
+{
+	if (!calls->cc || max < 1)
+		return 0;
+	pfds[0] = (struct pollfd){ .fd = callcount_fd(calls->cc), .events = POLLIN };
+	return 1;
+}
+
+bool trigger_calls_event(struct triggers *tg, const struct pollfd *pfd)
+{
+	if (!tg->calls->cc || pfd->fd != callcount_fd(tg->calls->cc))
+		return false;
+	callcount_consume(tg->calls->cc, handlers(tg));
+	return true;
+}
+
+bool trigger_calls_pending(const struct trigger_calls *calls)
+{
+	return calls->cc && callcount_pending(calls->cc);
+}
+
+void trigger_calls_refresh(struct triggers *tg)
+{
+	if (trigger_calls_pending(tg->calls))
+		callcount_refresh(tg->calls->cc, handlers(tg));
+}

@@ -1,60 +1,35 @@
 // SPDX-License-Identifier: MIT
 /*
  * When a condition is met: each kind measured from the phase it began
- * (see triggers_impl.h), so one condition serves a first window, a
+ * (see trigger_cond.h), so one condition serves a first window, a
  * repeated one, a stop and a script's wait alike.
  */
 #include <fnmatch.h>
 #include <string.h>
 
+#include "proc/procmodel.h"
 #include "shared/fdio.h"
+#include "trigger/trigger_calls.h"
+#include "trigger/trigger_cond.h"
+#include "trigger/trigger_inputs.h"
 #include "trigger/triggers_impl.h"
 
-int trigger_probe_id(const struct triggers *tg, const struct condition *c)
-{
-	for (int i = 0; i < tg->nprobes; i++)
-		if (!strcmp(tg->probes[i].lib, c->lib) && !strcmp(tg->probes[i].symbol, c->symbol))
-			return i;
-	return -1;
-}
-
-/*
- * Arm the kernel threshold on one target, or on every live one (target -1).
- * A threshold already passed fires only at the next call, which may never
- * come (the function's last calls ran before this), so the count is also
- * read now: the condition is then met at once.
- */
-static void arm_call(struct triggers *tg, int target, int probe, uint64_t threshold)
-{
-	for (int i = 0; i < tg->known; i++) {
-		int pid = tg->s->targets[i].pid;
-		uint64_t now, *seen = count_of(tg, i, probe);
-
-		if ((target >= 0 && i != target) || tg->gone[i] ||
-		    *probe_state_of(tg, i, probe) != PROBE_COUNTING)
-			continue;
-		callcount_arm(tg->cc, pid, (unsigned)probe, threshold);
-		now = callcount_read(tg->cc, pid, (unsigned)probe);
-		if (now > *seen)
-			*seen = now;
-	}
-}
-
-void trigger_phase_begin(struct triggers *tg, const struct condition *c, int target, uint64_t call_base,
-			 struct phase *ph)
+int trigger_phase_begin(struct triggers *tg, const struct condition *c, int target, uint64_t call_base,
+			struct phase *ph)
 {
 	*ph = (struct phase){ .since_ms = clock_ms() };
 	if (c->kind == COND_SIGNAL)
-		ph->sig_base = tg->in.sig_count[c->signo];
+		ph->sig_base = trigger_inputs_sig_count(tg->in, c->signo);
 	else if (c->kind == COND_FILE)
-		ph->file_base = trigger_inputs_file_count(&tg->in, c->path);
+		ph->file_base = trigger_inputs_file_count(tg->in, c->path);
 	else if (c->kind == COND_CALL) {
-		int probe = trigger_probe_id(tg, c);
+		int probe = trigger_calls_probe_id(tg->calls, c);
 
 		ph->call_threshold = call_base + c->count;
 		if (probe >= 0)
-			arm_call(tg, target, probe, ph->call_threshold);
+			return trigger_calls_arm(tg, target, probe, ph->call_threshold);
 	}
+	return 0;
 }
 
 static bool exe_matches(const struct triggers *tg, const char *glob, int target)
@@ -66,7 +41,7 @@ static bool exe_matches(const struct triggers *tg, const char *glob, int target)
 
 static bool has_card(const struct triggers *tg, int target)
 {
-	const struct pm_proc *p = tg->model ? procmodel_get(tg->model, tg->s->targets[target].pid) : NULL;
+	const struct pm_proc *p = tg->model ? procmodel_get(tg->model, target_pid(tg, target)) : NULL;
 
 	return p && p->cards;
 }
@@ -75,7 +50,7 @@ static bool has_card(const struct triggers *tg, int target)
 static bool target_cond_met(const struct triggers *tg, const struct condition *c, int target,
 			    const struct phase *ph)
 {
-	int probe = c->kind == COND_CALL ? trigger_probe_id(tg, c) : -1;
+	int probe = c->kind == COND_CALL ? trigger_calls_probe_id(tg->calls, c) : -1;
 
 	for (int i = target < 0 ? 0 : target; i < tg->known; i++) {
 		if (tg->gone[i])
@@ -84,7 +59,7 @@ static bool target_cond_met(const struct triggers *tg, const struct condition *c
 			return true;
 		if (c->kind == COND_EXEC && exe_matches(tg, c->glob, i))
 			return true;
-		if (c->kind == COND_CALL && probe >= 0 && *count_of(tg, i, probe) >= ph->call_threshold)
+		if (c->kind == COND_CALL && probe >= 0 && trigger_calls_seen(tg, i, probe) >= ph->call_threshold)
 			return true;
 next:
 		if (target >= 0)
@@ -101,9 +76,9 @@ bool trigger_cond_met(const struct triggers *tg, const struct condition *c, int 
 	case COND_AT:
 		return trigger_cond_due_ms(c, ph) == 0;
 	case COND_SIGNAL:
-		return tg->in.sig_count[c->signo] > ph->sig_base;
+		return trigger_inputs_sig_count(tg->in, c->signo) > ph->sig_base;
 	case COND_FILE:
-		return trigger_inputs_file_count(&tg->in, c->path) > ph->file_base;
+		return trigger_inputs_file_count(tg->in, c->path) > ph->file_base;
 	case COND_EXIT: /* a target's exit ends its runs; for a waiter: none left */
 		return target < 0 && tg->known > 0 && session_live(tg->s) == 0;
 	case COND_OPEN:

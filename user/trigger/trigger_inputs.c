@@ -10,11 +10,45 @@
 #include "shared/fdio.h"
 #include "trigger/trigger_inputs.h"
 
-void trigger_inputs_init(struct trigger_inputs *in)
+struct trigger_file {
+	char *path;
+	bool present;
+	uint64_t appeared; /* times it went from absent to present (present at start: 1) */
+};
+
+struct trigger_inputs {
+	sigset_t sigs;           /* the signals conditions name */
+	int sigfd;               /* -1 when none */
+	uint64_t sig_count[_NSIG];
+	struct trigger_file files[TRIGGER_MAX_FILES];
+	int nfiles;
+	int64_t files_checked_ms;
+};
+
+struct trigger_inputs *trigger_inputs_new(void)
 {
-	memset(in, 0, sizeof(*in));
+	struct trigger_inputs *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
 	sigemptyset(&in->sigs);
 	in->sigfd = -1;
+	return in;
+}
+
+int trigger_inputs_fd(const struct trigger_inputs *in)
+{
+	return in->sigfd;
+}
+
+bool trigger_inputs_watches_signal(const struct trigger_inputs *in, int signo)
+{
+	return sigismember(&in->sigs, signo) == 1;
+}
+
+uint64_t trigger_inputs_sig_count(const struct trigger_inputs *in, int signo)
+{
+	return signo > 0 && signo < _NSIG ? in->sig_count[signo] : 0;
 }
 
 void trigger_inputs_add_signal(struct trigger_inputs *in, int signo)
@@ -68,12 +102,13 @@ int trigger_inputs_start(struct trigger_inputs *in)
 
 void trigger_inputs_close(struct trigger_inputs *in)
 {
+	if (!in)
+		return;
 	if (in->sigfd >= 0)
 		close(in->sigfd);
-	in->sigfd = -1;
 	for (int i = 0; i < in->nfiles; i++)
 		free(in->files[i].path);
-	in->nfiles = 0;
+	free(in);
 }
 
 void trigger_inputs_read_signals(struct trigger_inputs *in)

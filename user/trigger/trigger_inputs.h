@@ -16,28 +16,22 @@
 #define TRIGGER_MAX_FILES 32
 #define TRIGGER_FILE_POLL_MS 20 /* how often watched paths are checked */
 
-struct trigger_file {
-	char *path;
-	bool present;
-	uint64_t appeared; /* times it went from absent to present (present at start: 1) */
-};
+struct trigger_inputs; /* owned by trigger_inputs.c */
 
-struct trigger_inputs {
-	sigset_t sigs;           /* the signals conditions name */
-	int sigfd;               /* -1 when none */
-	uint64_t sig_count[_NSIG];
-	struct trigger_file files[TRIGGER_MAX_FILES];
-	int nfiles;
-	int64_t files_checked_ms;
-};
-
-void trigger_inputs_init(struct trigger_inputs *in);
+/* NULL: out of memory. */
+struct trigger_inputs *trigger_inputs_new(void);
 /* Watch a signal / a path (duplicates are merged). 0 or -1 (too many paths). */
 void trigger_inputs_add_signal(struct trigger_inputs *in, int signo);
 int trigger_inputs_add_file(struct trigger_inputs *in, const char *path);
 /* Block the signals and open their signalfd. 0 or -errno. */
 int trigger_inputs_start(struct trigger_inputs *in);
+/* Close and free (NULL: nothing). */
 void trigger_inputs_close(struct trigger_inputs *in);
+/* The signalfd to poll; -1 when no signal is watched (or before the start). */
+int trigger_inputs_fd(const struct trigger_inputs *in);
+bool trigger_inputs_watches_signal(const struct trigger_inputs *in, int signo);
+/* Times `signo` arrived since the start. */
+uint64_t trigger_inputs_sig_count(const struct trigger_inputs *in, int signo);
 
 /* The signalfd fired: count what arrived. */
 void trigger_inputs_read_signals(struct trigger_inputs *in);

@@ -17,14 +17,33 @@
 #include "out/report.h"
 #include "trigger/triggers_impl.h"
 
-static void open_record(struct triggers *tg)
+struct trigger_record {
+	FILE *f; /* <output>/<pid>_dynprof_windows (JSON lines) */
+};
+
+/* Opened at the first window closed (tried again at the next when it failed). */
+static struct trigger_record *open_record(struct triggers *tg)
 {
 	char path[PATH_MAX + 64];
 
+	if (!tg->record && !(tg->record = calloc(1, sizeof(*tg->record))))
+		return NULL;
+	if (tg->record->f)
+		return tg->record;
 	snprintf(path, sizeof(path), "%s/%d_dynprof_windows", tg->s->output, (int)getpid());
-	tg->record = fopen(path, "ae");
-	if (!tg->record)
+	tg->record->f = fopen(path, "ae");
+	if (!tg->record->f)
 		report_warning("dynprof: cannot write the window record %s: %s", path, strerror(errno));
+	return tg->record->f ? tg->record : NULL;
+}
+
+void trigger_record_close(struct trigger_record *rec)
+{
+	if (!rec)
+		return;
+	if (rec->f)
+		fclose(rec->f);
+	free(rec);
 }
 
 static void add_edge(cJSON *w, const char *name, const struct condition *c, int64_t fired_us, int64_t ack_us)
@@ -48,17 +67,17 @@ static void add_counts(cJSON *edge, uint64_t fired, uint64_t acked)
 }
 
 /* One JSON line per closed window: which rule, when each edge fired and was acknowledged. */
-void trigger_record_window(struct triggers *tg, int i, int r, int64_t stop_ack_us)
+void trigger_record_window(struct triggers *tg, int i, int r)
 {
 	const struct rule_run *run = run_of(tg, i, r);
+	int64_t stop_ack_us = run->stop_ack_us;
+	struct trigger_record *rec = open_record(tg);
 	cJSON *w;
 	char *text;
 
-	if (!tg->record)
-		open_record(tg);
-	if (!tg->record || !(w = cJSON_CreateObject()))
+	if (!rec || !(w = cJSON_CreateObject()))
 		return;
-	cJSON_AddNumberToObject(w, "pid", tg->s->targets[i].pid);
+	cJSON_AddNumberToObject(w, "pid", target_pid(tg, i));
 	cJSON_AddNumberToObject(w, "rule", r + 1);
 	cJSON_AddNumberToObject(w, "window", run->windows);
 	add_edge(w, "start", &tg->rules[r].start, run->start_fired_us, run->start_ack_us);
@@ -68,8 +87,8 @@ void trigger_record_window(struct triggers *tg, int i, int r, int64_t stop_ack_u
 		 stop_ack_us);
 	text = cJSON_PrintUnformatted(w);
 	if (text) {
-		fprintf(tg->record, "%s\n", text);
-		fflush(tg->record);
+		fprintf(rec->f, "%s\n", text);
+		fflush(rec->f);
 	}
 	free(text);
 	cJSON_Delete(w);

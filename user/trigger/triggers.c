@@ -11,59 +11,40 @@
 #include <unistd.h>
 
 #include "shared/fdio.h"
+#include "kernel/callcount.h"
 #include "proc/procscan.h"
 #include "out/report.h"
+#include "trigger/trigger_calls.h"
+#include "trigger/trigger_inputs.h"
 #include "trigger/triggers_impl.h"
 
 #define TICK_ROUNDS 4       /* evaluations per tick while windows keep changing */
 
 /* ---- setting up ------------------------------------------------------------ */
 
-static int add_probe(struct triggers *tg, const struct condition *c)
-{
-	char err[512];
-
-	if (trigger_probe_id(tg, c) >= 0)
-		return 0;
-	if (tg->nprobes == TRIGGER_MAX_PROBES) {
-		report_error("dynprof: %s: at most %d different LIB:SYMBOL pairs", c->text, TRIGGER_MAX_PROBES);
-		return -1;
-	}
-	/* A library given by path is checked now, where it is visible from here. */
-	if (strchr(c->lib, '/') && access(c->lib, F_OK) == 0 &&
-	    callcount_check_file(c->lib, c->symbol, err, sizeof(err))) {
-		report_error("dynprof: %s can never fire: %s", c->text, err);
-		return -1;
-	}
-	tg->probes[tg->nprobes++] = (struct probe){ c->lib, c->symbol };
-	return 0;
-}
-
 int triggers_add_condition(struct triggers *tg, const struct condition *c)
 {
 	if (c->kind == COND_SIGNAL)
-		trigger_inputs_add_signal(&tg->in, c->signo);
-	else if (c->kind == COND_FILE && trigger_inputs_add_file(&tg->in, c->path)) {
+		trigger_inputs_add_signal(tg->in, c->signo);
+	else if (c->kind == COND_FILE && trigger_inputs_add_file(tg->in, c->path)) {
 		report_error("dynprof: %s: at most %d different paths", c->text, TRIGGER_MAX_FILES);
 		return -1;
 	} else if (c->kind == COND_CALL)
-		return add_probe(tg, c);
+		return trigger_calls_add(tg->calls, c);
 	return 0;
 }
 
-static bool alloc_tables(struct triggers *tg)
+static bool alloc_parts(struct triggers *tg)
 {
 	size_t n = SESSION_MAX_TARGETS;
 
 	tg->gone = calloc(n, sizeof(*tg->gone));
 	tg->exe = calloc(n, sizeof(*tg->exe));
-	tg->counts = calloc(n * TRIGGER_MAX_PROBES, sizeof(*tg->counts));
-	tg->probe_st = calloc(n * TRIGGER_MAX_PROBES, sizeof(*tg->probe_st));
-	tg->runs = calloc(n * (size_t)(tg->nrules ? tg->nrules : 1), sizeof(*tg->runs));
-	tg->want_start = calloc(n, sizeof(*tg->want_start));
-	tg->want_stop = calloc(n, sizeof(*tg->want_stop));
-	return tg->gone && tg->exe && tg->counts && tg->probe_st && tg->runs && tg->want_start &&
-	       tg->want_stop;
+	tg->in = trigger_inputs_new();
+	tg->calls = trigger_calls_new();
+	tg->runs = runs_new(SESSION_MAX_TARGETS, tg->nrules);
+	tg->waiters = trigger_waiters_new();
+	return tg->gone && tg->exe && tg->in && tg->calls && tg->runs && tg->waiters;
 }
 
 struct triggers *triggers_new(struct session *s, const struct window_rule *rules, int nrules)
@@ -78,8 +59,7 @@ struct triggers *triggers_new(struct session *s, const struct window_rule *rules
 	tg->rules = rules;
 	tg->nrules = nrules;
 	tg->start_ms = clock_ms();
-	trigger_inputs_init(&tg->in);
-	if (!alloc_tables(tg)) {
+	if (!alloc_parts(tg)) {
 		report_error("dynprof: out of memory");
 		triggers_close(tg);
 		return NULL;
@@ -96,17 +76,13 @@ void triggers_close(struct triggers *tg)
 {
 	if (!tg)
 		return;
-	callcount_close(tg->cc);
-	trigger_inputs_close(&tg->in);
-	if (tg->record)
-		fclose(tg->record);
+	trigger_calls_close(tg->calls);
+	trigger_inputs_close(tg->in);
+	trigger_record_close(tg->record);
+	trigger_waiters_close(tg->waiters);
+	runs_free(tg->runs);
 	free(tg->gone);
 	free(tg->exe);
-	free(tg->counts);
-	free(tg->probe_st);
-	free(tg->runs);
-	free(tg->want_start);
-	free(tg->want_stop);
 	free(tg);
 }
 
@@ -129,26 +105,12 @@ bool triggers_need_model(const struct triggers *tg)
 /* A new target: probes attached, runs armed. -1 when a probe can never count. */
 static int take_in(struct triggers *tg, int i)
 {
-	int rc = 0;
+	int rc;
 
 	/* exec: conditions match it; unreadable leaves "" (never matches). */
-	procscan_exe(tg->s->targets[i].pid, tg->exe[i], sizeof(tg->exe[i]));
-	if (tg->cc)
-		rc = trigger_watch_probes(tg, i);
-	for (int p = 0; p < tg->nprobes; p++)
-		if (*probe_state_of(tg, i, p) == PROBE_FAILED)
-			trigger_fail_probe_runs(tg, i, p);
-	for (int r = 0; r < tg->nrules; r++) {
-		struct rule_run *run = run_of(tg, i, r);
-
-		if (run->state == RUN_DONE)
-			continue;
-		/* The first window's start counts from the run's beginning, and calls from the join. */
-		trigger_phase_begin(tg, &tg->rules[r].start, i, 0, &run->phase);
-		run->phase.since_ms = tg->start_ms;
-		run->phase.sig_base = 0;
-		run->phase.file_base = 0;
-	}
+	procscan_exe(target_pid(tg, i), tg->exe[i], sizeof(tg->exe[i]));
+	rc = trigger_calls_take_in(tg, i);
+	trigger_runs_take_in(tg, i);
 	return rc;
 }
 
@@ -156,53 +118,41 @@ static int take_in(struct triggers *tg, int i)
 static void let_go(struct triggers *tg, int i)
 {
 	tg->gone[i] = true;
-	for (int r = 0; r < tg->nrules; r++) {
-		struct rule_run *run = run_of(tg, i, r);
-
-		if (run->state == RUN_OPEN || run->state == RUN_STOPPING) {
-			run->stop_fired_us = clock_wall_us();
-			trigger_record_window(tg, i, r, run->stop_fired_us);
-		}
-		run->state = RUN_DONE;
-	}
-	if (tg->cc)
-		callcount_forget(tg->cc, tg->s->targets[i].pid);
+	trigger_runs_let_go(tg, i);
+	trigger_calls_forget(tg, i);
 }
 
 static void follow_targets(struct triggers *tg)
 {
-	while (tg->known < tg->s->ntargets) {
+	while (tg->known < session_target_count(tg->s)) {
 		int i = tg->known++;
 
-		if (tg->s->targets[i].dropped)
+		if (!session_target_live(tg->s, i))
 			let_go(tg, i);
 		else
 			take_in(tg, i);
 	}
 	for (int i = 0; i < tg->known; i++)
-		if (!tg->gone[i] && tg->s->targets[i].dropped)
+		if (!tg->gone[i] && !session_target_live(tg->s, i))
 			let_go(tg, i);
 }
 
 int triggers_start(struct triggers *tg, struct procmodel *model)
 {
-	char err[256];
 	int rc;
 
 	tg->model = model;
-	rc = trigger_inputs_start(&tg->in);
+	rc = trigger_inputs_start(tg->in);
 	if (rc) {
 		report_error("dynprof: cannot watch signals for --window: %s", strerror(-rc));
 		return -1;
 	}
-	if (tg->nprobes && !(tg->cc = callcount_open(err, sizeof(err)))) {
-		report_error("dynprof: call: conditions need BPF uprobes: %s", err);
+	if (trigger_calls_start(tg->calls))
 		return -1;
-	}
-	while (tg->known < tg->s->ntargets) {
+	while (tg->known < session_target_count(tg->s)) {
 		int i = tg->known++;
 
-		if (tg->s->targets[i].dropped) {
+		if (!session_target_live(tg->s, i)) {
 			let_go(tg, i);
 			continue;
 		}
@@ -214,9 +164,8 @@ int triggers_start(struct triggers *tg, struct procmodel *model)
 
 void triggers_tick(struct triggers *tg)
 {
-	trigger_inputs_check_files(&tg->in);
-	if (tg->cc && callcount_pending(tg->cc))
-		callcount_refresh(tg->cc, trigger_call_handlers(tg));
+	trigger_inputs_check_files(tg->in);
+	trigger_calls_refresh(tg);
 	follow_targets(tg);
 	/* A window that opened or closed may make another condition true at once. */
 	for (int round = 0; round < TICK_ROUNDS && trigger_evaluate(tg); round++)
@@ -230,19 +179,17 @@ int triggers_pollfds(const struct triggers *tg, struct pollfd *pfds, int max)
 {
 	int n = 0;
 
-	if (tg->in.sigfd >= 0 && n < max)
-		pfds[n++] = (struct pollfd){ .fd = tg->in.sigfd, .events = POLLIN };
-	if (tg->cc && n < max)
-		pfds[n++] = (struct pollfd){ .fd = callcount_fd(tg->cc), .events = POLLIN };
-	return n;
+	if (trigger_inputs_fd(tg->in) >= 0 && n < max)
+		pfds[n++] = (struct pollfd){ .fd = trigger_inputs_fd(tg->in), .events = POLLIN };
+	return n + trigger_calls_pollfds(tg->calls, pfds + n, max - n);
 }
 
 void triggers_event(struct triggers *tg, const struct pollfd *pfd)
 {
-	if (pfd->fd == tg->in.sigfd)
-		trigger_inputs_read_signals(&tg->in);
-	else if (tg->cc && pfd->fd == callcount_fd(tg->cc))
-		callcount_consume(tg->cc, trigger_call_handlers(tg));
+	if (pfd->fd == trigger_inputs_fd(tg->in))
+		trigger_inputs_read_signals(tg->in);
+	else
+		trigger_calls_event(tg, pfd);
 }
 
 static int64_t earlier(int64_t a, int64_t b)
@@ -250,50 +197,20 @@ static int64_t earlier(int64_t a, int64_t b)
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
-static int64_t run_due_ms(const struct triggers *tg, int i, int r)
-{
-	const struct rule_run *run = run_of(tg, i, r);
-	const struct window_rule *w = &tg->rules[r];
-	int64_t now = clock_ms();
-
-	switch (run->state) {
-	case RUN_ARMED:
-		if (w->every_ms && run->windows > 0)
-			return run->opened_ms + w->every_ms > now ? run->opened_ms + w->every_ms - now : 0;
-		return trigger_cond_due_ms(&w->start, &run->phase);
-	case RUN_STARTING:
-		return run->retry_ms > now ? run->retry_ms - now : 0;
-	case RUN_OPEN:
-		return trigger_cond_due_ms(&w->stop, &run->phase);
-	default:
-		return -1;
-	}
-}
-
 int triggers_timeout_ms(const struct triggers *tg)
 {
-	int64_t due = trigger_inputs_timeout_ms(&tg->in);
+	int64_t due = trigger_inputs_timeout_ms(tg->in);
 
-	if (tg->cc && callcount_pending(tg->cc))
+	if (trigger_calls_pending(tg->calls))
 		due = earlier(due, CALLCOUNT_REFRESH_MS);
-	for (int i = 0; i < tg->known; i++)
-		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
-			due = earlier(due, run_due_ms(tg, i, r));
-	for (int w = 0; w < TRIGGER_MAX_WAITERS; w++)
-		if (tg->waiters[w].used)
-			due = earlier(due, trigger_cond_due_ms(tg->waiters[w].c, &tg->waiters[w].phase));
+	due = earlier(due, trigger_runs_due_ms(tg));
+	due = earlier(due, trigger_waiters_due_ms(tg));
 	return due < 0 ? -1 : due > 60000 ? 60000 : (int)due;
 }
 
 void triggers_quitting(struct triggers *tg)
 {
-	for (int i = 0; i < tg->known; i++)
-		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
-			if (run_of(tg, i, r)->state == RUN_OPEN) {
-				run_of(tg, i, r)->stop_fired_us = clock_wall_us();
-				trigger_record_window(tg, i, r, clock_wall_us());
-				run_of(tg, i, r)->state = RUN_DONE;
-			}
+	trigger_runs_quit(tg);
 }
 
 /*

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trigger engine's side of call counting (callcount.h), owned by
+ * trigger_calls.c: the LIB:SYMBOL probes conditions name, the kernel
+ * counter, and per target each probe's state and last count seen.
+ * Inside the trigger engine only.
+ */
+#ifndef DYNPROF_TRIGGER_CALLS_H
+#define DYNPROF_TRIGGER_CALLS_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config/rule.h"
+
+#define TRIGGER_MAX_PROBES 16  /* distinct LIB:SYMBOL pairs */
+
+struct triggers;
+struct trigger_calls;
+
+/* NULL: out of memory. */
+struct trigger_calls *trigger_calls_new(void);
+void trigger_calls_close(struct trigger_calls *calls);
+
+/* Register a call: condition's probe (once per pair). 0, or -1 printed. */
+int trigger_calls_add(struct trigger_calls *calls, const struct condition *c);
+/* The probe a call: condition counts with; -1 when not registered. */
+int trigger_calls_probe_id(const struct trigger_calls *calls, const struct condition *c);
+/* Load the kernel counter when a probe was registered. 0, or -1 printed. */
+int trigger_calls_start(struct trigger_calls *calls);
+
+/*
+ * Target i joined: probe every LIB:SYMBOL in it; the runs needing a probe
+ * that can never count there fail. -1 when one cannot (printed).
+ */
+int trigger_calls_take_in(struct triggers *tg, int i);
+/* Target i left: stop counting in it. */
+void trigger_calls_forget(struct triggers *tg, int i);
+
+/* The last count seen of `probe` in target i / the kernel's count now. */
+uint64_t trigger_calls_seen(const struct triggers *tg, int i, int probe);
+uint64_t trigger_calls_now(const struct triggers *tg, int i, int probe);
+
+/*
+ * Arm `threshold` of `probe` in target i, or in every live target (-1)
+ * where it counts. 0, or the first negative errno of callcount_arm, with
+ * one error line per target (the threshold would never fire there).
+ */
+int trigger_calls_arm(struct triggers *tg, int target, int probe, uint64_t threshold);
+/* Arm it again in target i after its library appeared (no count read). 0 or -errno, printed. */
+int trigger_calls_arm_one(struct triggers *tg, int i, int probe, uint64_t threshold);
+
+/* The console's side: at most one pollfd; a refresh due (CALLCOUNT_REFRESH_MS). */
+int trigger_calls_pollfds(const struct trigger_calls *calls, struct pollfd *pfds, int max);
+bool trigger_calls_event(struct triggers *tg, const struct pollfd *pfd);
+bool trigger_calls_pending(const struct trigger_calls *calls);
+void trigger_calls_refresh(struct triggers *tg);
+
+#endif /* DYNPROF_TRIGGER_CALLS_H */

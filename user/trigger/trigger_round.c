@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rule state machine (trigger_runs.c) driven against the session: each
+ * round, every rule on every target is stepped with what its conditions
+ * and its target say, the transitions' requests are carried out (fired
+ * edges told, windows recorded, conditions begun), and the START/STOP of
+ * all targets due in one round are sent together. Targets are read only
+ * through session.h's accessors.
+ */
+#include <string.h>
+
+#include "shared/fdio.h"
+#include "out/events_out.h"
+#include "out/report.h"
+#include "trigger/trigger_calls.h"
+#include "trigger/trigger_cond.h"
+#include "trigger/triggers_impl.h"
+
+/* This round's commands, per target. */
+struct sends {
+	bool start[SESSION_MAX_TARGETS], stop[SESSION_MAX_TARGETS];
+};
+
+static const char *edge_name(bool start)
+{
+	return start ? "start" : "stop";
+}
+
+static void announce(struct triggers *tg, int i, int r, bool start, uint64_t count)
+{
+	const struct condition *c = start ? &tg->rules[r].start : &tg->rules[r].stop;
+	int pid = target_pid(tg, i);
+
+	if (c->kind == COND_CALL)
+		report_info("rule %d: %s=%s fired for pid %d (call %llu)", r + 1, edge_name(start), c->text, pid,
+			    (unsigned long long)count);
+	else
+		report_info("rule %d: %s=%s fired for pid %d", r + 1, edge_name(start), c->text, pid);
+	events_trigger(pid, r + 1, edge_name(start), c->text, c->kind == COND_CALL, count);
+}
+
+static int probe_of(const struct triggers *tg, const struct condition *c)
+{
+	return c->kind == COND_CALL ? trigger_calls_probe_id(tg->calls, c) : -1;
+}
+
+/* The last count seen (the threshold that fired). */
+static uint64_t probe_count(const struct triggers *tg, int i, const struct condition *c)
+{
+	int probe = probe_of(tg, c);
+
+	return probe < 0 ? 0 : trigger_calls_seen(tg, i, probe);
+}
+
+/* The kernel's count now (not the last threshold seen): how far the target ran on. */
+static uint64_t live_count(const struct triggers *tg, int i, const struct condition *c)
+{
+	int probe = probe_of(tg, c);
+
+	return probe < 0 ? 0 : trigger_calls_now(tg, i, probe);
+}
+
+static struct run_rule rule_of(const struct triggers *tg, int r)
+{
+	return (struct run_rule){ .repeat = tg->rules[r].repeat, .has_stop = tg->rules[r].stop.kind != COND_NONE };
+}
+
+static struct run_answer answer_of(const struct triggers *tg, int i, int64_t ack_us)
+{
+	return (struct run_answer){
+		.collecting = session_target_collecting(tg->s, i),
+		.live = session_target_live(tg->s, i),
+		.status = session_target_last_status(tg->s, i),
+		.ack_us = ack_us,
+	};
+}
+
+/* Begin waiting for `c`; a threshold that cannot be armed fails the rule here. */
+static void wait_for(struct triggers *tg, int i, int r, const struct condition *c, uint64_t call_base)
+{
+	if (trigger_phase_begin(tg, c, i, call_base, &run_of(tg, i, r)->phase))
+		trigger_runs_fail(tg, i, r);
+}
+
+static void want(struct sends *out, int i, unsigned todo)
+{
+	out->start[i] |= (todo & RUN_DO_START) != 0;
+	out->stop[i] |= (todo & RUN_DO_STOP) != 0;
+}
+
+/* After a window closed: recorded; a repeated start waits for a new occurrence, counting calls from here. */
+static void after_close(struct triggers *tg, int i, int r, unsigned todo)
+{
+	if (todo & RUN_DO_RECORD)
+		trigger_record_window(tg, i, r);
+	if (todo & RUN_DO_WAIT_START)
+		wait_for(tg, i, r, &tg->rules[r].start, live_count(tg, i, &tg->rules[r].start));
+}
+
+/* Calls of the stop count from the start's trigger when both count the same function. */
+static uint64_t stop_base(const struct triggers *tg, int i, int r)
+{
+	const struct condition *start = &tg->rules[r].start, *stop = &tg->rules[r].stop;
+
+	if (stop->kind == COND_CALL && start->kind == COND_CALL && probe_of(tg, stop) == probe_of(tg, start))
+		return run_of(tg, i, r)->start_count;
+	return probe_count(tg, i, stop);
+}
+
+static bool start_due(struct triggers *tg, int i, int r)
+{
+	const struct window_rule *w = &tg->rules[r];
+	const struct rule_run *run = run_of(tg, i, r);
+
+	if (w->every_ms && run->windows > 0)
+		return clock_ms() >= run->opened_ms + w->every_ms;
+	return trigger_cond_met(tg, &w->start, i, &run->phase);
+}
+
+/* Some other window keeps target i collecting (another rule, or the console's). */
+static bool others_hold(const struct triggers *tg, int i, int except)
+{
+	return tg->s->window_open || runs_other_open(run_of(tg, i, 0), tg->nrules, except);
+}
+
+static void fire_start(struct triggers *tg, int i, int r, struct sends *out)
+{
+	struct rule_run *run = run_of(tg, i, r);
+	unsigned todo = run_start_fired(run, clock_wall_us(), probe_count(tg, i, &tg->rules[r].start));
+
+	announce(tg, i, r, true, run->start_count);
+	want(out, i, todo);
+}
+
+static void fire_stop(struct triggers *tg, int i, int r, struct sends *out)
+{
+	struct run_rule w = rule_of(tg, r);
+	int64_t now = clock_wall_us();
+	unsigned todo;
+
+	announce(tg, i, r, false, probe_count(tg, i, &tg->rules[r].stop));
+	todo = run_stop_fired(run_of(tg, i, r), &w, now, others_hold(tg, i, r));
+	after_close(tg, i, r, todo);
+	want(out, i, todo);
+}
+
+static bool stop_met(const struct triggers *tg, int i, int r)
+{
+	const struct condition *stop = &tg->rules[r].stop;
+
+	return stop->kind != COND_NONE && trigger_cond_met(tg, stop, i, &run_of(tg, i, r)->phase);
+}
+
+static void step_run(struct triggers *tg, int i, int r, struct sends *out)
+{
+	struct rule_run *run = run_of(tg, i, r);
+	struct run_rule w = rule_of(tg, r);
+	int64_t reply_us;
+
+	switch (run->state) {
+	case RUN_ARMED:
+		if (start_due(tg, i, r))
+			fire_start(tg, i, r, out);
+		break;
+	case RUN_STARTING:
+		if (stop_met(tg, i, r)) {
+			report_info("rule %d: %s fired before pid %d had a device: no window", r + 1,
+				    tg->rules[r].stop.text, target_pid(tg, i));
+			if (run_stop_before_start(run) & RUN_DO_WAIT_START)
+				wait_for(tg, i, r, &tg->rules[r].start, probe_count(tg, i, &tg->rules[r].start));
+		} else
+			want(out, i, run_retry_due(run, clock_ms()));
+		break;
+	case RUN_OPEN:
+		if (!session_target_collecting(tg->s, i)) { /* stopped from the console, or the server ended it */
+			reply_us = session_target_last_reply_us(tg->s, i);
+			after_close(tg, i, r, run_collection_ended(run, &w, reply_us ? reply_us : clock_wall_us()));
+		} else if (stop_met(tg, i, r))
+			fire_stop(tg, i, r, out);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- sending what is due --------------------------------------------------- */
+
+/* The connection must have room for this window's START and STOP. */
+static void make_room(struct triggers *tg, int i)
+{
+	if (run_needs_reconnect(session_target_requests(tg->s, i), session_target_collecting(tg->s, i)))
+		session_reconnect(tg->s, i);
+}
+
+/* START's outcome for target i (acknowledged at ack_us when it collects). */
+static void after_start(struct triggers *tg, int i, int64_t ack_us)
+{
+	struct run_answer a = answer_of(tg, i, ack_us);
+
+	for (int r = 0; r < tg->nrules; r++) {
+		struct rule_run *run = run_of(tg, i, r);
+		unsigned todo;
+
+		if (run->state != RUN_FIRED && run->state != RUN_STARTING)
+			continue;
+		todo = run_start_answered(run, &a, clock_ms(), a.collecting ? live_count(tg, i, &tg->rules[r].start) : 0);
+		if (todo & RUN_DO_NO_DEVICE) {
+			report_info("rule %d: pid %d has no device yet: START retried until it has", r + 1, target_pid(tg, i));
+			/* The stop condition runs meanwhile: if it fires first, no window. */
+			wait_for(tg, i, r, &tg->rules[r].stop, probe_count(tg, i, &tg->rules[r].stop));
+		} else if (todo & RUN_DO_WAIT_STOP)
+			wait_for(tg, i, r, &tg->rules[r].stop, stop_base(tg, i, r));
+	}
+}
+
+static void after_stop(struct triggers *tg, int i)
+{
+	struct run_answer a = answer_of(tg, i, session_target_last_reply_us(tg->s, i));
+
+	for (int r = 0; r < tg->nrules; r++) {
+		struct run_rule w = rule_of(tg, r);
+
+		after_close(tg, i, r, run_stop_answered(run_of(tg, i, r), &w, &a));
+	}
+}
+
+static bool any(const bool *which, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (which[i])
+			return true;
+	return false;
+}
+
+static void send_due(struct triggers *tg, struct sends *out)
+{
+	int n = tg->known;
+
+	/* Targets already collecting (for the console or another rule) need no START. */
+	for (int i = 0; i < n; i++) {
+		if (out->start[i] && session_target_collecting(tg->s, i)) {
+			out->start[i] = false;
+			after_start(tg, i, clock_wall_us());
+		} else if (out->start[i])
+			make_room(tg, i);
+	}
+	if (any(out->start, n)) {
+		session_command_some(tg->s, PROTO_CMD_START, out->start);
+		for (int i = 0; i < n; i++)
+			if (out->start[i])
+				after_start(tg, i, session_target_last_reply_us(tg->s, i));
+	}
+	if (any(out->stop, n)) {
+		session_command_some(tg->s, PROTO_CMD_STOP, out->stop);
+		for (int i = 0; i < n; i++)
+			if (out->stop[i])
+				after_stop(tg, i);
+	}
+}
+
+bool trigger_evaluate(struct triggers *tg)
+{
+	static struct sends out; /* 2 KiB: one engine, one thread */
+	bool sent;
+
+	memset(&out, 0, sizeof(out));
+	for (int i = 0; i < tg->known; i++)
+		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
+			step_run(tg, i, r, &out);
+	sent = any(out.start, tg->known) || any(out.stop, tg->known);
+	send_due(tg, &out);
+	return sent;
+}
+
+/* ---- targets coming and going, the end ----------------------------------- */
+
+void trigger_runs_take_in(struct triggers *tg, int i)
+{
+	for (int r = 0; r < tg->nrules; r++) {
+		struct rule_run *run = run_of(tg, i, r);
+
+		if (run->state == RUN_DONE)
+			continue;
+		/* The first window's start counts from the run's beginning, and calls from the join. */
+		wait_for(tg, i, r, &tg->rules[r].start, 0);
+		run->phase.since_ms = tg->start_ms;
+		run->phase.sig_base = 0;
+		run->phase.file_base = 0;
+	}
+}
+
+void trigger_runs_let_go(struct triggers *tg, int i)
+{
+	for (int r = 0; r < tg->nrules; r++)
+		if (run_target_left(run_of(tg, i, r), clock_wall_us()) & RUN_DO_RECORD)
+			trigger_record_window(tg, i, r);
+}
+
+void trigger_runs_quit(struct triggers *tg)
+{
+	for (int i = 0; i < tg->known; i++)
+		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
+			if (run_quit(run_of(tg, i, r), clock_wall_us()) & RUN_DO_RECORD)
+				trigger_record_window(tg, i, r);
+}
+
+void trigger_runs_fail(struct triggers *tg, int i, int r)
+{
+	run_failed(run_of(tg, i, r));
+}
+
+static int64_t earlier(int64_t a, int64_t b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+static int64_t run_due_ms(const struct triggers *tg, int i, int r)
+{
+	const struct rule_run *run = run_of(tg, i, r);
+	const struct window_rule *w = &tg->rules[r];
+	int64_t now = clock_ms();
+
+	switch (run->state) {
+	case RUN_ARMED:
+		if (w->every_ms && run->windows > 0)
+			return run->opened_ms + w->every_ms > now ? run->opened_ms + w->every_ms - now : 0;
+		return trigger_cond_due_ms(&w->start, &run->phase);
+	case RUN_STARTING:
+		return run->retry_ms > now ? run->retry_ms - now : 0;
+	case RUN_OPEN:
+		return trigger_cond_due_ms(&w->stop, &run->phase);
+	default:
+		return -1;
+	}
+}
+
+int64_t trigger_runs_due_ms(const struct triggers *tg)
+{
+	int64_t due = -1;
+
+	for (int i = 0; i < tg->known; i++)
+		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
+			due = earlier(due, run_due_ms(tg, i, r));
+	return due;
+}
