@@ -49,8 +49,6 @@ struct discover_be {
 	int delivered;
 };
 
-static unsigned long long be_lost(const struct discover_be *be);
-
 /* ---- is a watched pid still to be seen exiting? ----------------------------- */
 
 /*
@@ -355,6 +353,14 @@ static void sweep(struct discover_be *be)
 	}
 }
 
+/* Events the BPF side could not reserve room for. */
+static unsigned long long be_lost(const struct discover_be *be)
+{
+	if (!be->skel->bss)
+		return 0;
+	return __atomic_load_n(&be->skel->bss->lost_events, __ATOMIC_RELAXED);
+}
+
 /*
  * Drain the ring buffer into on_sample. For discover_consume, a grown loss
  * count sweeps the watched pids; discover_consume_events leaves the
@@ -417,13 +423,6 @@ static int be_add_card(struct discover_be *be, unsigned major, unsigned minor, i
 static int be_fd(const struct discover_be *be)
 {
 	return ring_buffer__epoll_fd(be->rb);
-}
-
-static unsigned long long be_lost(const struct discover_be *be)
-{
-	if (!be->skel->bss)
-		return 0;
-	return __atomic_load_n(&be->skel->bss->lost_events, __ATOMIC_RELAXED);
 }
 
 const struct discover_ops discover_bpf_ops = {
