@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
- * Kernel side of user/discover*.c: process events, in two modes.
+ * Kernel side of user/kernel/discover*.c: process events, in two modes.
  *
  *  - attach mode (track_all == false): only `dp_exit` is loaded; it reports
  *    the exit of the pids user space put in `watched`. The loader does not
@@ -10,9 +10,11 @@
  *    and the successful opens (and the closes) of the card nodes user space
  *    registered in `card_devs`, for the process model.
  *
- * All programs are raw tracepoints (no tracefs needed, see KERNEL-NOTES.md)
- * and report through the one ring buffer `events` as struct dp_event
- * (include/dynprof/events.h); a failed reserve is counted in `lost_events`.
+ * All programs are raw tracepoints: they need no tracefs, which a fresh
+ * machine may not have mounted (libbpf's attach of a plain tracepoint then
+ * fails with ENOENT). They report through the one ring buffer `events` as
+ * struct dp_event (include/dynprof/events.h); a failed reserve is counted
+ * in `lost_events`.
  *
  * Portability floor: BPF_MAP_TYPE_RINGBUF (Linux 5.8); the helpers used here
  * are all older than that. Field offsets are CO-RE relocated at load time.
@@ -365,8 +367,9 @@ int BPF_PROG(dp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
  * given, for information.
  *
  * sys_enter (every syscall on the host): compare the syscall number first;
- * for an open, save the user filename pointer by tid (the string may not
- * be readable yet at entry, KERNEL-NOTES.md); for a close, see below.
+ * for an open, save the user filename pointer by tid (at entry its page
+ * may not be resident yet, so bpf_probe_read_user_str can fail there;
+ * the kernel has read it by the exit); for a close, see below.
  * sys_exit (every syscall): look up the saved pointer by tid, return at
  * once when there is none (that miss is the whole cost of a non-open
  * syscall); otherwise the returned fd leads to the file: task->files->fdt

@@ -212,6 +212,23 @@ test_lost_events_are_counted_and_rescanned() {
 		fail "no loss accounting: $(cat $T/watch.err)"
 }
 
+test_full_kernel_card_filter_is_said_once() {
+	# The kernel's map keeps nodes that are gone: with 256 nodes registered,
+	# a node made in place of a removed one finds no room. Numbers of no
+	# driver (major 4000): the nodes are only stat()ed, never opened.
+	mkdir -p $T/many
+	for i in $(seq 0 255); do mknod $T/many/davinci$i c 4000 $i; done
+	"$DP" --list --watch --json --device="$T/many/davinci*" > $T/watch 2> $T/watch.err &
+	remember_pid $!
+	wait_until 10 grep -q '^\[' $T/watch || fail "watch did not start: $(cat $T/watch.err)"
+	local said="^\[WARNING\] the kernel's card filter is full \(256 card nodes\): it does not report opens of 1 other card node$"
+	rm $T/many/davinci0 && mknod $T/many/davinci256 c 4000 256
+	wait_until 5 grep -Eq "$said" $T/watch || fail "not said: $(cat $T/watch $T/watch.err)"
+	rm $T/many/davinci1 && mknod $T/many/davinci257 c 4000 257
+	sleep 2.5 # two looks for new nodes
+	[ "$(grep -c "card filter is full" $T/watch)" -eq 1 ] || fail "said again: $(cat $T/watch)"
+}
+
 test_device_option_replaces_default_patterns() {
 	local pid; pid=$(card_holder sleep 600)
 	sleep 0.2

@@ -23,7 +23,8 @@ struct discover;
  * `*note` points to a one-line reason (static storage, overwritten by the
  * next discover_open) and the pidfd fallback is used; otherwise `*note` is
  * NULL. Returns NULL only when memory or fds run out (errno set).
- * While open, libbpf's messages go to a quiet handler, not to stderr.
+ * While the BPF programs load and while they are in use, libbpf's
+ * messages go to a quiet handler, not to stderr.
  */
 struct discover *discover_open(bool use_bpf, const char **note);
 void discover_close(struct discover *d);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,9 +18,10 @@
 
 #include "bpf/discover.skel.h"
 #include "kernel/bpfutil.h"
-#include "common/procstat.h"
 #include "kernel/discover_impl.h"
-#include "shared/clock.h"
+#include "common/procstat.h"
+#include "kernel/pidfd.h"
+#include "kernel/watchset.h"
 #include "dynprof/events.h"
 
 #ifndef PF_EXITING
@@ -31,6 +33,22 @@
 
 _Static_assert(DP_RINGBUF_BYTES >= 4096 && (DP_RINGBUF_BYTES & (DP_RINGBUF_BYTES - 1)) == 0,
 	       "DP_RINGBUF_BYTES: a power of 2, at least a page");
+
+struct discover_be {
+	bool tracking;             /* all programs loaded, events delivered whole */
+	struct discover_bpf *skel;
+	struct ring_buffer *rb;
+	struct watchset set;       /* the pids in the `watched` map; no fds */
+	unsigned long long lost_seen;
+	/* Set for the duration of be_consume. */
+	void (*on_exit)(void *ctx, int pid);
+	void *ctx;
+	int reported;
+	/* Set for the duration of be_consume_events. */
+	void (*on_event)(void *ctx, const struct dp_event *e);
+	void *ev_ctx;
+	int delivered;
+};
 
 /* ---- is a watched pid still to be seen exiting? ----------------------------- */
 
@@ -80,32 +98,55 @@ static bool group_exiting(int pid)
  */
 static int target_alive(int pid)
 {
-	int fd = discover_pidfd_open(pid);
+	int fd = pidfd_of(pid);
 	int err;
 
 	if (fd < 0)
 		return fd;
-	err = group_exiting(pid) || discover_pidfd_exited(fd) ? -ESRCH : 0;
+	err = group_exiting(pid) || pidfd_exited(fd) ? -ESRCH : 0;
 	close(fd);
 	return err;
+}
+
+/* ---- the watched pids --------------------------------------------------------- */
+
+/* Stop watching entry i: out of the kernel map, then the table. */
+static void drop(struct discover_be *be, size_t i)
+{
+	__u32 key = (__u32)be->set.w[i].pid;
+
+	/* -ENOENT when the program already deleted it at the exit. */
+	bpf_map__delete_elem(be->skel->maps.watched, &key, sizeof(key), 0);
+	watchset_remove(&be->set, i);
+}
+
+/* Entry i exited: drop it, then tell the caller (who may change the table). */
+static void report_exit(struct discover_be *be, size_t i)
+{
+	int pid = be->set.w[i].pid;
+
+	drop(be, i);
+	be->reported++;
+	if (be->on_exit)
+		be->on_exit(be->ctx, pid);
 }
 
 /* ---- ring buffer records ---------------------------------------------------- */
 
 /* Attach mode: an exit of a watched pid. */
-static void watched_exit(struct discover *d, const struct dp_event *e)
+static void watched_exit(struct discover_be *be, const struct dp_event *e)
 {
 	ssize_t i;
 
 	if (e->type != DP_EVENT_EXIT)
 		return;
-	i = discover_watch_find(d, (int)e->pid);
+	i = watchset_find(&be->set, (int)e->pid);
 	if (i < 0)
 		return; /* unwatched since, or a duplicate */
 	/* An exit from before this watch began: an earlier process with this pid. */
-	if (e->ktime_ns < d->w[i].since_ns)
+	if (e->ktime_ns < be->set.w[i].since_ns)
 		return;
-	discover_report_exit(d, (size_t)i);
+	report_exit(be, (size_t)i);
 }
 
 /* Shortest record per type: what the BPF side reserves (events.h). */
@@ -123,7 +164,7 @@ static size_t record_size(uint32_t type)
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
-	struct discover *d = ctx;
+	struct discover_be *be = ctx;
 	struct dp_event e;
 
 	if (size < DP_EVENT_HEAD_SIZE)
@@ -138,44 +179,46 @@ static int on_sample(void *ctx, void *data, size_t size)
 	if (e.args_len > sizeof(e.args))
 		e.args_len = sizeof(e.args);
 
-	if (d->on_event) {
-		d->delivered++;
-		d->on_event(d->ev_ctx, &e);
+	if (be->on_event) {
+		be->delivered++;
+		be->on_event(be->ev_ctx, &e);
 		/* A watched pid's exit is delivered above; its watch ends. */
 		if (e.type == DP_EVENT_EXIT) {
-			ssize_t i = discover_watch_find(d, (int)e.pid);
+			ssize_t i = watchset_find(&be->set, (int)e.pid);
 
-			if (i >= 0 && e.ktime_ns >= d->w[i].since_ns)
-				discover_watch_drop(d, (size_t)i);
+			if (i >= 0 && e.ktime_ns >= be->set.w[i].since_ns)
+				drop(be, (size_t)i);
 		}
 		return 0;
 	}
-	watched_exit(d, &e);
+	watched_exit(be, &e);
 	return 0;
 }
 
 /* ---- loading ------------------------------------------------------------------ */
 
-void discover_bpf_teardown(struct discover *d)
+/* What be_open made, in reverse, and the hold of libbpf's message capture. */
+static void be_close(struct discover_be *be)
 {
-	ring_buffer__free(d->rb);
-	d->rb = NULL;
-	discover_bpf__destroy(d->skel);
-	d->skel = NULL;
+	ring_buffer__free(be->rb);
+	discover_bpf__destroy(be->skel);
+	watchset_free(&be->set);
+	free(be);
+	bpfutil_quiet_release();
 }
 
 /*
  * Settings before load. Attach mode loads only dp_exit, and shrinks the
  * maps only tracking mode uses (an LRU hash preallocates all its entries).
  */
-static int configure(struct discover *d)
+static int configure(struct discover_be *be)
 {
-	struct discover_bpf *s = d->skel;
+	struct discover_bpf *s = be->skel;
 	int err;
 
-	s->rodata->track_all = d->tracking;
+	s->rodata->track_all = be->tracking;
 	err = bpf_map__set_max_entries(s->maps.events, DP_RINGBUF_BYTES);
-	if (err || d->tracking)
+	if (err || be->tracking)
 		return err;
 	bpf_program__set_autoload(s->progs.dp_fork, false);
 	bpf_program__set_autoload(s->progs.dp_exec, false);
@@ -189,64 +232,75 @@ static int configure(struct discover *d)
 	return err;
 }
 
-/* Load and attach; 0, or negative errno with `why` saying which step failed. */
-int discover_bpf_setup(struct discover *d, char *why, size_t why_len)
+/*
+ * Load and attach; 0, or negative errno with `why` saying which step
+ * failed. libbpf's messages go to the capture from the load on, until
+ * be_close (or the failure).
+ */
+static int be_open(struct discover_be **out, bool tracking, char *why, size_t why_len)
 {
+	struct discover_be *be;
 	const char *step;
 	int err;
 
 	err = bpfutil_usable(why, why_len);
 	if (err)
 		return err;
-
-	bpfutil_quiet_reset();
-	if (!d->print_set) {
-		bpfutil_quiet_hold();
-		d->print_set = true;
+	be = calloc(1, sizeof(*be));
+	if (!be) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
 	}
+	be->tracking = tracking;
+	bpfutil_quiet_reset();
+	bpfutil_quiet_hold();
 
 	step = "opening the BPF object";
-	d->skel = discover_bpf__open();
-	if (!d->skel) {
+	be->skel = discover_bpf__open();
+	if (!be->skel) {
 		err = -errno;
 		goto fail;
 	}
 	step = "configuring the BPF object";
-	err = configure(d);
+	err = configure(be);
 	if (err)
 		goto fail;
 	step = "loading the BPF programs";
-	err = discover_bpf__load(d->skel);
+	err = discover_bpf__load(be->skel);
 	if (err)
 		goto fail;
-	step = d->tracking ? "attaching to raw tracepoints sched_process_{fork,exec,exit}, sys_{enter,exit}"
-			   : "attaching to raw tracepoint sched_process_exit";
-	err = discover_bpf__attach(d->skel);
+	step = tracking ? "attaching to raw tracepoints sched_process_{fork,exec,exit}, sys_{enter,exit}"
+			: "attaching to raw tracepoint sched_process_exit";
+	err = discover_bpf__attach(be->skel);
 	if (err)
 		goto fail;
 	step = "creating the ring buffer";
-	d->rb = ring_buffer__new(bpf_map__fd(d->skel->maps.events), on_sample, d, NULL);
-	if (!d->rb) {
+	be->rb = ring_buffer__new(bpf_map__fd(be->skel->maps.events), on_sample, be, NULL);
+	if (!be->rb) {
 		err = -errno;
 		goto fail;
 	}
+	*out = be;
 	return 0;
 
 fail:
 	if (err >= 0)
 		err = -EINVAL;
 	bpfutil_failure(why, why_len, step, err);
-	discover_bpf_teardown(d);
+	be_close(be);
 	return err;
 }
 
 /* ---- watching, consuming, cards --------------------------------------------------- */
 
-int discover_bpf_watch(struct discover *d, int pid)
+static int be_watch(struct discover_be *be, int pid)
 {
 	__u32 key = (__u32)pid;
 	__u8 one = 1;
 	int err;
+
+	if (watchset_find(&be->set, pid) >= 0)
+		return 0;
 
 	/*
 	 * Into the map first, then check the process is alive. The exit event
@@ -257,37 +311,45 @@ int discover_bpf_watch(struct discover *d, int pid)
 	 * finds the pid in the map. No exit falls in between. An event for a
 	 * watch refused here finds no table entry and is ignored.
 	 */
-	err = discover_watch_add(d, pid, -1, clock_mono_ns());
+	err = watchset_add(&be->set, pid, -1);
 	if (err)
 		return err;
-	err = bpf_map__update_elem(d->skel->maps.watched, &key, sizeof(key), &one, sizeof(one), BPF_ANY);
+	err = bpf_map__update_elem(be->skel->maps.watched, &key, sizeof(key), &one, sizeof(one), BPF_ANY);
 	if (!err)
 		err = target_alive(pid);
 	if (err)
-		discover_watch_drop(d, d->n - 1);
+		drop(be, be->set.n - 1);
 	return err;
 }
 
-void discover_bpf_unwatch(struct discover *d, int pid)
+static void be_unwatch(struct discover_be *be, int pid)
 {
-	__u32 key = (__u32)pid;
+	ssize_t i = watchset_find(&be->set, pid);
 
-	/* -ENOENT when the program already deleted it at the exit. */
-	bpf_map__delete_elem(d->skel->maps.watched, &key, sizeof(key), 0);
+	if (i >= 0)
+		drop(be, (size_t)i);
 }
 
 /*
  * A full ring buffer loses exit events: look at every watched pid then, so a
  * lost event delays a report instead of losing it.
  */
-static void sweep(struct discover *d)
+static void sweep(struct discover_be *be)
 {
-	for (size_t i = d->n; i-- > 0;) {
-		if (i >= d->n) /* on_exit shrank the table */
+	for (size_t i = be->set.n; i-- > 0;) {
+		if (i >= be->set.n) /* on_exit shrank the table */
 			continue;
-		if (target_alive(d->w[i].pid) == -ESRCH)
-			discover_report_exit(d, i);
+		if (target_alive(be->set.w[i].pid) == -ESRCH)
+			report_exit(be, i);
 	}
+}
+
+/* Events the BPF side could not reserve room for. */
+static unsigned long long be_lost(const struct discover_be *be)
+{
+	if (!be->skel->bss)
+		return 0;
+	return __atomic_load_n(&be->skel->bss->lost_events, __ATOMIC_RELAXED);
 }
 
 /*
@@ -295,41 +357,73 @@ static void sweep(struct discover *d)
  * count sweeps the watched pids; discover_consume_events leaves the
  * rescan to its caller.
  */
-int discover_bpf_consume(struct discover *d)
+static int drain(struct discover_be *be)
 {
 	unsigned long long lost;
-	int err = ring_buffer__consume(d->rb);
+	int err = ring_buffer__consume(be->rb);
 
 	if (err < 0)
 		return err;
-	if (d->on_event)
+	if (be->on_event)
 		return 0;
-	lost = discover_bpf_lost(d);
-	if (lost != d->lost_seen) {
-		d->lost_seen = lost;
-		sweep(d);
+	lost = be_lost(be);
+	if (lost != be->lost_seen) {
+		be->lost_seen = lost;
+		sweep(be);
 	}
 	return 0;
 }
 
-int discover_bpf_add_card(struct discover *d, unsigned major, unsigned minor, int index)
+static int be_consume(struct discover_be *be, void (*on_exit)(void *ctx, int pid), void *ctx)
+{
+	int err;
+
+	be->on_exit = on_exit;
+	be->ctx = ctx;
+	be->reported = 0;
+	err = drain(be);
+	be->on_exit = NULL;
+	be->ctx = NULL;
+	return err ? err : be->reported;
+}
+
+static int be_consume_events(struct discover_be *be,
+			     void (*on_event)(void *ctx, const struct dp_event *e), void *ctx)
+{
+	int err;
+
+	be->on_event = on_event;
+	be->ev_ctx = ctx;
+	be->delivered = 0;
+	err = drain(be);
+	be->on_event = NULL;
+	be->ev_ctx = NULL;
+	return err ? err : be->delivered;
+}
+
+static int be_add_card(struct discover_be *be, unsigned major, unsigned minor, int index)
 {
 	struct dp_card_dev key = { .major = major, .minor = minor };
 	__s32 value = index;
 	int err;
 
-	err = bpf_map__update_elem(d->skel->maps.card_devs, &key, sizeof(key), &value, sizeof(value), BPF_ANY);
+	err = bpf_map__update_elem(be->skel->maps.card_devs, &key, sizeof(key), &value, sizeof(value), BPF_ANY);
 	return err == -E2BIG ? -ENOSPC : err;
 }
 
-int discover_bpf_fd(const struct discover *d)
+static int be_fd(const struct discover_be *be)
 {
-	return ring_buffer__epoll_fd(d->rb);
+	return ring_buffer__epoll_fd(be->rb);
 }
 
-unsigned long long discover_bpf_lost(const struct discover *d)
-{
-	if (!d->skel || !d->skel->bss)
-		return 0;
-	return __atomic_load_n(&d->skel->bss->lost_events, __ATOMIC_RELAXED);
-}
+const struct discover_ops discover_bpf_ops = {
+	.open = be_open,
+	.close = be_close,
+	.watch = be_watch,
+	.unwatch = be_unwatch,
+	.fd = be_fd,
+	.consume = be_consume,
+	.consume_events = be_consume_events,
+	.add_card = be_add_card,
+	.lost = be_lost,
+};

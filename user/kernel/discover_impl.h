@@ -1,69 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside discover (discover.h): the handle and what its three files share.
- *   discover.c        the API, the table of watched pids, pidfd helpers
- *   discover_bpf.c    loading the BPF programs, the ring buffer, card map
+ * Inside discover (discover.h): what discover.c asks of a back end.
+ *   discover.c        the API: checks arguments, picks a back end, then
+ *                     calls it only through its struct discover_ops
+ *   discover_bpf.c    BPF programs, ring buffer, card map (both modes)
  *   discover_pidfd.c  the fallback: one pidfd per watched pid in an epoll set
- * Not for other modules.
+ * The back ends build on the leaves watchset.c (watched pids) and pidfd.c,
+ * never on discover.c. Not for other modules.
  */
 #ifndef DYNPROF_DISCOVER_IMPL_H
 #define DYNPROF_DISCOVER_IMPL_H
 
-#include <bpf/libbpf.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <sys/types.h>
 
-#include "kernel/discover.h"
+#include "dynprof/events.h"
 
-struct discover_bpf;
+/*
+ * A back end's state: each back-end file completes this type for itself;
+ * discover.c only holds the pointer.
+ */
+struct discover_be;
 
-struct watch {
-	int pid;
-	int pidfd;         /* fallback: the pidfd in the epoll set; BPF: -1 */
-	uint64_t since_ns; /* CLOCK_MONOTONIC when the watch began */
+/*
+ * Calls get arguments discover.c has already checked (non-NULL handles,
+ * pid > 0, card numbers in range, callbacks non-NULL where required).
+ * Returns as the discover.h functions they serve.
+ */
+struct discover_ops {
+	/* 0 with *be set, or negative errno with `why` saying what failed. */
+	int (*open)(struct discover_be **be, bool tracking, char *why, size_t why_len);
+	void (*close)(struct discover_be *be);
+	/* A pid already watched: 0, nothing changes. */
+	int (*watch)(struct discover_be *be, int pid);
+	void (*unwatch)(struct discover_be *be, int pid);
+	int (*fd)(const struct discover_be *be);
+	/* Number of on_exit calls, or negative errno. */
+	int (*consume)(struct discover_be *be, void (*on_exit)(void *ctx, int pid), void *ctx);
+	/* Number of events delivered, or negative errno. */
+	int (*consume_events)(struct discover_be *be,
+			      void (*on_event)(void *ctx, const struct dp_event *e), void *ctx);
+	/* Only on a tracking handle. */
+	int (*add_card)(struct discover_be *be, unsigned major, unsigned minor, int index);
+	unsigned long long (*lost)(const struct discover_be *be);
 };
 
-struct discover {
-	bool tracking;             /* opened by discover_open_tracking */
-	struct discover_bpf *skel; /* NULL: no BPF (pidfd fallback) */
-	struct ring_buffer *rb;
-	int epfd;                  /* fallback: epoll set of the pidfds */
-	struct watch *w;           /* watched pids, unordered */
-	size_t n, cap;
-	unsigned long long lost_seen;
-	bool print_set;            /* holds bpfutil's libbpf message capture */
-	/* Set for the duration of discover_consume. */
-	void (*on_exit)(void *ctx, int pid);
-	void *ctx;
-	int reported;
-	/* Set for the duration of discover_consume_events. */
-	void (*on_event)(void *ctx, const struct dp_event *e);
-	void *ev_ctx;
-	int delivered;
-};
-
-/* discover.c */
-int discover_pidfd_open(int pid);
-bool discover_pidfd_exited(int pidfd);
-ssize_t discover_watch_find(const struct discover *d, int pid);
-int discover_watch_add(struct discover *d, int pid, int pidfd, uint64_t since_ns);
-void discover_watch_drop(struct discover *d, size_t i);
-void discover_report_exit(struct discover *d, size_t i);
-
-/* discover_bpf.c */
-int discover_bpf_setup(struct discover *d, char *why, size_t why_len);
-void discover_bpf_teardown(struct discover *d);
-int discover_bpf_watch(struct discover *d, int pid);
-void discover_bpf_unwatch(struct discover *d, int pid);
-int discover_bpf_consume(struct discover *d);
-int discover_bpf_add_card(struct discover *d, unsigned major, unsigned minor, int index);
-int discover_bpf_fd(const struct discover *d);
-unsigned long long discover_bpf_lost(const struct discover *d);
-
-/* discover_pidfd.c */
-int discover_pidfd_watch(struct discover *d, int pid);
-int discover_pidfd_consume(struct discover *d);
+extern const struct discover_ops discover_bpf_ops;   /* discover_bpf.c */
+extern const struct discover_ops discover_pidfd_ops; /* discover_pidfd.c */
 
 #endif /* DYNPROF_DISCOVER_IMPL_H */

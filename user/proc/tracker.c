@@ -7,6 +7,7 @@
 #include "kernel/discover.h"
 #include "shared/fdio.h"
 #include "kernel/proc_connector.h"
+#include "out/report.h"
 #include "proc/tracker.h"
 
 struct tracker {
@@ -19,6 +20,7 @@ struct tracker {
 	int64_t next_poll_ms;     /* without BPF: next /proc scan */
 	int64_t next_socket_ms;   /* next socket re-check */
 	int64_t next_glob_ms;     /* next look for new card nodes (BPF mode) */
+	bool told_filter_full;    /* the kernel card filter's -ENOSPC was reported */
 	char note[320];           /* tracker_open's *note */
 };
 
@@ -27,15 +29,27 @@ static void apply_event(void *ctx, const struct dp_event *e)
 	procmodel_apply(ctx, e);
 }
 
-/* Tell the kernel filter which device numbers are cards. */
+/*
+ * Tell the kernel filter which device numbers are cards. Its map keeps
+ * nodes that are gone, so nodes that come and go can fill it: opens of
+ * the nodes left out are not seen, which is said once.
+ */
 static void register_cards(struct tracker *t)
 {
 	struct dp_card_dev devs[DP_MAX_CARD_DEVS];
 	int index[DP_MAX_CARD_DEVS];
 	int n = procmodel_card_devs(t->model, devs, index, DP_MAX_CARD_DEVS);
+	int left_out = 0;
 
 	for (int i = 0; i < n; i++)
-		discover_add_card(t->disc, devs[i].major, devs[i].minor, index[i]);
+		if (discover_add_card(t->disc, devs[i].major, devs[i].minor, index[i]) == -ENOSPC)
+			left_out++;
+	if (left_out && !t->told_filter_full) {
+		t->told_filter_full = true;
+		report_warning("the kernel's card filter is full (%d card nodes): it does not "
+			       "report opens of %d other card node%s", DP_MAX_CARD_DEVS,
+			       left_out, left_out == 1 ? "" : "s");
+	}
 }
 
 /*

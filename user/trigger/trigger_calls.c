@@ -26,11 +26,16 @@ struct trigger_calls {
 	int nprobes;
 	uint64_t counts[SESSION_MAX_TARGETS][TRIGGER_MAX_PROBES];      /* last count seen */
 	unsigned char state[SESSION_MAX_TARGETS][TRIGGER_MAX_PROBES]; /* enum probe_state */
+	trigger_rearm_fn rearm_more; /* the waiters' thresholds (a layer above) */
 };
 
-struct trigger_calls *trigger_calls_new(void)
+struct trigger_calls *trigger_calls_new(trigger_rearm_fn rearm_more)
 {
-	return calloc(1, sizeof(struct trigger_calls));
+	struct trigger_calls *calls = calloc(1, sizeof(struct trigger_calls));
+
+	if (calls)
+		calls->rearm_more = rearm_more;
+	return calls;
 }
 
 void trigger_calls_close(struct trigger_calls *calls)
@@ -93,7 +98,7 @@ static void fail_probe_runs(struct triggers *tg, int i, int probe)
 {
 	for (int r = 0; r < tg->nrules; r++)
 		if (run_uses_probe(tg, r, probe) && run_of(tg, i, r)->state == RUN_ARMED)
-			trigger_runs_fail(tg, i, r);
+			run_failed(run_of(tg, i, r));
 }
 
 /* Probe every LIB:SYMBOL in target i. -1 when one can never count (printed). */
@@ -223,9 +228,10 @@ static void rearm(struct triggers *tg, int i, int probe)
 
 		if (c && c->kind == COND_CALL && trigger_calls_probe_id(tg->calls, c) == probe &&
 		    arm_one(tg, i, probe, run->phase.call_threshold))
-			trigger_runs_fail(tg, i, r);
+			run_failed(run_of(tg, i, r));
 	}
-	trigger_waiters_rearm(tg, i, probe);
+	if (tg->calls->rearm_more)
+		tg->calls->rearm_more(tg, i, probe);
 }
 
 static void on_attached(void *ctx, int pid, unsigned probe, const char *path)

@@ -19,8 +19,16 @@
 struct triggers;
 struct trigger_calls;
 
-/* NULL: out of memory. */
-struct trigger_calls *trigger_calls_new(void);
+/*
+ * Called after the runs' thresholds of `probe` were armed again in target i
+ * (its library appeared), for the other thresholds waiting on it: the
+ * scripts' waits (trigger_waiters_rearm), which build on this file, so
+ * they are reached through this hook rather than called.
+ */
+typedef void (*trigger_rearm_fn)(struct triggers *tg, int i, int probe);
+
+/* NULL: out of memory. rearm_more may be NULL. */
+struct trigger_calls *trigger_calls_new(trigger_rearm_fn rearm_more);
 void trigger_calls_close(struct trigger_calls *calls);
 
 /* Register a call: condition's probe (once per pair). 0, or -1 printed. */

@@ -79,7 +79,7 @@ static struct run_answer answer_of(const struct triggers *tg, int i, int64_t ack
 static void wait_for(struct triggers *tg, int i, int r, const struct condition *c, uint64_t call_base)
 {
 	if (trigger_phase_begin(tg, c, i, call_base, &run_of(tg, i, r)->phase))
-		trigger_runs_fail(tg, i, r);
+		run_failed(run_of(tg, i, r));
 }
 
 static void want(struct sends *out, int i, unsigned todo)
@@ -302,11 +302,6 @@ void trigger_runs_quit(struct triggers *tg)
 		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
 			if (run_quit(run_of(tg, i, r), clock_wall_us()) & RUN_DO_RECORD)
 				trigger_record_window(tg, i, r);
-}
-
-void trigger_runs_fail(struct triggers *tg, int i, int r)
-{
-	run_failed(run_of(tg, i, r));
 }
 
 static int64_t earlier(int64_t a, int64_t b)

@@ -41,7 +41,7 @@ static bool alloc_parts(struct triggers *tg)
 	tg->gone = calloc(n, sizeof(*tg->gone));
 	tg->exe = calloc(n, sizeof(*tg->exe));
 	tg->in = trigger_inputs_new();
-	tg->calls = trigger_calls_new();
+	tg->calls = trigger_calls_new(trigger_waiters_rearm);
 	tg->runs = runs_new(SESSION_MAX_TARGETS, tg->nrules);
 	tg->waiters = trigger_waiters_new();
 	return tg->gone && tg->exe && tg->in && tg->calls && tg->runs && tg->waiters;

@@ -59,8 +59,6 @@ void trigger_runs_take_in(struct triggers *tg, int i);
 /* Target i left / the run ends: open windows recorded, runs done. */
 void trigger_runs_let_go(struct triggers *tg, int i);
 void trigger_runs_quit(struct triggers *tg);
-/* Rule r can never fire on target i (the reason printed). */
-void trigger_runs_fail(struct triggers *tg, int i, int r);
 /* ms until a run's time-based condition or retry is due; -1: none. */
 int64_t trigger_runs_due_ms(const struct triggers *tg);
 
