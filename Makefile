@@ -23,6 +23,7 @@ CC ?= cc
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 OBJCOPY ?= objcopy
+CLANG_FORMAT ?= clang-format
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
@@ -100,11 +101,12 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # as new: that file is compiled again and gets one.
 DEPFILES := $(addsuffix .d,$(BPF_OBJS) $(TOOL_OBJS) $(AGENT_OBJS) $(TINYRING_OBJS) \
 	$(UNIT_BINS) $(PEER_BINS) $(BENCH_BINS) $(DEMO) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES))
+FORMAT_DIRS := user bpf include tests tools bench
 
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
-.PHONY: all deps test demo bench install uninstall clean help
+.PHONY: all deps test demo bench install uninstall clean help format format-check
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
@@ -114,6 +116,8 @@ help:
 	@echo 'make demo            attach to the bundled demo task: one window by command, one by a rule'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
+	@echo 'make format          clang-format the C files of $(FORMAT_DIRS) in place (.clang-format)'
+	@echo 'make format-check    list the C files clang-format would change; fails if any (not in make test)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'
 	@echo 'make clean           remove build/'
 	@echo 'V=1 shows the commands.'
@@ -256,6 +260,19 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# ---- formatting -----------------------------------------------------------------
+# Not part of `make test`: style is checked on request, not a test result.
+FORMAT_FILES = $(shell find $(FORMAT_DIRS) -name '*.[ch]' | sort)
+
+format:
+	$(Q)$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check:
+	$(Q)bad=0; for f in $(FORMAT_FILES); do \
+		$(CLANG_FORMAT) --dry-run --Werror $$f 2>/dev/null || { echo "$$f"; bad=$$((bad + 1)); }; \
+	done; \
+	[ $$bad -eq 0 ] || { echo "format-check: $$bad files differ from .clang-format (make format)" >&2; exit 1; }
 
 # ---- compiler-written dependencies -------------------------------------------------
 $(DEPFILES): ;
