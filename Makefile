@@ -22,6 +22,8 @@ DESTDIR ?=
 CC ?= cc
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
+OBJCOPY ?= objcopy
+CLANG_FORMAT ?= clang-format
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
@@ -36,6 +38,10 @@ CFLAGS_BASE := -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -Iinclude -I$(BUILD) $(SA
 CFLAGS ?=
 LDFLAGS ?=
 ALL_CFLAGS = $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS)
+# Every compile also writes <target>.d, the headers it read (generated
+# skeletons included), so touching a header rebuilds only its users. -MP
+# gives each header an empty rule: a removed header does not stop make.
+DEPFLAGS = -MMD -MP -MF $@.d -MT $@
 
 ifeq ($(V),1)
 Q :=
@@ -59,6 +65,10 @@ TOOL_LIB_SRCS := $(filter-out user/main.c,$(TOOL_SRCS))
 TOOL_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 TOOL_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TOOL_LIB_SRCS))
 AGENT_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(AGENT_SRCS))
+SHARED_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SHARED_SRCS))
+# The static library leaves out preload.o: its constructor is the
+# LD_PRELOAD entry, and a linked program calls dynprof_agent_start itself.
+AGENT_A_OBJS := $(filter-out $(BUILD)/pic/user/agent/preload.o,$(AGENT_OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
@@ -67,6 +77,8 @@ PEER_BINS := $(patsubst tests/peers/%.c,$(BUILD)/tests/peers/%,$(PEER_SRCS))
 # Call counting tests: a library for a target to dlopen, and a driver of user/kernel/callcount.c.
 DPCALLS_SO := $(BUILD)/tests/libdpcalls.so
 CALLCOUNT_PROBE := $(BUILD)/tests/callcount_probe
+# Links libdynprof_agent.a beside its own definitions of the agent's internal names.
+AGENT_NAMES := $(BUILD)/tests/agent_names
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
@@ -80,13 +92,21 @@ DYNPROF := $(BUILD)/dynprof
 TINYRING := $(BUILD)/tests/dynprof-tinyring
 AGENT_SO := $(BUILD)/libdynprof_agent.so
 AGENT_A := $(BUILD)/libdynprof_agent.a
+AGENT_A_OBJ := $(BUILD)/pic/dynprof_agent.o
 DEMO := $(BUILD)/demo_task
 DEPS_STAMP := $(BUILD)/.deps-ok
+
+# One .d per compiled file. Each file also depends on its .d, whose empty
+# rule makes a missing .d (a build from before -MMD, a deleted file) count
+# as new: that file is compiled again and gets one.
+DEPFILES := $(addsuffix .d,$(BPF_OBJS) $(TOOL_OBJS) $(AGENT_OBJS) $(TINYRING_OBJS) \
+	$(UNIT_BINS) $(PEER_BINS) $(BENCH_BINS) $(DEMO) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES))
+FORMAT_DIRS := user bpf include tests tools bench
 
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
-.PHONY: all deps test demo bench install uninstall clean help check-layers
+.PHONY: all deps test demo bench install uninstall clean help check-layers format format-check
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
@@ -97,6 +117,8 @@ help:
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
 	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles (part of make test)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
+	@echo 'make format          clang-format the C files of $(FORMAT_DIRS) in place (.clang-format)'
+	@echo 'make format-check    list the C files clang-format would change; fails if any (not in make test)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'
 	@echo 'make clean           remove build/'
 	@echo 'V=1 shows the commands.'
@@ -118,9 +140,10 @@ $(BUILD)/vmlinux.h: | $(DEPS_STAMP) $(BUILD)
 	$(Q)test -r $(VMLINUX_BTF) || { echo "dynprof build: no kernel BTF at $(VMLINUX_BTF); set VMLINUX_BTF=<file with BTF>" >&2; exit 1; }
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/dynprof/*.h) | $(BUILD)/bpf
+# vmlinux.h stays named: the first compile needs it before any .d exists.
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/bpf/%.bpf.o.d $(BUILD)/vmlinux.h | $(BUILD)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(BUILD) -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(BUILD) $(DEPFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@ # BTF stays; DWARF would only bloat the skeleton
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
@@ -128,15 +151,18 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@
 
 # ---- user space ---------------------------------------------------------------
-$(BUILD)/obj/%.o: %.c $(wildcard include/dynprof/*.h user/*/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
+# The skeletons are order-only: made before any tool object compiles (a
+# first build has no .d yet), but only the objects whose .d names one
+# (today kernel/callcount.o, kernel/discover_bpf.o) rebuild when it changes.
+$(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.o.d | $(DEPS_STAMP) $(BPF_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Iuser -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser -c $< -o $@
 
-$(BUILD)/pic/%.o: %.c $(wildcard include/dynprof/*.h user/agent/*.h user/shared/*.h) | $(DEPS_STAMP)
+$(BUILD)/pic/%.o: %.c $(BUILD)/pic/%.o.d | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Iuser -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden -Iuser -c $< -o $@
 
 $(DYNPROF): $(TOOL_OBJS)
 	$(call msg,LINK,$@)
@@ -146,40 +172,58 @@ $(AGENT_SO): $(AGENT_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libdynprof_agent.so $^ -o $@ $(LDFLAGS) -lcjson -lpthread
 
-$(AGENT_A): $(AGENT_OBJS)
+# The archive holds one object: the agent linked with ld -r, then every
+# hidden symbol (all but server.c's API) made local, as the .so hides them.
+# Otherwise its 57 internal names (clock_ms, window_start, proto_*, ...)
+# would clash with a program's own.
+$(AGENT_A_OBJ): $(AGENT_A_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(LD) -r $^ -o $@
+	$(Q)$(OBJCOPY) --localize-hidden $@
+
+$(AGENT_A): $(AGENT_A_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # The demo links the agent statically: it uses the linked C API, no preload.
-$(DEMO): tools/demo_task.c $(AGENT_A) | $(DEPS_STAMP)
+$(DEMO): tools/demo_task.c $(DEMO).d $(AGENT_A) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -rdynamic $< -o $@ $(AGENT_A) $(LDFLAGS) -lcjson -lpthread
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -rdynamic $< -o $@ $(AGENT_A) $(LDFLAGS) -lcjson -lpthread
 
 # ---- tests --------------------------------------------------------------------
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(TOOL_LIB_OBJS)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/tests/unit/%.d $(TOOL_LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Iuser -Itests/unit $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser -Itests/unit $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
-$(BUILD)/tests/peers/%: tests/peers/%.c $(AGENT_A) | $(DEPS_STAMP)
+# Peers take the internal helpers they use (fdio, proto) from the shared
+# objects: the agent archive exports only its API.
+$(BUILD)/tests/peers/%: tests/peers/%.c $(BUILD)/tests/peers/%.d $(SHARED_OBJS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Iuser $< -o $@ $(AGENT_A) $(LDFLAGS) -lcjson -lpthread
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser $< -o $@ $(SHARED_OBJS) $(LDFLAGS)
 
-$(DPCALLS_SO): tests/peers/lib/dpcalls.c | $(DEPS_STAMP)
+$(DPCALLS_SO): tests/peers/lib/dpcalls.c $(DPCALLS_SO).d | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libdpcalls.so $< -o $@ $(LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -shared -Wl,-soname,libdpcalls.so $< -o $@ $(LDFLAGS)
 
-$(CALLCOUNT_PROBE): tests/tools/callcount_probe.c $(TOOL_LIB_OBJS)
+$(CALLCOUNT_PROBE): tests/tools/callcount_probe.c $(CALLCOUNT_PROBE).d $(TOOL_LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Iuser $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
-$(BUILD)/tinyring/%.o: %.c $(wildcard include/dynprof/*.h user/*/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
+# Only the archive and libc: the program's own clock_ms, window_start, ...
+# must not meet a second definition.
+$(AGENT_NAMES): tests/tools/agent_names.c $(AGENT_NAMES).d $(AGENT_A) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -DDP_RINGBUF_BYTES=4096 -Iuser -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $< -o $@ $(AGENT_A) $(LDFLAGS) -lcjson -lpthread
+
+$(BUILD)/tinyring/%.o: %.c $(BUILD)/tinyring/%.o.d | $(DEPS_STAMP) $(BPF_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DDP_RINGBUF_BYTES=4096 -Iuser -c $< -o $@
 
 $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(call msg,LINK,$@)
@@ -191,17 +235,17 @@ check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 	$(call msg,CHECK,layers)
 	$(Q)tools/check-layers.sh $(TOOL_OBJS) -- $(AGENT_OBJS)
 
-test: all check-layers $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(DPCALLS_SO) $(CALLCOUNT_PROBE)
+test: all check-layers $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 # ---- demo and benchmarks --------------------------------------------------------
 demo: all
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tools/demo.sh
 
-$(BUILD)/bench/%: bench/%.c $(TOOL_LIB_OBJS) $(AGENT_A)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/bench/%.d $(TOOL_LIB_OBJS) $(AGENT_A)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Iuser $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
 bench: all $(PEER_BINS) $(BENCH_BINS)
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) bench/run.sh
@@ -222,3 +266,20 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# ---- formatting -----------------------------------------------------------------
+# Not part of `make test`: style is checked on request, not a test result.
+FORMAT_FILES = $(shell find $(FORMAT_DIRS) -name '*.[ch]' | sort)
+
+format:
+	$(Q)$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check:
+	$(Q)bad=0; for f in $(FORMAT_FILES); do \
+		$(CLANG_FORMAT) --dry-run --Werror $$f 2>/dev/null || { echo "$$f"; bad=$$((bad + 1)); }; \
+	done; \
+	[ $$bad -eq 0 ] || { echo "format-check: $$bad files differ from .clang-format (make format)" >&2; exit 1; }
+
+# ---- compiler-written dependencies -------------------------------------------------
+$(DEPFILES): ;
+-include $(wildcard $(DEPFILES))
