@@ -7,6 +7,7 @@
 #define DYNPROF_AGENT_CONFIG_H
 
 #include "dynprof/proto.h"
+#include "shared/compiler.h"
 
 #define AGENT_PROTOCOL_ENV     "DYNPROF_AGENT_PROTOCOL"
 #define AGENT_MAX_REQUESTS_ENV "DYNPROF_AGENT_MAX_REQUESTS"
@@ -26,6 +27,6 @@ struct agent_config {
  * holds a value the agent cannot use (the variable name goes to `bad`).
  * An unusable DYNAMIC_PROFILING_KEY_PID is ignored, as CANN ignores it.
  */
-int agent_config_load(struct agent_config *cfg, const char **bad);
+int agent_config_load(struct agent_config *cfg, const char **bad) DP_MUST_CHECK;
 
 #endif /* DYNPROF_AGENT_CONFIG_H */

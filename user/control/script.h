@@ -13,6 +13,7 @@
 #include "config/rule.h"
 #include "target/session.h"
 #include "trigger/triggers.h"
+#include "shared/compiler.h"
 
 struct script;
 
@@ -35,7 +36,7 @@ void script_set_host(struct script *sc, const struct script_host *host);
  * Read and parse a whole --commands file ("-": standard input) before
  * anything starts. 0, or -1 after printing "FILE:LINE: what is wrong".
  */
-int script_load_file(struct script *sc, const char *path);
+int script_load_file(struct script *sc, const char *path) DP_MUST_CHECK;
 
 /* The conditions the script waits on (to register with the trigger engine). */
 int script_conditions(const struct script *sc, const struct condition **out, int max);

@@ -9,12 +9,14 @@
 
 #include <stddef.h>
 
+#include "shared/compiler.h"
+
 /*
  * 0 when this process may load tracing programs that see the same pids it
  * does: privileges, kernel BTF, the initial pid namespace. Else -EPERM or
  * -ENOENT, with the reason in why ("not root", "no kernel BTF at ...").
  */
-int bpfutil_usable(char *why, size_t why_len);
+int bpfutil_usable(char *why, size_t why_len) DP_MUST_CHECK;
 
 /*
  * Route libbpf's messages to the capture for as long as one holder holds

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/compiler.h"
+
 struct callcount;
 
 enum callcount_state {
@@ -64,7 +66,7 @@ int callcount_fd(const struct callcount *cc);
  *   others from the kernel (the attach step, with libbpf's message)
  */
 int callcount_watch(struct callcount *cc, int pid, unsigned probe_id, const char *lib,
-		    const char *symbol, char *err, size_t errlen);
+		    const char *symbol, char *err, size_t errlen) DP_MUST_CHECK;
 
 /*
  * Arm a threshold (an absolute count since the probe was attached): 0, or
@@ -126,6 +128,7 @@ void callcount_forget(struct callcount *cc, int pid);
  * err -ENOENT (no file, no such function), -ENOTSUP (an IFUNC), -ENOEXEC
  * (not ELF), -errno.
  */
-int callcount_check_file(const char *path, const char *symbol, char *err, size_t errlen);
+int callcount_check_file(const char *path, const char *symbol, char *err,
+			 size_t errlen) DP_MUST_CHECK;
 
 #endif /* DYNPROF_CALLCOUNT_H */

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "kernel/discover.h"
+#include "shared/compiler.h"
 
 struct discover_bpf;
 
@@ -46,25 +47,26 @@ struct discover {
 
 /* discover.c */
 uint64_t discover_now_ns(void);
-int discover_pidfd_open(int pid);
+int discover_pidfd_open(int pid) DP_MUST_CHECK;
 bool discover_pidfd_exited(int pidfd);
 ssize_t discover_watch_find(const struct discover *d, int pid);
-int discover_watch_add(struct discover *d, int pid, int pidfd, uint64_t since_ns);
+int discover_watch_add(struct discover *d, int pid, int pidfd, uint64_t since_ns) DP_MUST_CHECK;
 void discover_watch_drop(struct discover *d, size_t i);
 void discover_report_exit(struct discover *d, size_t i);
 
 /* discover_bpf.c */
-int discover_bpf_setup(struct discover *d, char *why, size_t why_len);
+int discover_bpf_setup(struct discover *d, char *why, size_t why_len) DP_MUST_CHECK;
 void discover_bpf_teardown(struct discover *d);
-int discover_bpf_watch(struct discover *d, int pid);
+int discover_bpf_watch(struct discover *d, int pid) DP_MUST_CHECK;
 void discover_bpf_unwatch(struct discover *d, int pid);
-int discover_bpf_consume(struct discover *d);
-int discover_bpf_add_card(struct discover *d, unsigned major, unsigned minor, int index);
+int discover_bpf_consume(struct discover *d) DP_MUST_CHECK;
+int discover_bpf_add_card(struct discover *d, unsigned major, unsigned minor,
+			  int index) DP_MUST_CHECK;
 int discover_bpf_fd(const struct discover *d);
 unsigned long long discover_bpf_lost(const struct discover *d);
 
 /* discover_pidfd.c */
-int discover_pidfd_watch(struct discover *d, int pid);
-int discover_pidfd_consume(struct discover *d);
+int discover_pidfd_watch(struct discover *d, int pid) DP_MUST_CHECK;
+int discover_pidfd_consume(struct discover *d) DP_MUST_CHECK;
 
 #endif /* DYNPROF_DISCOVER_IMPL_H */

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/compiler.h"
+
 struct elfsym {
 	uint64_t addr;   /* st_value: the link-time address */
 	uint64_t size;   /* st_size (0 when the file does not say) */
@@ -29,6 +31,7 @@ struct elfsym {
  *             the code actually called is another function, chosen then
  *   -errno    the file could not be read
  */
-int elfsym_find(const char *path, const char *name, struct elfsym *out, char *err, size_t errlen);
+int elfsym_find(const char *path, const char *name, struct elfsym *out, char *err,
+		size_t errlen) DP_MUST_CHECK;
 
 #endif /* DYNPROF_ELFSYM_H */

@@ -12,11 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "shared/compiler.h"
+
 /*
  * Parse the option value ("json" or "json:PATH") and open the sink.
  * Returns 0, or -EINVAL after printing the one error line.
  */
-int events_open(const char *spec);
+int events_open(const char *spec) DP_MUST_CHECK;
 void events_close(void);
 bool events_enabled(void);
 

@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "shared/compiler.h"
+
 /*
  * The first character msprof forbids in an --output path, or 0 when
  * there is none.
@@ -24,7 +26,7 @@ const char *output_char_name(char c, char *buf, size_t len);
  * creating missing parts with mode 0750. Prints the one error line and
  * returns -errno on failure.
  */
-int output_prepare(const char *given, char *abs, size_t len);
+int output_prepare(const char *given, char *abs, size_t len) DP_MUST_CHECK;
 
 /*
  * PROF_* folders under `dir` written by the process whose pid (in its own
@@ -32,9 +34,9 @@ int output_prepare(const char *given, char *abs, size_t len);
  * call extends). Calls found(ctx, name) for each new one.
  */
 int output_new_prof_dirs(const char *dir, int nspid, char **known,
-			 void (*found)(void *ctx, const char *name), void *ctx);
+			 void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
 
 /* Append a PROF_ folder name to <dir>/<pid>_profiling_output_record. */
-int output_record(const char *dir, const char *prof_name);
+int output_record(const char *dir, const char *prof_name) DP_MUST_CHECK;
 
 #endif /* DYNPROF_OUTPUT_H */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernel/discover.h"
 #include "shared/fdio.h"
@@ -19,6 +20,7 @@ struct tracker {
 	int64_t next_poll_ms;     /* without BPF: next /proc scan */
 	int64_t next_socket_ms;   /* next socket re-check */
 	int64_t next_glob_ms;     /* next look for new card nodes (BPF mode) */
+	bool failing;             /* a step of tracker_tick failed and has not worked since */
 	char note[320];           /* tracker_open's *note */
 };
 
@@ -79,6 +81,7 @@ struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_
 			     const char **note)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
+	int err;
 
 	*note = NULL;
 	if (!t)
@@ -97,7 +100,13 @@ struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_
 		*note = t->note;
 	if (report_initial)
 		procmodel_set_listener(t->model, listener, ctx);
-	procmodel_scan(t->model);
+	err = procmodel_scan(t->model);
+	if (err) { /* an empty model would read as "no card users" */
+		*note = NULL;
+		tracker_close(t);
+		errno = -err;
+		return NULL;
+	}
 	procmodel_set_listener(t->model, listener, ctx);
 	t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
 	t->next_socket_ms = clock_ms() + TRACKER_SOCKET_MS;
@@ -143,15 +152,19 @@ static int poll_period(int64_t scan_ms)
 	return scan_ms * 10 > TRACKER_POLL_MS ? (int)(scan_ms * 10) : TRACKER_POLL_MS;
 }
 
-/* Nodes made since the last look are told to the kernel filter before the scan reads fds. */
-static void rescan(struct tracker *t)
+/*
+ * Nodes made since the last look are told to the kernel filter before the
+ * scan reads fds. A failed glob leaves the nodes registered before, which
+ * the scan's own glob then reports.
+ */
+static int rescan(struct tracker *t)
 {
 	t->rescans++;
 	if (t->disc) {
-		procmodel_refresh_card_devs(t->model);
+		if (procmodel_refresh_card_devs(t->model) < 0) { /* see above */ }
 		register_cards(t);
 	}
-	procmodel_scan(t->model);
+	return procmodel_scan(t->model);
 }
 
 /*
@@ -159,46 +172,83 @@ static void rescan(struct tracker *t)
  * new one means processes may already hold it unseen (their open did not
  * pass the filter), so a scan follows.
  */
-static void check_card_nodes(struct tracker *t, int64_t now)
+static int check_card_nodes(struct tracker *t, int64_t now)
 {
+	int changed;
+
 	if (!t->disc || now < t->next_glob_ms)
-		return;
+		return 0;
 	t->next_glob_ms = now + TRACKER_CARD_GLOB_MS;
-	if (procmodel_refresh_card_devs(t->model) > 0)
-		rescan(t);
+	changed = procmodel_refresh_card_devs(t->model);
+	if (changed < 0)
+		return changed;
+	return changed ? rescan(t) : 0;
 }
 
-void tracker_tick(struct tracker *t)
+/*
+ * Events lost (ring buffer or connector socket full): only a full scan
+ * can tell what they were. The count is taken as answered only once a
+ * scan worked, so a failed one is tried again at the next tick. 1 when
+ * it rescanned, 0 when nothing was lost, or a negative errno.
+ */
+static int answer_lost(struct tracker *t, unsigned long long lost)
+{
+	int err;
+
+	if (lost == t->lost)
+		return 0;
+	err = rescan(t);
+	if (err)
+		return err;
+	t->lost = lost;
+	return 1;
+}
+
+/* One step of a tick: the first failure is kept in `why`. */
+static void step_failed(int err, const char *what, int *first, char *why, size_t whylen)
+{
+	if (!err || *first)
+		return;
+	*first = err;
+	snprintf(why, whylen, "%s: %s", what, strerror(-err));
+}
+
+int tracker_tick(struct tracker *t, char *why, size_t whylen)
 {
 	int64_t now;
+	int err = 0, rc;
 
 	if (t->disc) {
-		discover_consume_events(t->disc, apply_event, t->model);
-		/* Lost events: only a full scan can tell what they were. */
-		if (discover_lost_events(t->disc) != t->lost) {
-			t->lost = discover_lost_events(t->disc);
-			rescan(t);
-		}
+		rc = discover_consume_events(t->disc, apply_event, t->model);
+		step_failed(rc < 0 ? rc : 0, "cannot read kernel events", &err, why, whylen);
+		rc = answer_lost(t, discover_lost_events(t->disc));
+		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", &err, why, whylen);
 	}
 	if (t->conn) {
-		proc_connector_consume(t->conn, apply_event, t->model);
-		/* The kernel dropped messages: only a full scan can tell what they were. */
-		if (proc_connector_lost(t->conn) != t->lost) {
-			t->lost = proc_connector_lost(t->conn);
-			rescan(t);
+		rc = proc_connector_consume(t->conn, apply_event, t->model);
+		step_failed(rc < 0 ? rc : 0, "cannot read process connector events", &err, why, whylen);
+		rc = answer_lost(t, proc_connector_lost(t->conn));
+		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", &err, why, whylen);
+		if (rc > 0)
 			t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
-		}
 	}
 	now = clock_ms();
 	if (t->polling && now >= t->next_poll_ms) {
-		procmodel_scan(t->model);
+		step_failed(procmodel_scan(t->model), "cannot scan /proc", &err, why, whylen);
 		t->next_poll_ms = clock_ms() + poll_period(clock_ms() - now);
 	}
-	check_card_nodes(t, now);
+	step_failed(check_card_nodes(t, now), "cannot look for new card nodes", &err, why, whylen);
 	if (now >= t->next_socket_ms) {
 		procmodel_refresh_sockets(t->model);
 		t->next_socket_ms = now + TRACKER_SOCKET_MS;
 	}
+	/* Told once per failure streak: a failing step is retried every tick. */
+	if (!err || t->failing) {
+		t->failing = err != 0;
+		return 0;
+	}
+	t->failing = true;
+	return err;
 }
 
 bool tracker_uses_bpf(const struct tracker *t)

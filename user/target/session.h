@@ -15,6 +15,7 @@
 #include "kernel/discover.h"
 #include "config/options.h"
 #include "target/target.h"
+#include "shared/compiler.h"
 
 #define SESSION_MAX_TARGETS 1024 /* targets of one run (the array never moves) */
 
@@ -39,7 +40,7 @@ struct session {
  * (-EINVAL: an option error, e.g. a non-numeric pid).
  */
 int session_open(struct session *s, const struct options *o, const char *output,
-		 struct discover *disc);
+		 struct discover *disc) DP_MUST_CHECK;
 
 /* Send a command to every live target at once and print the results. */
 void session_command(struct session *s, enum proto_command cmd);
@@ -59,7 +60,7 @@ void session_command_some(struct session *s, enum proto_command cmd, const bool 
  * again. The server allows 100 requests per connection (50 windows); this
  * resets the count. 0, or a negative errno with the target dropped.
  */
-int session_reconnect(struct session *s, int index);
+int session_reconnect(struct session *s, int index) DP_MUST_CHECK;
 
 /*
  * Launch mode: a session that starts empty; session_join() adds a target
@@ -67,7 +68,7 @@ int session_reconnect(struct session *s, int index);
  * window is open, starts it at once. 0 or a negative errno (printed).
  */
 void session_open_launch(struct session *s, const struct options *o, const char *output);
-int session_join(struct session *s, int pid, const char *command, uint64_t cards);
+int session_join(struct session *s, int pid, const char *command, uint64_t cards) DP_MUST_CHECK;
 bool session_has_target(const struct session *s, int pid);
 
 /* Stop every open window, then quit every live target. */

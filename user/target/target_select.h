@@ -12,12 +12,13 @@
 #define DYNPROF_TARGET_SELECT_H
 
 #include "config/options.h"
+#include "shared/compiler.h"
 
 /*
  * Rewrite the pid list as host pids in `out` ("12,34"). Returns 0; or
  * -ENOENT after printing why when nothing matches (the caller exits 255).
  * Pids that do not resolve are warned about and skipped.
  */
-int target_select(const struct options *o, char *out, size_t len);
+int target_select(const struct options *o, char *out, size_t len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_TARGET_SELECT_H */

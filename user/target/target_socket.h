@@ -22,6 +22,8 @@
 #include <limits.h>
 #include <sys/types.h>
 
+#include "shared/compiler.h"
+
 struct target_socket {
 	int pid;               /* host pid (as dynprof sees it) */
 	uid_t uid;             /* the target's real uid, as dynprof sees it */
@@ -57,7 +59,7 @@ struct target_socket {
  *           another user's process);
  *  other negative errno. `why` says which, in every failure.
  */
-int target_socket_find(int pid, struct target_socket *out);
+int target_socket_find(int pid, struct target_socket *out) DP_MUST_CHECK;
 
 /*
  * Connect to a found socket, non-blocking, and check SO_PEERCRED. When the
@@ -78,6 +80,6 @@ int target_socket_find(int pid, struct target_socket *out);
  *  -EAGAIN       the listen backlog stayed full for about 1 s;
  *  other negative errno.
  */
-int target_socket_connect(const struct target_socket *ts, char *why, size_t whylen);
+int target_socket_connect(const struct target_socket *ts, char *why, size_t whylen) DP_MUST_CHECK;
 
 #endif /* DYNPROF_TARGET_SOCKET_H */

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "shared/compiler.h"
+
 #define TRIGGER_MAX_FILES 32
 #define TRIGGER_FILE_POLL_MS 20 /* how often watched paths are checked */
 
@@ -34,9 +36,9 @@ struct trigger_inputs {
 void trigger_inputs_init(struct trigger_inputs *in);
 /* Watch a signal / a path (duplicates are merged). 0 or -1 (too many paths). */
 void trigger_inputs_add_signal(struct trigger_inputs *in, int signo);
-int trigger_inputs_add_file(struct trigger_inputs *in, const char *path);
+int trigger_inputs_add_file(struct trigger_inputs *in, const char *path) DP_MUST_CHECK;
 /* Block the signals and open their signalfd. 0 or -errno. */
-int trigger_inputs_start(struct trigger_inputs *in);
+int trigger_inputs_start(struct trigger_inputs *in) DP_MUST_CHECK;
 void trigger_inputs_close(struct trigger_inputs *in);
 
 /* The signalfd fired: count what arrived. */

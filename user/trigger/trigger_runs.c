@@ -172,8 +172,10 @@ static void make_room(struct triggers *tg, int i)
 {
 	struct target *t = &tg->s->targets[i];
 
-	if (!t->collecting && t->requests + RECONNECT_MARGIN >= PROTO_MAX_REQUESTS_PER_CONN)
-		session_reconnect(tg->s, i);
+	if (!t->collecting && t->requests + RECONNECT_MARGIN >= PROTO_MAX_REQUESTS_PER_CONN &&
+	    session_reconnect(tg->s, i)) {
+		/* Printed, and the target dropped: the next round lets it go. */
+	}
 }
 
 /* START's outcome for target i (acknowledged at ack_us when it collects). */

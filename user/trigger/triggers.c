@@ -131,8 +131,9 @@ static int take_in(struct triggers *tg, int i)
 {
 	int rc = 0;
 
-	/* exec: conditions match it; unreadable leaves "" (never matches). */
-	procscan_exe(tg->s->targets[i].pid, tg->exe[i], sizeof(tg->exe[i]));
+	if (procscan_exe(tg->s->targets[i].pid, tg->exe[i], sizeof(tg->exe[i]))) {
+		/* exec: conditions match it; unreadable leaves "" (never matches). */
+	}
 	if (tg->cc)
 		rc = trigger_watch_probes(tg, i);
 	for (int p = 0; p < tg->nprobes; p++)

@@ -13,6 +13,7 @@
 #include "proc/procmodel.h"
 #include "trigger/trigger_inputs.h"
 #include "trigger/triggers.h"
+#include "shared/compiler.h"
 
 #define TRIGGER_MAX_PROBES 16  /* distinct LIB:SYMBOL pairs */
 #define TRIGGER_MAX_WAITERS 16
@@ -98,7 +99,7 @@ static inline unsigned char *probe_state_of(const struct triggers *tg, int targe
 }
 
 /* trigger_calls.c */
-int trigger_watch_probes(struct triggers *tg, int i);
+int trigger_watch_probes(struct triggers *tg, int i) DP_MUST_CHECK;
 void trigger_fail_probe_runs(struct triggers *tg, int i, int probe);
 const struct callcount_handlers *trigger_call_handlers(struct triggers *tg);
 
