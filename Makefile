@@ -76,8 +76,15 @@ DISCOVER_SRCS := $(wildcard user/kernel/discover*.c)
 TINYRING_OBJS := $(patsubst %.c,$(BUILD)/tinyring/%.o,$(DISCOVER_SRCS))
 TINYRING_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(DISCOVER_SRCS)),$(TOOL_OBJS)) $(TINYRING_OBJS)
 
+# A test build whose sessions hold 2 targets (-DSESSION_MAX_TARGETS=2),
+# so a launch test can fill one with three workers.
+FEW_SRCS := user/target/session_connect.c
+FEW_OBJS := $(patsubst %.c,$(BUILD)/few/%.o,$(FEW_SRCS))
+FEW_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(FEW_SRCS)),$(TOOL_OBJS)) $(FEW_OBJS)
+
 DYNPROF := $(BUILD)/dynprof
 TINYRING := $(BUILD)/tests/dynprof-tinyring
+FEWTARGETS := $(BUILD)/tests/dynprof-2targets
 AGENT_SO := $(BUILD)/libdynprof_agent.so
 AGENT_A := $(BUILD)/libdynprof_agent.a
 DEMO := $(BUILD)/demo_task
@@ -185,7 +192,17 @@ $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
-test: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(DPCALLS_SO) $(CALLCOUNT_PROBE)
+$(BUILD)/few/%.o: %.c $(wildcard include/dynprof/*.h user/*/*.h) $(BPF_SKELS) | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -DSESSION_MAX_TARGETS=2 -Iuser -c $< -o $@
+
+$(FEWTARGETS): $(FEW_LINK_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+
+test: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) $(CALLCOUNT_PROBE)
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 # ---- demo and benchmarks --------------------------------------------------------

@@ -2,6 +2,8 @@
 /*
  * The agent's settings, read once from the environment at start (see
  * include/dynprof/agent.h for the variables and their defaults).
+ *
+ * Errors: convention 2 of docs/ERRORS.md (-EINVAL, the variable's name in *bad).
  */
 #ifndef DYNPROF_AGENT_CONFIG_H
 #define DYNPROF_AGENT_CONFIG_H

@@ -4,6 +4,8 @@
  * and the --control channel, set up together for attach and launch mode.
  * Everything that can be wrong with them is found by automation_prepare,
  * before any target is contacted.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (-1, printed).
  */
 #ifndef DYNPROF_AUTOMATION_H
 #define DYNPROF_AUTOMATION_H

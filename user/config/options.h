@@ -3,6 +3,8 @@
  * Command-line options, msprof-compatible: `--name=value` only, the first
  * argument not starting with "--" begins the application command, errors
  * print msprof's text and end the run with status 255.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (printed, then -EINVAL).
  */
 #ifndef DYNPROF_OPTIONS_H
 #define DYNPROF_OPTIONS_H

@@ -9,6 +9,9 @@
  * A condition is one of open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION,
  * at:TIME, signal:NAME, file:PATH, exit. Errors are one line naming the bad
  * part, without a trailing newline, written into the caller's buffer.
+ *
+ * Errors: convention 2 of docs/ERRORS.md (-1, the line in the caller's buffer;
+ * the duration, time and signal parsers' only failure is "not valid").
  */
 #ifndef DYNPROF_RULE_H
 #define DYNPROF_RULE_H

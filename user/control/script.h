@@ -4,6 +4,8 @@
  * sends. Commands run in order; `sleep` and `wait` hold the ones after
  * them while the console goes on (targets, triggers and other scripts are
  * served meanwhile). Each finished command can be acknowledged.
+ *
+ * Errors: script_load_file follows convention 3 of docs/ERRORS.md (printed).
  */
 #ifndef DYNPROF_SCRIPT_H
 #define DYNPROF_SCRIPT_H

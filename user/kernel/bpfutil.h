@@ -3,6 +3,8 @@
  * What every BPF loader of the tool shares (discover_bpf.c, callcount.c):
  * can BPF be used here at all, and libbpf's messages kept off stderr so a
  * failed step can quote the first one in its single line.
+ *
+ * Errors: convention 2 of docs/ERRORS.md (negative errno, the reason in why).
  */
 #ifndef DYNPROF_BPFUTIL_H
 #define DYNPROF_BPFUTIL_H

@@ -17,6 +17,9 @@
  * detaching ~100 ms per probe, serialized in the kernel, which is why
  * callcount_forget hands the detaching to a thread.
  * Single-threaded use: one caller thread for all functions.
+ *
+ * Errors: convention 1 of docs/ERRORS.md; callcount_open, _watch and
+ * _check_file add convention 2 (one line in the caller's err buffer).
  */
 #ifndef DYNPROF_CALLCOUNT_H
 #define DYNPROF_CALLCOUNT_H

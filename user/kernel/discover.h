@@ -8,6 +8,9 @@
  * filtered in the kernel by a map of watched pids) events arrive through a
  * ring buffer. Without it (not root, no BTF, BPF locked down, --no-bpf) the
  * same calls work on pidfds. Either way the caller polls one fd.
+ *
+ * Errors: convention 1 of docs/ERRORS.md; the opens say why BPF is not
+ * used in `*note` (convention 2).
  */
 #ifndef DYNPROF_DISCOVER_H
 #define DYNPROF_DISCOVER_H

@@ -3,6 +3,8 @@
  * A function symbol of an ELF executable or shared library, and where its
  * code lies in the file: a uprobe is placed by (file, offset in the file),
  * not by address or name.
+ *
+ * Errors: convention 2 of docs/ERRORS.md (negative errno, one line in err).
  */
 #ifndef DYNPROF_ELFSYM_H
 #define DYNPROF_ELFSYM_H

@@ -5,6 +5,8 @@
  * follow a run (schema in docs/EVENTS-JSON.md). The console keeps its own
  * lines; the callers pass text they already formatted for it, so the two
  * never disagree. Every function is a no-op until events_open() succeeded.
+ *
+ * Errors: events_open follows convention 3 of docs/ERRORS.md (printed).
  */
 #ifndef DYNPROF_EVENTS_OUT_H
 #define DYNPROF_EVENTS_OUT_H

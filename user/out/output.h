@@ -3,6 +3,9 @@
  * The result folder (--output) and what lands in it: msprof's default and
  * forbidden characters, made absolute, created 0750; the record of the
  * PROF_* folders each window produced.
+ *
+ * Errors: output_prepare follows convention 3 of docs/ERRORS.md (printed);
+ * the others convention 1 (negative errno, the caller prints).
  */
 #ifndef DYNPROF_OUTPUT_H
 #define DYNPROF_OUTPUT_H

@@ -20,6 +20,9 @@ struct tracker {
 	int64_t next_poll_ms;     /* without BPF: next /proc scan */
 	int64_t next_socket_ms;   /* next socket re-check */
 	int64_t next_glob_ms;     /* next look for new card nodes (BPF mode) */
+	int64_t retry_ms;         /* a rescan owed after lost events failed: not again before */
+	int owed_err;             /* how it failed (still failing while it waits) */
+	int poll_err, glob_err;   /* the last poll of /proc, look for card nodes: 0 or -errno */
 	bool failing;             /* a step of tracker_tick failed and has not worked since */
 	char note[320];           /* tracker_open's *note */
 };
@@ -159,12 +162,16 @@ static int poll_period(int64_t scan_ms)
  */
 static int rescan(struct tracker *t)
 {
-	t->rescans++;
+	int err;
+
 	if (t->disc) {
 		if (procmodel_refresh_card_devs(t->model) < 0) { /* see above */ }
 		register_cards(t);
 	}
-	return procmodel_scan(t->model);
+	err = procmodel_scan(t->model);
+	if (!err)
+		t->rescans++;
+	return err;
 }
 
 /*
@@ -172,24 +179,23 @@ static int rescan(struct tracker *t)
  * new one means processes may already hold it unseen (their open did not
  * pass the filter), so a scan follows.
  */
-static int check_card_nodes(struct tracker *t, int64_t now)
+static void check_card_nodes(struct tracker *t, int64_t now)
 {
 	int changed;
 
 	if (!t->disc || now < t->next_glob_ms)
-		return 0;
+		return;
 	t->next_glob_ms = now + TRACKER_CARD_GLOB_MS;
 	changed = procmodel_refresh_card_devs(t->model);
-	if (changed < 0)
-		return changed;
-	return changed ? rescan(t) : 0;
+	t->glob_err = changed < 0 ? changed : changed ? rescan(t) : 0;
 }
 
 /*
  * Events lost (ring buffer or connector socket full): only a full scan
  * can tell what they were. The count is taken as answered only once a
- * scan worked, so a failed one is tried again at the next tick. 1 when
- * it rescanned, 0 when nothing was lost, or a negative errno.
+ * scan worked; a failed one is tried again a poll period later (a scan
+ * can fail late, after reading every process). 1 when it rescanned, 0
+ * when nothing was owed, or a negative errno (also while a retry waits).
  */
 static int answer_lost(struct tracker *t, unsigned long long lost)
 {
@@ -197,9 +203,14 @@ static int answer_lost(struct tracker *t, unsigned long long lost)
 
 	if (lost == t->lost)
 		return 0;
+	if (clock_ms() < t->retry_ms)
+		return t->owed_err;
 	err = rescan(t);
-	if (err)
+	if (err) {
+		t->retry_ms = clock_ms() + TRACKER_POLL_MS;
+		t->owed_err = err;
 		return err;
+	}
 	t->lost = lost;
 	return 1;
 }
@@ -213,36 +224,47 @@ static void step_failed(int err, const char *what, int *first, char *why, size_t
 	snprintf(why, whylen, "%s: %s", what, strerror(-err));
 }
 
-int tracker_tick(struct tracker *t, char *why, size_t whylen)
+/* Kernel events (BPF, or the process connector) and the rescans they owe. */
+static void take_events(struct tracker *t, int *err, char *why, size_t whylen)
 {
-	int64_t now;
-	int err = 0, rc;
+	int rc;
 
 	if (t->disc) {
 		rc = discover_consume_events(t->disc, apply_event, t->model);
-		step_failed(rc < 0 ? rc : 0, "cannot read kernel events", &err, why, whylen);
+		step_failed(rc < 0 ? rc : 0, "cannot read kernel events", err, why, whylen);
 		rc = answer_lost(t, discover_lost_events(t->disc));
-		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", &err, why, whylen);
+		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", err, why, whylen);
 	}
 	if (t->conn) {
 		rc = proc_connector_consume(t->conn, apply_event, t->model);
-		step_failed(rc < 0 ? rc : 0, "cannot read process connector events", &err, why, whylen);
+		step_failed(rc < 0 ? rc : 0, "cannot read process connector events", err, why, whylen);
 		rc = answer_lost(t, proc_connector_lost(t->conn));
-		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", &err, why, whylen);
+		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", err, why, whylen);
 		if (rc > 0)
 			t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
 	}
+}
+
+int tracker_tick(struct tracker *t, char *why, size_t whylen)
+{
+	int64_t now;
+	int err = 0;
+
+	take_events(t, &err, why, whylen);
 	now = clock_ms();
 	if (t->polling && now >= t->next_poll_ms) {
-		step_failed(procmodel_scan(t->model), "cannot scan /proc", &err, why, whylen);
+		t->poll_err = procmodel_scan(t->model);
 		t->next_poll_ms = clock_ms() + poll_period(clock_ms() - now);
 	}
-	step_failed(check_card_nodes(t, now), "cannot look for new card nodes", &err, why, whylen);
+	/* Periodic steps count as failing until their next run works. */
+	step_failed(t->poll_err, "cannot scan /proc", &err, why, whylen);
+	check_card_nodes(t, now);
+	step_failed(t->glob_err, "cannot look for new card nodes", &err, why, whylen);
 	if (now >= t->next_socket_ms) {
 		procmodel_refresh_sockets(t->model);
 		t->next_socket_ms = now + TRACKER_SOCKET_MS;
 	}
-	/* Told once per failure streak: a failing step is retried every tick. */
+	/* Told once per failure streak; each failing step is retried at its next run. */
 	if (!err || t->failing) {
 		t->failing = err != 0;
 		return 0;

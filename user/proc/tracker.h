@@ -55,13 +55,14 @@ int tracker_timeout_ms(const struct tracker *t);
  * errno with one line in `why` (convention 2 of docs/ERRORS.md: the caller
  * prints it) when a step failed: reading events, a rescan after lost
  * events, a poll of /proc, the look for new card nodes. A failed step is
- * tried again at the next tick (a rescan stays owed until one works); a
- * failure is returned once, not again until every step has worked since.
+ * tried again (a rescan after lost events stays owed until one works,
+ * retried every TRACKER_POLL_MS); a failure is returned once, not again
+ * until every step has worked since.
  */
 int tracker_tick(struct tracker *t, char *why, size_t whylen) DP_MUST_CHECK;
 
 bool tracker_uses_bpf(const struct tracker *t);
-/* Kernel events lost (BPF ring buffer or connector socket full), each answered by a rescan. */
+/* Kernel events lost (BPF ring buffer or connector socket full), and the rescans that answered them. */
 unsigned long long tracker_lost_events(const struct tracker *t);
 unsigned tracker_rescans(const struct tracker *t);
 struct procmodel *tracker_model(struct tracker *t);

@@ -3,6 +3,9 @@
  * A session: the set of targets of one dynprof run, their windows, and
  * commands fanned out to all of them in parallel. Results print per target
  * in the order the user gave the pids, with msprof's lines.
+ *
+ * Errors: convention 3 of docs/ERRORS.md: session_open, session_join and
+ * session_reconnect print the one line themselves; callers only propagate.
  */
 #ifndef DYNPROF_SESSION_H
 #define DYNPROF_SESSION_H
@@ -17,7 +20,9 @@
 #include "target/target.h"
 #include "shared/compiler.h"
 
+#ifndef SESSION_MAX_TARGETS /* a test build makes it 2 */
 #define SESSION_MAX_TARGETS 1024 /* targets of one run (the array never moves) */
+#endif
 
 struct session {
 	const struct options *opts;
@@ -58,7 +63,7 @@ void session_command_some(struct session *s, enum proto_command cmd, const bool 
  * A fresh connection to the target at `index`: QUIT (which also stops an
  * open window: call when none is open), then connect and send the params
  * again. The server allows 100 requests per connection (50 windows); this
- * resets the count. 0, or a negative errno with the target dropped.
+ * resets the count. 0, or a negative errno (printed) with the target dropped.
  */
 int session_reconnect(struct session *s, int index) DP_MUST_CHECK;
 

@@ -7,6 +7,8 @@
  *  --pid=N --container=ID     N is the pid inside that container (its
  *                             innermost NSpid), mapped to the host pid.
  * The answer comes from one scan of the process model.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (printed).
  */
 #ifndef DYNPROF_TARGET_SELECT_H
 #define DYNPROF_TARGET_SELECT_H

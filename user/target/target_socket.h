@@ -15,6 +15,9 @@
  *
  * The struct is plain data (no fd inside, copy it freely): connect opens
  * the root and the home again and re-checks everything it relies on.
+ *
+ * Errors: convention 2 of docs/ERRORS.md: a negative errno with a short
+ * reason (`why` of the struct for find, the caller's buffer for connect).
  */
 #ifndef DYNPROF_TARGET_SOCKET_H
 #define DYNPROF_TARGET_SOCKET_H

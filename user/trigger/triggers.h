@@ -11,6 +11,9 @@
  *
  * The console polls triggers_pollfds() with triggers_timeout_ms() and
  * calls triggers_tick() every round.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (printed) for set-up and start;
+ * triggers_wait_begin follows convention 2 (the reason in err, for the script's reply).
  */
 #ifndef DYNPROF_TRIGGERS_H
 #define DYNPROF_TRIGGERS_H
