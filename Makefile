@@ -88,8 +88,15 @@ DISCOVER_SRCS := $(wildcard user/kernel/discover*.c)
 TINYRING_OBJS := $(patsubst %.c,$(BUILD)/tinyring/%.o,$(DISCOVER_SRCS))
 TINYRING_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(DISCOVER_SRCS)),$(TOOL_OBJS)) $(TINYRING_OBJS)
 
+# A test build whose sessions hold 2 targets (-DSESSION_MAX_TARGETS=2),
+# so a launch test can fill one with three workers.
+FEW_SRCS := user/target/session_connect.c
+FEW_OBJS := $(patsubst %.c,$(BUILD)/few/%.o,$(FEW_SRCS))
+FEW_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(FEW_SRCS)),$(TOOL_OBJS)) $(FEW_OBJS)
+
 DYNPROF := $(BUILD)/dynprof
 TINYRING := $(BUILD)/tests/dynprof-tinyring
+FEWTARGETS := $(BUILD)/tests/dynprof-2targets
 AGENT_SO := $(BUILD)/libdynprof_agent.so
 AGENT_A := $(BUILD)/libdynprof_agent.a
 AGENT_A_OBJ := $(BUILD)/pic/dynprof_agent.o
@@ -99,7 +106,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # One .d per compiled file. Each file also depends on its .d, whose empty
 # rule makes a missing .d (a build from before -MMD, a deleted file) count
 # as new: that file is compiled again and gets one.
-DEPFILES := $(addsuffix .d,$(BPF_OBJS) $(TOOL_OBJS) $(AGENT_OBJS) $(TINYRING_OBJS) \
+DEPFILES := $(addsuffix .d,$(BPF_OBJS) $(TOOL_OBJS) $(AGENT_OBJS) $(TINYRING_OBJS) $(FEW_OBJS) \
 	$(UNIT_BINS) $(PEER_BINS) $(BENCH_BINS) $(DEMO) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES))
 FORMAT_DIRS := user bpf include tests tools bench
 
@@ -230,12 +237,23 @@ $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
+# A test build holding two targets per session, so a test can fill one.
+$(BUILD)/few/%.o: %.c $(BUILD)/few/%.o.d | $(DEPS_STAMP) $(BPF_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DSESSION_MAX_TARGETS=2 -Iuser -c $< -o $@
+
+$(FEWTARGETS): $(FEW_LINK_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+
 # The layer rule of tools/layers, read from the objects' symbols.
 check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 	$(call msg,CHECK,layers)
 	$(Q)tools/check-layers.sh $(TOOL_OBJS) -- $(AGENT_OBJS)
 
-test: all check-layers $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
+test: all check-layers $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 # ---- demo and benchmarks --------------------------------------------------------

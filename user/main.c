@@ -20,27 +20,34 @@
 #define DYNPROF_VERSION "0.1.0"
 #endif
 
-/* An `open` condition needs to see card opens: the process tracker. NULL when not needed. */
-static struct tracker *open_tracker(const struct options *o, const struct automation *a)
+/*
+ * An `open` condition needs to see card opens: the process tracker (*t
+ * stays NULL when not needed). 0, or -1 after printing why.
+ */
+static int open_tracker(const struct options *o, const struct automation *a, struct tracker **t)
 {
 	struct card_patterns patterns;
 	const char *note = NULL;
-	struct tracker *t;
 
+	*t = NULL;
 	if (!automation_needs_model(a))
-		return NULL;
+		return 0;
 	options_card_patterns(o, &patterns);
-	t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, NULL, NULL, false, &note);
+	*t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, NULL, NULL, false, &note);
+	if (!*t) {
+		report_error("dynprof: cannot follow card opens: %s", strerror(errno));
+		return -1;
+	}
 	if (note)
 		report_info("%s", note);
-	return t;
+	return 0;
 }
 
 static int attach_run(const struct options *o, struct automation *a, const char *output)
 {
 	struct console_sources src = { 0 };
 	struct session s;
-	struct tracker *tracker;
+	struct tracker *tracker = NULL;
 	const char *note = NULL;
 	int rc;
 
@@ -48,8 +55,8 @@ static int attach_run(const struct options *o, struct automation *a, const char 
 	if (note)
 		report_info("%s", note);
 	rc = session_open(&s, o, output, src.disc);
-	tracker = rc < 0 ? NULL : open_tracker(o, a);
-	if (rc >= 0 && automation_start(a, &s, tracker ? tracker_model(tracker) : NULL)) {
+	if (rc >= 0 && (open_tracker(o, a, &tracker) ||
+			automation_start(a, &s, tracker ? tracker_model(tracker) : NULL))) {
 		session_shutdown(&s); /* nothing was started: the targets are only let go */
 		rc = -EINVAL;
 	}
@@ -86,9 +93,13 @@ int main(int argc, char **argv)
 	char err[4608]; /* a path and the sentence around it */
 	int rc;
 
-	/* Before anything can start a window: no signal may end us unnoticed. */
-	console_block_signals();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Before anything can start a window: no signal may end us unnoticed. */
+	rc = console_block_signals();
+	if (rc) {
+		report_error("dynprof: cannot block signals: %s", strerror(-rc));
+		return 1;
+	}
 	if (options_parse(argc, argv, &o)) {
 		options_free(&o);
 		return EXIT_OPTION_ERROR;

@@ -114,3 +114,15 @@ test_help_and_version() {
 	dp --version; expect_status 0 $?
 	expect_line "^dynprof [0-9]"
 }
+
+test_output_record_that_cannot_be_written_is_reported() {
+	local pid; pid=$(start_target)
+	dp_background --pid=$pid --output=$T/o
+	# A folder where the record file must go: appending to it fails (EISDIR).
+	mkdir -p "$T/o/${DP_PID}_profiling_output_record"
+	dp_send start stop quit
+	wait $DP_PID
+	expect_status 0 $?
+	expect_line "^\[ERROR\] dynprof: cannot add PROF_[^ ]+ to $T/o/${DP_PID}_profiling_output_record: Is a directory$"
+	expect_line "^\[INFO\] pid $pid: window saved in $T/o/PROF_"
+}

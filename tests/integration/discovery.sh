@@ -235,3 +235,29 @@ test_device_option_replaces_default_patterns() {
 	"$DP" --list --json --device=/dev/nonexistent-card* > $T/list
 	! listed $pid || fail "listed without a matching pattern"
 }
+
+test_failed_rescan_after_lost_events_is_told_once_and_tracking_goes_on() {
+	# No card node yet: the glob every second finds none, so only rescans after losses fail.
+	"$B/tests/dynprof-tinyring" --list --watch --json --device="$T/dev/davinci*" > $T/watch 2> $T/watch.err &
+	local w=$!
+	remember_pid $w
+	wait_until 10 grep -q '^\[' $T/watch || fail "watch did not start"
+	# No fd below its lowest free one: a rescan cannot open /proc (EMFILE).
+	local free=0
+	while [ -e /proc/$w/fd/$free ]; do free=$((free + 1)); done
+	prlimit --pid $w --nofile=$free: || fail "prlimit failed" # the soft limit: root here may not raise a hard one
+	local line="^dynprof: cannot rescan /proc after lost events: Too many open files; trying again$"
+	for i in $(seq 400); do /bin/true & done
+	wait_until 5 grep -q "$line" $T/watch.err || fail "failed rescan not told: $(cat $T/watch.err)"
+	for i in $(seq 400); do /bin/true & done
+	sleep 1
+	[ "$(grep -c "$line" $T/watch.err)" -eq 1 ] || fail "told more than once: $(cat $T/watch.err)"
+	prlimit --pid $w --nofile=1024: || fail "prlimit failed"
+	local card; card=$(make_card 0)
+	bash -c "exec 3<$card; exec sleep 600" &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 listed_by_watch $pid || fail "card user missed after the rescans worked again: $(cat $T/watch.err)"
+	kill -TERM $w; wait $w
+	[ "$(grep -c "$line" $T/watch.err)" -eq 1 ] || fail "told more than once: $(cat $T/watch.err)"
+}

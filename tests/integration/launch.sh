@@ -256,3 +256,20 @@ test_card_node_made_after_the_start_is_found() {
 	expect_line "^\[INFO\] target joined: pid [0-9]+ \([^)]*demo_task[^)]*\), cards 0$"
 	expect_line "stop success"
 }
+
+test_worker_beyond_the_session_limit_is_told_once() {
+	# dynprof-2targets: a session holds 2 targets; the third worker cannot join.
+	local app; app=$(app_script three.sh <<-EOS
+	#!/bin/sh
+	$(worker 4) &
+	$(worker 4) &
+	$(worker 4) &
+	wait
+	EOS
+	)
+	{ sleep 3; echo quit; } | timeout -s KILL 60 "$B/tests/dynprof-2targets" --dynamic=on --output=$T/o \
+		--device="$T/dev/davinci*" $app > $T/out 2>&1
+	[ "$(count_lines '\] target joined:')" -eq 2 ] || { cat $T/out; fail "expected two targets"; }
+	[ "$(count_lines '^\[ERROR\] dynprof: pid [0-9]+ \(.*card_user.*\) cannot join: the session holds 2 targets already$')" -eq 1 ] ||
+		{ cat $T/out; fail "the third worker's refusal not told exactly once"; }
+}

@@ -48,7 +48,7 @@ static struct procmodel *test_model(struct recorder *r)
 	struct procmodel *m;
 
 	memset(r, 0, sizeof(*r));
-	cards_parse_patterns(&p, "/nonexistent-dynprof/davinci*");
+	CHECK_INT(cards_parse_patterns(&p, "/nonexistent-dynprof/davinci*"), 0);
 	m = procmodel_new(&p);
 	cards_free_patterns(&p);
 	if (m)

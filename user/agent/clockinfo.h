@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "shared/compiler.h"
+
 struct clock_stamp {
 	struct timespec real;    /* CLOCK_REALTIME */
 	uint64_t mono_raw_ns;    /* CLOCK_MONOTONIC_RAW */
@@ -28,6 +30,6 @@ void clock_stamp_take(struct clock_stamp *s);
 char *clock_stamp_info_json(const struct clock_stamp *s, const char *edge);
 
 /* host_start.log text. Returns the length or a negative errno. */
-int clock_stamp_host_log(const struct clock_stamp *s, char *buf, size_t len);
+int clock_stamp_host_log(const struct clock_stamp *s, char *buf, size_t len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_AGENT_CLOCKINFO_H */

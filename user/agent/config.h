@@ -2,11 +2,14 @@
 /*
  * The agent's settings, read once from the environment at start (see
  * include/dynprof/agent.h for the variables and their defaults).
+ *
+ * Errors: convention 2 of docs/ERRORS.md (-EINVAL, the variable's name in *bad).
  */
 #ifndef DYNPROF_AGENT_CONFIG_H
 #define DYNPROF_AGENT_CONFIG_H
 
 #include "dynprof/proto.h"
+#include "shared/compiler.h"
 
 #define AGENT_PROTOCOL_ENV     "DYNPROF_AGENT_PROTOCOL"
 #define AGENT_MAX_REQUESTS_ENV "DYNPROF_AGENT_MAX_REQUESTS"
@@ -26,6 +29,6 @@ struct agent_config {
  * holds a value the agent cannot use (the variable name goes to `bad`).
  * An unusable DYNAMIC_PROFILING_KEY_PID is ignored, as CANN ignores it.
  */
-int agent_config_load(struct agent_config *cfg, const char **bad);
+int agent_config_load(struct agent_config *cfg, const char **bad) DP_MUST_CHECK;
 
 #endif /* DYNPROF_AGENT_CONFIG_H */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "agent/config.h"
+#include "shared/compiler.h"
 
 /* How long the rest of a message may take once its first byte is readable. */
 #define CONN_IO_TIMEOUT_MS 1000
@@ -36,10 +37,11 @@ void conn_init(struct agent_conn *c, int fd, int wake_fd, const struct agent_con
 enum conn_event conn_wait(struct agent_conn *c);
 
 /* Read exactly `len` bytes within `timeout_ms`; fdio_read_full's results. */
-int conn_read(struct agent_conn *c, void *buf, size_t len, int timeout_ms, size_t *got);
+int conn_read(struct agent_conn *c, void *buf, size_t len, int timeout_ms,
+	      size_t *got) DP_MUST_CHECK;
 
 /* Send a whole message within CONN_IO_TIMEOUT_MS. 0 or a negative errno. */
-int conn_send(struct agent_conn *c, const void *buf, size_t len);
+int conn_send(struct agent_conn *c, const void *buf, size_t len) DP_MUST_CHECK;
 
 /*
  * Before closing: drop requests nobody will answer. A unix socket closed
@@ -52,6 +54,6 @@ void conn_discard_pending(struct agent_conn *c);
 void conn_log_gone(int rc);
 
 /* Count one answered request; 1 when the per-connection limit is reached. */
-int conn_count_request(struct agent_conn *c);
+int conn_count_request(struct agent_conn *c) DP_MUST_CHECK;
 
 #endif /* DYNPROF_AGENT_CONN_H */

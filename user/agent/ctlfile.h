@@ -9,9 +9,11 @@
 
 #include <stddef.h>
 
+#include "shared/compiler.h"
+
 #define CTLFILE_MODE 0640
 
 /* Write dir/name and dir/name.done. 0 or a negative errno. */
-int ctlfile_write(const char *dir, const char *name, const char *data, size_t len);
+int ctlfile_write(const char *dir, const char *name, const char *data, size_t len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_AGENT_CTLFILE_H */

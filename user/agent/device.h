@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "shared/compiler.h"
+
 #define AGENT_DEVICE_ID_MAX 1023 /* highest id set_device accepts */
 #define AGENT_DEVSET_MAX    64   /* ids a window records */
 
@@ -20,11 +22,11 @@ struct agent_devset {
 };
 
 /* Load the card patterns. 0, -EINVAL (bad DYNPROF_AGENT_DEVICES), -ENOMEM. */
-int agent_devices_init(void);
+int agent_devices_init(void) DP_MUST_CHECK;
 void agent_devices_fini(void);
 
 /* Record an explicit device. Lock-free: the host may call it anywhere. */
-int agent_devices_mark(int id);
+int agent_devices_mark(int id) DP_MUST_CHECK;
 
 /* The devices in force now; count 0 when none. */
 void agent_devices_current(struct agent_devset *out);

@@ -11,6 +11,7 @@
 #include <limits.h>
 
 #include "agent/device.h"
+#include "shared/compiler.h"
 
 struct profdir {
 	char path[PATH_MAX];
@@ -21,9 +22,10 @@ struct profdir {
  * write sample.json, start_info, host_start.log and info.json. Returns 0
  * or a negative errno; on failure after mkdir the partial folder stays.
  */
-int profdir_open(struct profdir *pd, const char *params_json, const struct agent_devset *devs);
+int profdir_open(struct profdir *pd, const char *params_json,
+		 const struct agent_devset *devs) DP_MUST_CHECK;
 
 /* Write end_info. 0 or a negative errno. */
-int profdir_close(const struct profdir *pd);
+int profdir_close(const struct profdir *pd) DP_MUST_CHECK;
 
 #endif /* DYNPROF_AGENT_PROFDIR_H */

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "shared/compiler.h"
+
 #define PROFNAME_RAND_LEN 8
 #define PROFNAME_LETTERS  18 /* 'A'..'R' */
 #define PROFNAME_LEN      (5 + 6 + 1 + 17 + 1 + 8 + PROFNAME_RAND_LEN) /* 46 */
@@ -33,6 +35,7 @@ static inline char profname_letter(unsigned char byte)
  * name must keep its shape for the tools that parse it), or -ENAMETOOLONG
  * when `len` is too small.
  */
+DP_MUST_CHECK
 static inline int profname_format(char *out, size_t len, unsigned index, const struct tm *tm,
 				  int ms, long pid, const unsigned char rnd[PROFNAME_RAND_LEN])
 {

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include "shared/compiler.h"
+
 struct agent_socket {
 	int fd;                                  /* listening, CLOEXEC */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -23,7 +25,7 @@ struct agent_socket {
  * when that path is in use (EADDRINUSE); key 0 means the pid. Returns 0
  * or a negative errno (-ENAMETOOLONG when the path does not fit sun_path).
  */
-int agent_socket_open(struct agent_socket *s, int key);
+int agent_socket_open(struct agent_socket *s, int key) DP_MUST_CHECK;
 
 /* Close, and unlink the path if it is still the file we bound. */
 void agent_socket_close(struct agent_socket *s);

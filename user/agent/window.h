@@ -12,6 +12,7 @@
 
 #include "dynprof/agent.h"
 #include "agent/device.h"
+#include "shared/compiler.h"
 
 enum window_start_rc {
 	WINDOW_STARTED,
@@ -29,7 +30,7 @@ enum window_stop_rc {
 void window_set_ops(const struct dynprof_agent_ops *ops);
 
 /* Open a window with the client's params; `devs` gets the devices used. */
-enum window_start_rc window_start(const char *params_json, struct agent_devset *devs);
+enum window_start_rc window_start(const char *params_json, struct agent_devset *devs) DP_MUST_CHECK;
 
 enum window_stop_rc window_stop(void);
 

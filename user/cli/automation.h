@@ -4,6 +4,8 @@
  * and the --control channel, set up together for attach and launch mode.
  * Everything that can be wrong with them is found by automation_prepare,
  * before any target is contacted.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (-1, printed).
  */
 #ifndef DYNPROF_AUTOMATION_H
 #define DYNPROF_AUTOMATION_H
@@ -14,6 +16,7 @@
 #include "config/options.h"
 #include "config/rule.h"
 #include "target/session.h"
+#include "shared/compiler.h"
 
 struct procmodel;
 
@@ -28,11 +31,12 @@ struct automation {
 };
 
 /* Parse the rules, read the commands file, open the control channel. 0 or -1 (printed). */
-int automation_prepare(struct automation *a, const struct options *o);
+int automation_prepare(struct automation *a, const struct options *o) DP_MUST_CHECK;
 /* Some rule or command needs the process model (an `open` condition). */
 bool automation_needs_model(const struct automation *a);
 /* Start the engine on the session (attach mode: probes its targets now). 0 or -1 (printed). */
-int automation_start(struct automation *a, struct session *s, struct procmodel *model);
+int automation_start(struct automation *a, struct session *s,
+		     struct procmodel *model) DP_MUST_CHECK;
 /* What the console must watch. */
 void automation_sources(struct automation *a, struct console_sources *src);
 void automation_close(struct automation *a);

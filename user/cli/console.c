@@ -39,6 +39,7 @@ struct console {
 	size_t len;
 	int exit_status; /* -1 while running */
 	bool commands_done; /* the --commands script has run to its end */
+	bool exits_failing; /* reading target exits failed last round (said once) */
 };
 
 static sigset_t handled_signals(void)
@@ -192,6 +193,25 @@ static void on_exit_event(void *ctx, int pid)
 	session_target_exited(ctx, pid);
 }
 
+/* A failure is said once; the next readable round tries again. */
+static void read_exits(struct console *c)
+{
+	int rc = discover_consume(c->disc, on_exit_event, c->s);
+
+	if (rc < 0 && !c->exits_failing)
+		report_warning("dynprof: cannot read target exits: %s; trying again", strerror(-rc));
+	c->exits_failing = rc < 0;
+}
+
+/* The tracker says a failure once per streak and retries by itself. */
+static void tick_tracker(struct console *c)
+{
+	char why[160];
+
+	if (tracker_tick(c->tracker, why, sizeof(why)))
+		report_warning("dynprof: %s; trying again", why);
+}
+
 /* Launch mode: the application ended first; close what is open. */
 static void on_app_exit(struct console *c)
 {
@@ -266,10 +286,10 @@ static void poll_once(struct console *c)
 		return;
 	}
 	if (pfds[2].revents)
-		discover_consume(c->disc, on_exit_event, c->s);
+		read_exits(c);
 	/* Every round, readable or not: quiet kernel events arrive this way. */
 	if (c->tracker)
-		tracker_tick(c->tracker);
+		tick_tracker(c);
 	for (int i = fixed; i < first_extra; i++)
 		if (pfds[i].revents)
 			session_idle_event(c->s, &pfds[i]);

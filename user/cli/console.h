@@ -11,12 +11,13 @@
 
 #include "kernel/discover.h"
 #include "target/session.h"
+#include "shared/compiler.h"
 
 /* Block the signals the console handles; call first thing in main(). */
-int console_block_signals(void);
+int console_block_signals(void) DP_MUST_CHECK;
 
 /* A signalfd for those signals (SIGINT, SIGTERM, SIGHUP), or -errno. */
-int console_signalfd(void);
+int console_signalfd(void) DP_MUST_CHECK;
 
 struct tracker;
 struct launch;
@@ -46,6 +47,6 @@ struct console_sources {
  * Returns dynprof's exit status: 0 quit, 1 no target left, 128+N signal N;
  * in launch mode the caller then waits for the application.
  */
-int console_run(struct session *s, const struct console_sources *src);
+int console_run(struct session *s, const struct console_sources *src) DP_MUST_CHECK;
 
 #endif /* DYNPROF_CONSOLE_H */

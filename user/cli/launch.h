@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "shared/compiler.h"
+
 struct launch {
 	pid_t pid;   /* the application's pid (and process group) */
 	int pidfd;   /* readable once it exited */
@@ -24,7 +26,8 @@ struct launch {
  * the variable is removed, so each process serves its own socket.
  * Returns 0 or a negative errno (the child could not be started).
  */
-int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool keep_stdin);
+int launch_start(struct launch *l, char *const argv[], bool msprof_key,
+		 bool keep_stdin) DP_MUST_CHECK;
 
 /* Non-blocking: 1 when the application has exited (reaped), else 0. */
 int launch_poll(struct launch *l);

@@ -33,6 +33,15 @@ struct follower {
 	int64_t notice_at;     /* when to say nothing matched yet */
 };
 
+/* Remember `pid` in `tab`; a failure (out of memory) is said, with what it costs. */
+static void remember(struct pidtab *tab, int pid, const char *cost)
+{
+	int err = pidtab_put(tab, pid, tab);
+
+	if (err)
+		report_error("dynprof: following pid %d: %s (%s)", pid, strerror(-err), cost);
+}
+
 /*
  * Membership is decided when a process is first seen, while its parent is
  * still alive: a daemon whose parent exits (double fork, setsid) stays in
@@ -47,7 +56,7 @@ static bool in_tree(struct follower *f, const struct pm_proc *p)
 	if (p->pid != f->root && !pidtab_get(&f->tree, p->ppid) &&
 	    !procmodel_descends_from(tracker_model(f->t), p->pid, f->root))
 		return false;
-	pidtab_put(&f->tree, p->pid, f);
+	remember(&f->tree, p->pid, "its children may be missed");
 	return true;
 }
 
@@ -60,8 +69,9 @@ static void try_join(struct follower *f, const struct pm_proc *p)
 	if (p->socket_state != PM_SOCKET_LISTENING || session_has_target(f->s, p->pid) ||
 	    pidtab_get(&f->failed, p->pid))
 		return;
+	/* A failed join is printed by session_join; not retried until the process changes. */
 	if (session_join(f->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
-		pidtab_put(&f->failed, p->pid, f);
+		remember(&f->failed, p->pid, "its join is tried again");
 }
 
 static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
@@ -173,7 +183,7 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	/* Tracking first: no process of the application escapes it. */
 	f.t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, on_change, &f, true, &note);
 	if (!f.t || !s.targets) {
-		report_error("dynprof: cannot follow processes: out of memory");
+		report_error("dynprof: cannot follow processes: %s", strerror(f.t ? ENOMEM : errno));
 		goto out;
 	}
 	if (note)
@@ -192,7 +202,9 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	src = (struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
 					.on_tick = each_round, .tick_ctx = &f };
 	automation_sources(a, &src);
-	console_run(&s, &src);
+	if (console_run(&s, &src)) {
+		/* Launch mode ends with the application's status; the console's only ended the console. */
+	}
 	report_info("waiting for app process exit......");
 	wait_forwarding_signals(&app);
 	summary(&s);

@@ -11,8 +11,9 @@
 #define DYNPROF_LAUNCH_MODE_H
 
 #include "config/options.h"
+#include "shared/compiler.h"
 
 /* Run launch mode; returns dynprof's exit status (the application's). */
-int launch_mode_run(const struct options *o);
+int launch_mode_run(const struct options *o) DP_MUST_CHECK;
 
 #endif /* DYNPROF_LAUNCH_MODE_H */

@@ -235,9 +235,12 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 
 static int watch(struct tracker *t)
 {
+	char why[160];
 	int sigfd = console_signalfd();
-	if (sigfd < 0)
+	if (sigfd < 0) {
+		fprintf(stderr, "dynprof: cannot watch for signals: %s\n", strerror(-sigfd));
 		return sigfd;
+	}
 	for (;;) {
 		struct pollfd pfds[2] = { { .fd = sigfd, .events = POLLIN },
 					  { .fd = tracker_fd(t), .events = POLLIN } };
@@ -246,7 +249,9 @@ static int watch(struct tracker *t)
 			break;
 		if (pfds[0].revents)
 			break;
-		tracker_tick(t);
+		/* stderr: standard output holds only the listing (maybe JSON lines). */
+		if (tracker_tick(t, why, sizeof(why)))
+			fprintf(stderr, "dynprof: %s; trying again\n", why);
 	}
 	close(sigfd);
 	return 0;
@@ -269,8 +274,10 @@ int listing_run(const struct options *o)
 	if (o->watch && note)
 		fprintf(stderr, "dynprof: %s\n", note);
 	list_once(o, tracker_model(t), &patterns);
-	if (o->watch)
-		watch(t);
+	if (o->watch && watch(t) < 0) {
+		tracker_close(t);
+		return 1;
+	}
 	if (o->watch && tracker_lost_events(t))
 		fprintf(stderr, "dynprof: %llu kernel events lost, answered by %u rescans of /proc\n",
 			tracker_lost_events(t), tracker_rescans(t));

@@ -8,8 +8,9 @@
 #define DYNPROF_LISTING_H
 
 #include "config/options.h"
+#include "shared/compiler.h"
 
 /* Run --list (and --watch). Returns the exit status. */
-int listing_run(const struct options *o);
+int listing_run(const struct options *o) DP_MUST_CHECK;
 
 #endif /* DYNPROF_LISTING_H */

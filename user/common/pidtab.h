@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "shared/compiler.h"
+
 struct pidtab_slot {
 	int pid; /* 0: empty */
 	void *val;
@@ -30,7 +32,7 @@ void pidtab_free(struct pidtab *t);
 void *pidtab_get(const struct pidtab *t, int pid);
 
 /* Store `val` for `pid` (replacing any). 0, -EINVAL (pid <= 0), -ENOMEM. */
-int pidtab_put(struct pidtab *t, int pid, void *val);
+int pidtab_put(struct pidtab *t, int pid, void *val) DP_MUST_CHECK;
 
 /* Remove `pid`; returns its value, or NULL when absent. */
 void *pidtab_del(struct pidtab *t, int pid);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "shared/compiler.h"
 
 struct procstat {
 	char state;      /* field 3: R, S, D, Z, X, ... */
@@ -21,13 +22,13 @@ struct procstat {
  * 0, or -EINVAL when the text has no ')', fewer than 22 fields, or a
  * field 9, 22 or 23 that is not a whole decimal number.
  */
-int procstat_parse(const char *text, struct procstat *st);
+int procstat_parse(const char *text, struct procstat *st) DP_MUST_CHECK;
 
 /*
  * Read and parse the stat file at `path`. -ESRCH when it cannot be opened
  * or read (the process or thread is gone), -EINVAL as procstat_parse.
  */
-int procstat_read(const char *path, struct procstat *st);
+int procstat_read(const char *path, struct procstat *st) DP_MUST_CHECK;
 
 /* A state letter of a process that is gone but for its entry (Z, X, x). */
 bool procstat_dead(char state);

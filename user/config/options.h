@@ -3,6 +3,8 @@
  * Command-line options, msprof-compatible: `--name=value` only, the first
  * argument not starting with "--" begins the application command, errors
  * print msprof's text and end the run with status 255.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (printed, then -EINVAL).
  */
 #ifndef DYNPROF_OPTIONS_H
 #define DYNPROF_OPTIONS_H
@@ -11,6 +13,7 @@
 
 #include "shared/cards.h"
 #include "dynprof/proto.h"
+#include "shared/compiler.h"
 
 #define OPTIONS_MAX_SWITCHES 40
 #define OPTIONS_MAX_DEVICES 16
@@ -57,7 +60,7 @@ struct options {
  * Parse argv. Returns 0, or -EINVAL after printing the one error line
  * (msprof's text where msprof has one) to stdout, as msprof does.
  */
-int options_parse(int argc, char **argv, struct options *o);
+int options_parse(int argc, char **argv, struct options *o) DP_MUST_CHECK;
 void options_free(struct options *o);
 
 /* The card patterns: --device globs, else the defaults (no copy made). */

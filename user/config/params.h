@@ -3,6 +3,8 @@
  * The collection parameters a target receives: one flat JSON object of
  * strings (cJSON), `result_dir` plus the key of every switch the user gave,
  * with msprof's key names. The protocol carries fewer than 4096 bytes.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (NULL after printing why).
  */
 #ifndef DYNPROF_PARAMS_H
 #define DYNPROF_PARAMS_H

@@ -9,6 +9,9 @@
  * A condition is one of open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION,
  * at:TIME, signal:NAME, file:PATH, exit. Errors are one line naming the bad
  * part, without a trailing newline, written into the caller's buffer.
+ *
+ * Errors: convention 2 of docs/ERRORS.md (-1, the line in the caller's buffer;
+ * the duration, time and signal parsers' only failure is "not valid").
  */
 #ifndef DYNPROF_RULE_H
 #define DYNPROF_RULE_H
@@ -16,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "shared/compiler.h"
 
 #define RULE_MAX_REPEAT 1000000 /* windows one rule may open per target */
 
@@ -57,7 +62,7 @@ struct window_rule {
  * a bare N means seconds. No sign, fraction, blank or other suffix.
  * Returns 0 and *ms (>= 1), or -1 (also when it does not fit int64_t).
  */
-int duration_parse_ms(const char *text, int64_t *ms);
+int duration_parse_ms(const char *text, int64_t *ms) DP_MUST_CHECK;
 
 /*
  * Parse at:TIME's TIME into epoch milliseconds: ISO-8601 date and time
@@ -67,7 +72,7 @@ int duration_parse_ms(const char *text, int64_t *ms);
  * dropped. A time without a zone is refused (nodes may differ). Does not
  * depend on TZ. 0 or -1.
  */
-int time_parse_epoch_ms(const char *text, int64_t *epoch_ms);
+int time_parse_epoch_ms(const char *text, int64_t *epoch_ms) DP_MUST_CHECK;
 
 /*
  * A signal name, with or without "SIG", any case: "USR1", "SIGUSR1",
@@ -75,7 +80,7 @@ int time_parse_epoch_ms(const char *text, int64_t *epoch_ms);
  * returned, even those condition_parse refuses (KILL, STOP, INT, TERM,
  * HUP, CHLD, PIPE). 0 or -1.
  */
-int signal_parse(const char *text, int *signo);
+int signal_parse(const char *text, int *signo) DP_MUST_CHECK;
 
 /*
  * Parse one condition. `for_stop` selects which kinds are allowed
@@ -85,7 +90,7 @@ int signal_parse(const char *text, int *signo);
  * 0, or -1 with the message in err and *c left with nothing to free.
  */
 int condition_parse(const char *text, bool for_stop, int64_t now_epoch_ms, struct condition *c,
-		    char *err, size_t errlen);
+		    char *err, size_t errlen) DP_MUST_CHECK;
 void condition_free(struct condition *c);
 
 /*
@@ -99,7 +104,8 @@ void condition_free(struct condition *c);
  * 0, or -1 with the message in err (which quotes the bad part) and *r left
  * with nothing to free.
  */
-int rule_parse(const char *text, int64_t now_epoch_ms, struct window_rule *r, char *err, size_t errlen);
+int rule_parse(const char *text, int64_t now_epoch_ms, struct window_rule *r, char *err,
+	       size_t errlen) DP_MUST_CHECK;
 void rule_free(struct window_rule *r);
 
 enum script_op {
@@ -123,7 +129,7 @@ struct script_cmd {
  * begins) plus exit (every target has exited). 0, or -1 with err.
  */
 int script_parse_line(const char *line, int64_t now_epoch_ms, struct script_cmd *cmd, char *err,
-		      size_t errlen);
+		      size_t errlen) DP_MUST_CHECK;
 void script_cmd_free(struct script_cmd *cmd);
 
 #endif /* DYNPROF_RULE_H */

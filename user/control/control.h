@@ -24,6 +24,8 @@
  * that closes is dropped, with its unterminated last line. A client that
  * does not read its replies until its socket buffer fills is dropped too:
  * dynprof never waits for a control client.
+ *
+ * Errors: convention 2 of docs/ERRORS.md (control_open: NULL, the line in err).
  */
 #ifndef DYNPROF_CONTROL_H
 #define DYNPROF_CONTROL_H

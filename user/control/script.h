@@ -4,6 +4,8 @@
  * sends. Commands run in order; `sleep` and `wait` hold the ones after
  * them while the console goes on (targets, triggers and other scripts are
  * served meanwhile). Each finished command can be acknowledged.
+ *
+ * Errors: script_load_file follows convention 3 of docs/ERRORS.md (printed).
  */
 #ifndef DYNPROF_SCRIPT_H
 #define DYNPROF_SCRIPT_H
@@ -13,6 +15,7 @@
 #include "config/rule.h"
 #include "target/session.h"
 #include "trigger/triggers.h"
+#include "shared/compiler.h"
 
 struct script;
 
@@ -35,7 +38,7 @@ void script_set_host(struct script *sc, const struct script_host *host);
  * Read and parse a whole --commands file ("-": standard input) before
  * anything starts. 0, or -1 after printing "FILE:LINE: what is wrong".
  */
-int script_load_file(struct script *sc, const char *path);
+int script_load_file(struct script *sc, const char *path) DP_MUST_CHECK;
 
 /* The conditions the script waits on (to register with the trigger engine). */
 int script_conditions(const struct script *sc, const struct condition **out, int max);

@@ -3,18 +3,22 @@
  * What every BPF loader of the tool shares (discover_bpf.c, callcount.c):
  * can BPF be used here at all, and libbpf's messages kept off stderr so a
  * failed step can quote the first one in its single line.
+ *
+ * Errors: convention 2 of docs/ERRORS.md (negative errno, the reason in why).
  */
 #ifndef DYNPROF_BPFUTIL_H
 #define DYNPROF_BPFUTIL_H
 
 #include <stddef.h>
 
+#include "shared/compiler.h"
+
 /*
  * 0 when this process may load tracing programs that see the same pids it
  * does: privileges, kernel BTF, the initial pid namespace. Else -EPERM or
  * -ENOENT, with the reason in why ("not root", "no kernel BTF at ...").
  */
-int bpfutil_usable(char *why, size_t why_len);
+int bpfutil_usable(char *why, size_t why_len) DP_MUST_CHECK;
 
 /*
  * Route libbpf's messages to the capture for as long as one holder holds

@@ -17,12 +17,17 @@
  * detaching ~100 ms per probe, serialized in the kernel, which is why
  * callcount_forget hands the detaching to a thread.
  * Single-threaded use: one caller thread for all functions.
+ *
+ * Errors: convention 1 of docs/ERRORS.md; callcount_open, _watch and
+ * _check_file add convention 2 (one line in the caller's err buffer).
  */
 #ifndef DYNPROF_CALLCOUNT_H
 #define DYNPROF_CALLCOUNT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "shared/compiler.h"
 
 struct callcount;
 
@@ -64,7 +69,7 @@ int callcount_fd(const struct callcount *cc);
  *   others from the kernel (the attach step, with libbpf's message)
  */
 int callcount_watch(struct callcount *cc, int pid, unsigned probe_id, const char *lib,
-		    const char *symbol, char *err, size_t errlen);
+		    const char *symbol, char *err, size_t errlen) DP_MUST_CHECK;
 
 /*
  * Arm a threshold (an absolute count since the probe was attached): 0, or
@@ -72,7 +77,7 @@ int callcount_watch(struct callcount *cc, int pid, unsigned probe_id, const char
  * A pending probe keeps it until attached. One the count has already
  * passed fires at the probe's next call; the same value twice is one.
  */
-int callcount_arm(struct callcount *cc, int pid, unsigned probe_id, uint64_t threshold);
+int callcount_arm(struct callcount *cc, int pid, unsigned probe_id, uint64_t threshold) DP_MUST_CHECK;
 
 /* The probe's count now (0 when it is not attached). */
 uint64_t callcount_read(struct callcount *cc, int pid, unsigned probe_id);
@@ -126,6 +131,7 @@ void callcount_forget(struct callcount *cc, int pid);
  * err -ENOENT (no file, no such function), -ENOTSUP (an IFUNC), -ENOEXEC
  * (not ELF), -errno.
  */
-int callcount_check_file(const char *path, const char *symbol, char *err, size_t errlen);
+int callcount_check_file(const char *path, const char *symbol, char *err,
+			 size_t errlen) DP_MUST_CHECK;
 
 #endif /* DYNPROF_CALLCOUNT_H */

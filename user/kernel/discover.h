@@ -8,6 +8,9 @@
  * filtered in the kernel by a map of watched pids) events arrive through a
  * ring buffer. Without it (not root, no BTF, BPF locked down, --no-bpf) the
  * same calls work on pidfds. Either way the caller polls one fd.
+ *
+ * Errors: convention 1 of docs/ERRORS.md; the opens say why BPF is not
+ * used in `*note` (convention 2).
  */
 #ifndef DYNPROF_DISCOVER_H
 #define DYNPROF_DISCOVER_H
@@ -15,6 +18,7 @@
 #include <stdbool.h>
 
 #include "dynprof/events.h"
+#include "shared/compiler.h"
 
 struct discover;
 
@@ -39,7 +43,7 @@ bool discover_uses_bpf(const struct discover *d);
  * DP_MAX_WATCHED reached, -ENOSYS no pidfd_open (Linux < 5.3, no BPF).
  * Watching a pid twice is one watch.
  */
-int discover_watch(struct discover *d, int pid);
+int discover_watch(struct discover *d, int pid) DP_MUST_CHECK;
 void discover_unwatch(struct discover *d, int pid);
 
 /* One fd to poll for POLLIN; then call discover_consume(). */
@@ -54,7 +58,8 @@ int discover_fd(const struct discover *d);
  * process's memory and files (its sockets may still be open for a while:
  * ~0.3 s for a 4 GiB process here); with pidfds, once it is a zombie.
  */
-int discover_consume(struct discover *d, void (*on_exit)(void *ctx, int pid), void *ctx);
+int discover_consume(struct discover *d, void (*on_exit)(void *ctx, int pid),
+		     void *ctx) DP_MUST_CHECK;
 
 /* BPF events dropped because the ring buffer was full (0 without BPF). */
 unsigned long long discover_lost_events(const struct discover *d);
@@ -102,7 +107,7 @@ struct discover *discover_open_tracking(bool use_bpf, const char **note);
  * reached). Registering a device again replaces its index. Without BPF: 0.
  * Opens before the registration are not reported: scan /proc after it.
  */
-int discover_add_card(struct discover *d, unsigned major, unsigned minor, int index);
+int discover_add_card(struct discover *d, unsigned major, unsigned minor, int index) DP_MUST_CHECK;
 
 /*
  * Deliver every pending event, in order, to on_event, each as a whole
@@ -112,6 +117,7 @@ int discover_add_card(struct discover *d, unsigned major, unsigned minor, int in
  * must rescan /proc. Without BPF: 0.
  */
 int discover_consume_events(struct discover *d,
-			    void (*on_event)(void *ctx, const struct dp_event *e), void *ctx);
+			    void (*on_event)(void *ctx, const struct dp_event *e),
+	     void *ctx) DP_MUST_CHECK;
 
 #endif /* DYNPROF_DISCOVER_H */

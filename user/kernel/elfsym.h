@@ -3,12 +3,16 @@
  * A function symbol of an ELF executable or shared library, and where its
  * code lies in the file: a uprobe is placed by (file, offset in the file),
  * not by address or name.
+ *
+ * Errors: convention 2 of docs/ERRORS.md (negative errno, one line in err).
  */
 #ifndef DYNPROF_ELFSYM_H
 #define DYNPROF_ELFSYM_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "shared/compiler.h"
 
 struct elfsym {
 	uint64_t addr;   /* st_value: the link-time address */
@@ -29,6 +33,7 @@ struct elfsym {
  *             the code actually called is another function, chosen then
  *   -errno    the file could not be read
  */
-int elfsym_find(const char *path, const char *name, struct elfsym *out, char *err, size_t errlen);
+int elfsym_find(const char *path, const char *name, struct elfsym *out, char *err,
+		size_t errlen) DP_MUST_CHECK;
 
 #endif /* DYNPROF_ELFSYM_H */

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "shared/compiler.h"
+
 struct libmaps_hit {
 	char path[PATH_MAX];         /* as the process sees it */
 	char host_path[PATH_MAX + 32]; /* /proc/<pid>/root<path>: the same file from here */
@@ -34,9 +36,9 @@ bool libmaps_name_matches(const char *lib, const char *path);
  * file does (hit filled: a uprobe through the path would reach whatever
  * file has the name now, not the mapped one).
  */
-int libmaps_scan(FILE *maps, int pid, const char *lib, struct libmaps_hit *hit);
+int libmaps_scan(FILE *maps, int pid, const char *lib, struct libmaps_hit *hit) DP_MUST_CHECK;
 
 /* libmaps_scan on /proc/<pid>/maps; also -ESRCH when there is no such process. */
-int libmaps_find(int pid, const char *lib, struct libmaps_hit *hit);
+int libmaps_find(int pid, const char *lib, struct libmaps_hit *hit) DP_MUST_CHECK;
 
 #endif /* DYNPROF_LIBMAPS_H */

@@ -16,6 +16,7 @@
 #define DYNPROF_PROC_CONNECTOR_H
 
 #include "dynprof/events.h"
+#include "shared/compiler.h"
 
 struct proc_connector;
 
@@ -26,7 +27,7 @@ struct proc_connector;
  * (the kernel did not confirm: a pid or user namespace other than the
  * host's), -ENOMEM, -EMFILE, ... proc_connector_strerror() explains them.
  */
-int proc_connector_open(struct proc_connector **out);
+int proc_connector_open(struct proc_connector **out) DP_MUST_CHECK;
 
 /* Unsubscribe (the kernel keeps sending while anyone listens) and close. */
 void proc_connector_close(struct proc_connector *c);
@@ -45,7 +46,8 @@ int proc_connector_fd(const struct proc_connector *c);
  * rescan /proc.
  */
 int proc_connector_consume(struct proc_connector *c,
-			   void (*on_event)(void *ctx, const struct dp_event *e), void *ctx);
+			   void (*on_event)(void *ctx, const struct dp_event *e),
+	    void *ctx) DP_MUST_CHECK;
 
 /* Times the kernel reported dropped messages (ENOBUFS). */
 unsigned long long proc_connector_lost(const struct proc_connector *c);

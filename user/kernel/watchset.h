@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "shared/compiler.h"
 
 struct watch {
 	int pid;
@@ -31,7 +32,7 @@ ssize_t watchset_find(const struct watchset *s, int pid);
  * Append pid (not checked for presence: see watchset_find), watched from
  * now, with pidfd (or -1). 0, -ENOSPC (DP_MAX_WATCHED entries), -ENOMEM.
  */
-int watchset_add(struct watchset *s, int pid, int pidfd);
+int watchset_add(struct watchset *s, int pid, int pidfd) DP_MUST_CHECK;
 
 /* Remove entry i; the last entry takes its place. Its fd stays open. */
 void watchset_remove(struct watchset *s, size_t i);

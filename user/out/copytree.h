@@ -9,7 +9,9 @@
 #ifndef DYNPROF_COPYTREE_H
 #define DYNPROF_COPYTREE_H
 
+#include "shared/compiler.h"
+
 /* Move folder `src` to `dst` (which must not exist). 0 or negative errno. */
-int copytree_move(const char *src, const char *dst);
+int copytree_move(const char *src, const char *dst) DP_MUST_CHECK;
 
 #endif /* DYNPROF_COPYTREE_H */

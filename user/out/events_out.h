@@ -5,6 +5,8 @@
  * follow a run (schema in docs/EVENTS-JSON.md). The console keeps its own
  * lines; the callers pass text they already formatted for it, so the two
  * never disagree. Every function is a no-op until events_open() succeeded.
+ *
+ * Errors: events_open follows convention 3 of docs/ERRORS.md (printed).
  */
 #ifndef DYNPROF_EVENTS_OUT_H
 #define DYNPROF_EVENTS_OUT_H
@@ -13,12 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/compiler.h"
+
 /*
  * Parse the option value ("json" or "json:PATH") and open the sink.
  * Returns 0, or -EINVAL with the one error line in err (nothing printed:
  * report.c prints and calls events_error, so this file must not call it).
  */
-int events_open(const char *spec, char *err, size_t errlen);
+int events_open(const char *spec, char *err, size_t errlen) DP_MUST_CHECK;
 void events_close(void);
 bool events_enabled(void);
 

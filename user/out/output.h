@@ -3,12 +3,17 @@
  * The result folder (--output) and what lands in it: msprof's default and
  * forbidden characters, made absolute, created 0750; the record of the
  * PROF_* folders each window produced.
+ *
+ * Errors: output_prepare follows convention 3 of docs/ERRORS.md (printed);
+ * the others convention 1 (negative errno, the caller prints).
  */
 #ifndef DYNPROF_OUTPUT_H
 #define DYNPROF_OUTPUT_H
 
 #include <limits.h>
 #include <stddef.h>
+
+#include "shared/compiler.h"
 
 /*
  * The first character msprof forbids in an --output path, or 0 when
@@ -24,7 +29,7 @@ const char *output_char_name(char c, char *buf, size_t len);
  * creating missing parts with mode 0750. Prints the one error line and
  * returns -errno on failure.
  */
-int output_prepare(const char *given, char *abs, size_t len);
+int output_prepare(const char *given, char *abs, size_t len) DP_MUST_CHECK;
 
 /*
  * PROF_* folders under `dir` written by the process whose pid (in its own
@@ -32,9 +37,9 @@ int output_prepare(const char *given, char *abs, size_t len);
  * call extends). Calls found(ctx, name) for each new one.
  */
 int output_new_prof_dirs(const char *dir, int nspid, char **known,
-			 void (*found)(void *ctx, const char *name), void *ctx);
+			 void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
 
 /* Append a PROF_ folder name to <dir>/<pid>_profiling_output_record. */
-int output_record(const char *dir, const char *prof_name);
+int output_record(const char *dir, const char *prof_name) DP_MUST_CHECK;
 
 #endif /* DYNPROF_OUTPUT_H */

@@ -18,6 +18,7 @@
 
 #include "shared/cards.h"
 #include "dynprof/events.h"
+#include "shared/compiler.h"
 
 struct card_dev_entry {
 	unsigned major, minor;
@@ -34,7 +35,7 @@ struct card_devs {
  * each character device whose name carries an index (cards_match). A
  * device number met twice keeps its first name's index. 0 or -ENOMEM.
  */
-int carddevs_glob(struct card_devs *d, const struct card_patterns *p);
+int carddevs_glob(struct card_devs *d, const struct card_patterns *p) DP_MUST_CHECK;
 
 /* The index registered for device number `rdev`, or -1. */
 int carddevs_lookup(const struct card_devs *d, dev_t rdev);

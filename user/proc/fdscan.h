@@ -7,6 +7,8 @@
 #ifndef DYNPROF_FDSCAN_H
 #define DYNPROF_FDSCAN_H
 
+#include "shared/compiler.h"
+
 /* Entries visited at most per process (the kernel's default nr_open). */
 #define FDSCAN_MAX (1 << 20)
 
@@ -22,7 +24,7 @@ typedef int (*fdscan_fn)(void *ctx, int fddir, const char *name, int fd, const c
  * 0 (or the callback's stop value); -ESRCH: gone; -EACCES: not allowed.
  * Entries that vanish during the walk are skipped.
  */
-int fdscan(int piddir, fdscan_fn fn, void *ctx);
+int fdscan(int piddir, fdscan_fn fn, void *ctx) DP_MUST_CHECK;
 
 /* The inode of a "socket:[N]" link text, or 0. */
 unsigned long fdscan_socket_inode(const char *target);

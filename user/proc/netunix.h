@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include "shared/compiler.h"
+
 #define NETUNIX_ACCEPTCON 0x10000UL /* Flags: listening */
 #define NETUNIX_SS_UNCONNECTED 1
 #define NETUNIX_SS_CONNECTING 2
@@ -41,7 +43,7 @@ struct netunix_row {
  * Parse one line (no '\n'; `len` bytes, need not be NUL-terminated).
  * 0, or -EINVAL for the header line and anything malformed.
  */
-int netunix_parse_row(const char *line, size_t len, struct netunix_row *row);
+int netunix_parse_row(const char *line, size_t len, struct netunix_row *row) DP_MUST_CHECK;
 
 /* A listening row: Flags has __SO_ACCEPTCON and St is 01. */
 static inline int netunix_is_listener(const struct netunix_row *r)
@@ -66,6 +68,6 @@ struct netunix_match {
  * most. Read in fixed chunks, never whole; lines longer than a path can be
  * are skipped. 0 or negative errno (-ESRCH: the process is gone).
  */
-int netunix_find(int piddir, const char *path, struct netunix_match *out);
+int netunix_find(int piddir, const char *path, struct netunix_match *out) DP_MUST_CHECK;
 
 #endif /* DYNPROF_NETUNIX_H */

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "shared/compiler.h"
+
 /* Largest passwd file read (bytes); larger files give -EFBIG. */
 #define PROCFS_PASSWD_MAX (1024 * 1024)
 
@@ -23,8 +25,8 @@
  * NSpid (last field of NSpid:; the Pid: value on kernels without NSpid).
  * -ESRCH: no such process; -EINVAL: text without Uid: or a pid.
  */
-int procfs_read_status(int pid, uid_t *uid, int *nspid_inner);
-int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner);
+int procfs_read_status(int pid, uid_t *uid, int *nspid_inner) DP_MUST_CHECK;
+int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner) DP_MUST_CHECK;
 
 /*
  * The uid a process sees itself as (getuid() inside its user namespace)
@@ -34,8 +36,8 @@ int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner);
  * -ENOENT when the uid is not mapped; the reader returns the uid unchanged
  * (0) when uid_map cannot be read.
  */
-int procfs_inner_uid(int pid, uid_t uid, uid_t *inner);
-int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner);
+int procfs_inner_uid(int pid, uid_t uid, uid_t *inner) DP_MUST_CHECK;
+int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner) DP_MUST_CHECK;
 
 /*
  * Value of `name` in /proc/<pid>/environ (the first entry "name=..." wins,
@@ -45,9 +47,9 @@ int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner);
  * `buf` of the parser is the raw NUL-separated block, `len` its size; a
  * last entry without a terminating NUL still counts.
  */
-int procfs_environ_get(int pid, const char *name, char *out, size_t outlen);
+int procfs_environ_get(int pid, const char *name, char *out, size_t outlen) DP_MUST_CHECK;
 int procfs_parse_environ(const char *buf, size_t len, const char *name, char *out,
-			 size_t outlen);
+			 size_t outlen) DP_MUST_CHECK;
 
 /*
  * Field 22 of /proc/<pid>/stat (start time in clock ticks since boot):
@@ -55,8 +57,8 @@ int procfs_parse_environ(const char *buf, size_t len, const char *name, char *ou
  * The parser also gives the state letter (field 3); fields are counted
  * after the LAST ')' since comm may hold spaces and parentheses.
  */
-int procfs_start_time(int pid, unsigned long long *start);
-int procfs_parse_stat(const char *text, char *state, unsigned long long *start);
+int procfs_start_time(int pid, unsigned long long *start) DP_MUST_CHECK;
+int procfs_parse_stat(const char *text, char *state, unsigned long long *start) DP_MUST_CHECK;
 
 /* The process's command name (comm), "?" when unreadable. */
 void procfs_comm(int pid, char *out, size_t outlen);
@@ -78,23 +80,23 @@ int procfs_alive(int pid);
  * has no entry or its entry has an empty home; -ENAMETOOLONG when the home
  * does not fit in `home`.
  */
-int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len);
+int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len) DP_MUST_CHECK;
 
 /*
  * Same, reading <root>/etc/passwd where root is e.g. "/proc/123/root".
  * The file is opened with procfs_open_in_root(), so a symlinked
  * /etc/passwd resolves inside that root. -EFBIG above PROCFS_PASSWD_MAX.
  */
-int passwd_home_in_root(const char *root, uid_t uid, char *home, size_t len);
+int passwd_home_in_root(const char *root, uid_t uid, char *home, size_t len) DP_MUST_CHECK;
 /* Same, given an open fd of the root folder (O_PATH is enough). */
-int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len);
+int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len) DP_MUST_CHECK;
 
 /*
  * An O_PATH|O_DIRECTORY fd of /proc/<pid>/root: the process's root folder,
  * whatever mount namespace it lives in. -ESRCH: gone; -EACCES: not allowed
  * (another user's process, not root).
  */
-int procfs_open_root(int pid);
+int procfs_open_root(int pid) DP_MUST_CHECK;
 
 /*
  * Open `path` inside the folder `rootfd` as if it were "/": absolute
@@ -106,13 +108,13 @@ int procfs_open_root(int pid);
  * callers that need trust must verify what they reach by other means
  * (target_socket checks SO_PEERCRED).
  */
-int procfs_open_in_root(int rootfd, const char *path, int flags);
+int procfs_open_in_root(int rootfd, const char *path, int flags) DP_MUST_CHECK;
 
 /*
  * Read an open file to its end into a new NUL-terminated buffer (*buf,
  * freed by the caller; *len bytes without the NUL). -EFBIG when it holds
  * more than `max` bytes (nothing is returned then).
  */
-int procfs_read_fd(int fd, size_t max, char **buf, size_t *len);
+int procfs_read_fd(int fd, size_t max, char **buf, size_t *len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_PROCFS_H */

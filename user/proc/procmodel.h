@@ -20,6 +20,7 @@
 
 #include "shared/cards.h"
 #include "dynprof/events.h"
+#include "shared/compiler.h"
 
 #define PM_MAX_NS 8         /* NSpid levels kept */
 #define PM_MAX_CARD_INDEX 63 /* cards are a bitmask of indexes 0..63 */
@@ -115,7 +116,7 @@ void procmodel_set_listener(struct procmodel *m, pm_listener fn, void *ctx);
  * (-ENOMEM; /proc unreadable). Processes dynprof may not read (not root)
  * are listed with what it can read: no exe, no cards.
  */
-int procmodel_scan(struct procmodel *m);
+int procmodel_scan(struct procmodel *m) DP_MUST_CHECK;
 
 /*
  * Apply one kernel event (discover.c tracking mode):
@@ -171,7 +172,7 @@ bool procmodel_descends_from(const struct procmodel *m, int pid, int ancestor);
  * program that makes its own node). 1 when the set of card devices
  * changed, 0 when not, or a negative errno.
  */
-int procmodel_refresh_card_devs(struct procmodel *m);
+int procmodel_refresh_card_devs(struct procmodel *m) DP_MUST_CHECK;
 
 /*
  * Card device numbers registered (for discover_add_card): fills up to

@@ -16,6 +16,7 @@
 
 #include "proc/carddevs.h"
 #include "proc/procmodel.h"
+#include "shared/compiler.h"
 
 /* What recognises cards among a process's fds. */
 struct procscan_cards {
@@ -33,7 +34,8 @@ struct procscan_cards {
  * time per process. 0; -ESRCH gone or a zombie; other negative errno when
  * stat or status cannot be read.
  */
-int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm_proc *out);
+int procscan_read(int pid, const struct procscan_cards *c, bool quick,
+		  struct pm_proc *out) DP_MUST_CHECK;
 
 /*
  * The cards held by `pid` now, leaving out fd `skip_fd` (-1: none), for
@@ -41,10 +43,10 @@ int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm
  * process; -EACCES: fds not readable.
  */
 int procscan_cards(int pid, unsigned long long start, const struct procscan_cards *c,
-		   int skip_fd, uint64_t *cards);
+		   int skip_fd, uint64_t *cards) DP_MUST_CHECK;
 
 /* readlink /proc/<pid>/exe into out ("" on failure). 0 or negative errno. */
-int procscan_exe(int pid, char *out, size_t len);
+int procscan_exe(int pid, char *out, size_t len) DP_MUST_CHECK;
 
 /* ---- pure helpers (unit tests) ---- */
 
@@ -54,10 +56,11 @@ int procscan_exe(int pid, char *out, size_t len);
  * innermost levels stay). A kernel without NSpid (< 4.1) gives the Pid:
  * value alone. 0 or -EINVAL.
  */
-int procscan_parse_status(const char *text, int *ppid, int *nspid, int max, int *nslevels);
+int procscan_parse_status(const char *text, int *ppid, int *nspid, int max,
+			  int *nslevels) DP_MUST_CHECK;
 
 /* comm from stat text: between the first '(' and the last ')'. 0 or -EINVAL. */
-int procscan_parse_comm(const char *stat_text, char *out, size_t len);
+int procscan_parse_comm(const char *stat_text, char *out, size_t len) DP_MUST_CHECK;
 
 /*
  * argv as a NUL-separated block (/proc/<pid>/cmdline, an exec event's

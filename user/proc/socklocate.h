@@ -22,6 +22,7 @@
 
 #include <limits.h>
 #include <sys/types.h>
+#include "shared/compiler.h"
 
 #define SOCKLOCATE_NAME_MAX 128 /* a socket file name: prefix and key */
 
@@ -60,7 +61,7 @@ struct sock_location {
  *           another user's process);
  *  other negative errno. `why` says which, in every failure.
  */
-int socklocate_find(int pid, struct sock_location *out);
+int socklocate_find(int pid, struct sock_location *out) DP_MUST_CHECK;
 
 /*
  * The candidate names of a located socket in find's order (key, then

@@ -27,6 +27,7 @@
 #include <limits.h>
 
 #include "proc/procmodel.h"
+#include "shared/compiler.h"
 
 struct sockstate {
 	enum pm_socket_state state;
@@ -40,6 +41,6 @@ struct sockstate {
  * included); -ESRCH: the process is gone; other negative errno when its
  * socket table or fds could not be read (state then unknown).
  */
-int sockstate_read(int pid, struct sockstate *out);
+int sockstate_read(int pid, struct sockstate *out) DP_MUST_CHECK;
 
 #endif /* DYNPROF_SOCKSTATE_H */

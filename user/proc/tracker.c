@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernel/discover.h"
 #include "shared/fdio.h"
@@ -21,6 +22,10 @@ struct tracker {
 	int64_t next_socket_ms;   /* next socket re-check */
 	int64_t next_glob_ms;     /* next look for new card nodes (BPF mode) */
 	bool told_filter_full;    /* the kernel card filter's -ENOSPC was reported */
+	int64_t retry_ms;         /* a rescan owed after lost events failed: not again before */
+	int owed_err;             /* how it failed (still failing while it waits) */
+	int poll_err, glob_err;   /* the last poll of /proc, look for card nodes: 0 or -errno */
+	bool failing;             /* a step of tracker_tick failed and has not worked since */
 	char note[320];           /* tracker_open's *note */
 };
 
@@ -93,6 +98,7 @@ struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_
 			     const char **note)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
+	int err;
 
 	*note = NULL;
 	if (!t)
@@ -111,7 +117,13 @@ struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_
 		*note = t->note;
 	if (report_initial)
 		procmodel_set_listener(t->model, listener, ctx);
-	procmodel_scan(t->model);
+	err = procmodel_scan(t->model);
+	if (err) { /* an empty model would read as "no card users" */
+		*note = NULL;
+		tracker_close(t);
+		errno = -err;
+		return NULL;
+	}
 	procmodel_set_listener(t->model, listener, ctx);
 	t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
 	t->next_socket_ms = clock_ms() + TRACKER_SOCKET_MS;
@@ -157,15 +169,23 @@ static int poll_period(int64_t scan_ms)
 	return scan_ms * 10 > TRACKER_POLL_MS ? (int)(scan_ms * 10) : TRACKER_POLL_MS;
 }
 
-/* Nodes made since the last look are told to the kernel filter before the scan reads fds. */
-static void rescan(struct tracker *t)
+/*
+ * Nodes made since the last look are told to the kernel filter before the
+ * scan reads fds. A failed glob leaves the nodes registered before, which
+ * the scan's own glob then reports.
+ */
+static int rescan(struct tracker *t)
 {
-	t->rescans++;
+	int err;
+
 	if (t->disc) {
-		procmodel_refresh_card_devs(t->model);
+		if (procmodel_refresh_card_devs(t->model) < 0) { /* see above */ }
 		register_cards(t);
 	}
-	procmodel_scan(t->model);
+	err = procmodel_scan(t->model);
+	if (!err)
+		t->rescans++;
+	return err;
 }
 
 /*
@@ -175,44 +195,96 @@ static void rescan(struct tracker *t)
  */
 static void check_card_nodes(struct tracker *t, int64_t now)
 {
+	int changed;
+
 	if (!t->disc || now < t->next_glob_ms)
 		return;
 	t->next_glob_ms = now + TRACKER_CARD_GLOB_MS;
-	if (procmodel_refresh_card_devs(t->model) > 0)
-		rescan(t);
+	changed = procmodel_refresh_card_devs(t->model);
+	t->glob_err = changed < 0 ? changed : changed ? rescan(t) : 0;
 }
 
-void tracker_tick(struct tracker *t)
+/*
+ * Events lost (ring buffer or connector socket full): only a full scan
+ * can tell what they were. The count is taken as answered only once a
+ * scan worked; a failed one is tried again a poll period later (a scan
+ * can fail late, after reading every process). 1 when it rescanned, 0
+ * when nothing was owed, or a negative errno (also while a retry waits).
+ */
+static int answer_lost(struct tracker *t, unsigned long long lost)
 {
-	int64_t now;
+	int err;
+
+	if (lost == t->lost)
+		return 0;
+	if (clock_ms() < t->retry_ms)
+		return t->owed_err;
+	err = rescan(t);
+	if (err) {
+		t->retry_ms = clock_ms() + TRACKER_POLL_MS;
+		t->owed_err = err;
+		return err;
+	}
+	t->lost = lost;
+	return 1;
+}
+
+/* One step of a tick: the first failure is kept in `why`. */
+static void step_failed(int err, const char *what, int *first, char *why, size_t whylen)
+{
+	if (!err || *first)
+		return;
+	*first = err;
+	snprintf(why, whylen, "%s: %s", what, strerror(-err));
+}
+
+/* Kernel events (BPF, or the process connector) and the rescans they owe. */
+static void take_events(struct tracker *t, int *err, char *why, size_t whylen)
+{
+	int rc;
 
 	if (t->disc) {
-		discover_consume_events(t->disc, apply_event, t->model);
-		/* Lost events: only a full scan can tell what they were. */
-		if (discover_lost_events(t->disc) != t->lost) {
-			t->lost = discover_lost_events(t->disc);
-			rescan(t);
-		}
+		rc = discover_consume_events(t->disc, apply_event, t->model);
+		step_failed(rc < 0 ? rc : 0, "cannot read kernel events", err, why, whylen);
+		rc = answer_lost(t, discover_lost_events(t->disc));
+		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", err, why, whylen);
 	}
 	if (t->conn) {
-		proc_connector_consume(t->conn, apply_event, t->model);
-		/* The kernel dropped messages: only a full scan can tell what they were. */
-		if (proc_connector_lost(t->conn) != t->lost) {
-			t->lost = proc_connector_lost(t->conn);
-			rescan(t);
+		rc = proc_connector_consume(t->conn, apply_event, t->model);
+		step_failed(rc < 0 ? rc : 0, "cannot read process connector events", err, why, whylen);
+		rc = answer_lost(t, proc_connector_lost(t->conn));
+		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", err, why, whylen);
+		if (rc > 0)
 			t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
-		}
 	}
+}
+
+int tracker_tick(struct tracker *t, char *why, size_t whylen)
+{
+	int64_t now;
+	int err = 0;
+
+	take_events(t, &err, why, whylen);
 	now = clock_ms();
 	if (t->polling && now >= t->next_poll_ms) {
-		procmodel_scan(t->model);
+		t->poll_err = procmodel_scan(t->model);
 		t->next_poll_ms = clock_ms() + poll_period(clock_ms() - now);
 	}
+	/* Periodic steps count as failing until their next run works. */
+	step_failed(t->poll_err, "cannot scan /proc", &err, why, whylen);
 	check_card_nodes(t, now);
+	step_failed(t->glob_err, "cannot look for new card nodes", &err, why, whylen);
 	if (now >= t->next_socket_ms) {
 		procmodel_refresh_sockets(t->model);
 		t->next_socket_ms = now + TRACKER_SOCKET_MS;
 	}
+	/* Told once per failure streak; each failing step is retried at its next run. */
+	if (!err || t->failing) {
+		t->failing = err != 0;
+		return 0;
+	}
+	t->failing = true;
+	return err;
 }
 
 bool tracker_uses_bpf(const struct tracker *t)

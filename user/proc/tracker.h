@@ -14,9 +14,11 @@
 #define DYNPROF_TRACKER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "shared/cards.h"
 #include "proc/procmodel.h"
+#include "shared/compiler.h"
 
 #define TRACKER_POLL_MS 200   /* /proc polling period without BPF (at least:
 				 it stretches to 10x the time a scan takes) */
@@ -33,7 +35,8 @@ enum tracker_mode {
 };
 
 /*
- * Start tracking cards matching `patterns`. Outside TRACKER_SCAN_ONCE,
+ * Start tracking cards matching `patterns`. NULL with errno set when out of
+ * memory or when the first scan of /proc failed. Outside TRACKER_SCAN_ONCE,
  * `*note` says in one line what is used when it is not BPF (why not BPF,
  * and whether the process connector is), else it is NULL; it lives as
  * long as the tracker. The listener (may be NULL) gets every change after the initial
@@ -46,10 +49,20 @@ void tracker_close(struct tracker *t);
 
 int tracker_fd(const struct tracker *t);
 int tracker_timeout_ms(const struct tracker *t);
-void tracker_tick(struct tracker *t);
+
+/*
+ * Events, rescans, polls and socket checks that are due. 0, or a negative
+ * errno with one line in `why` (convention 2 of docs/ERRORS.md: the caller
+ * prints it) when a step failed: reading events, a rescan after lost
+ * events, a poll of /proc, the look for new card nodes. A failed step is
+ * tried again (a rescan after lost events stays owed until one works,
+ * retried every TRACKER_POLL_MS); a failure is returned once, not again
+ * until every step has worked since.
+ */
+int tracker_tick(struct tracker *t, char *why, size_t whylen) DP_MUST_CHECK;
 
 bool tracker_uses_bpf(const struct tracker *t);
-/* Kernel events lost (BPF ring buffer or connector socket full), each answered by a rescan. */
+/* Kernel events lost (BPF ring buffer or connector socket full), and the rescans that answered them. */
 unsigned long long tracker_lost_events(const struct tracker *t);
 unsigned tracker_rescans(const struct tracker *t);
 struct procmodel *tracker_model(struct tracker *t);

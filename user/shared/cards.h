@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "shared/compiler.h"
+
 #define CARDS_MAX_PATTERNS 16
 
 /* Environment variable with ':'-separated patterns replacing the defaults. */
@@ -28,7 +30,7 @@ struct card_patterns {
 void cards_default_patterns(struct card_patterns *p);
 
 /* Parse a ':'-separated list; 0 or -EINVAL (empty, or too many). */
-int cards_parse_patterns(struct card_patterns *p, const char *list);
+int cards_parse_patterns(struct card_patterns *p, const char *list) DP_MUST_CHECK;
 
 void cards_free_patterns(struct card_patterns *p);
 

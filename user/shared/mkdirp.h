@@ -4,6 +4,7 @@
 #define DYNPROF_MKDIRP_H
 
 #include <sys/types.h>
+#include "shared/compiler.h"
 
 /*
  * Make `path` and the folders above it that are missing, each with `mode`
@@ -12,6 +13,6 @@
  * -ENOENT for "", -ENAMETOOLONG at PATH_MAX or more, or the negative errno
  * of the mkdir that failed.
  */
-int mkdir_p(const char *path, mode_t mode);
+int mkdir_p(const char *path, mode_t mode) DP_MUST_CHECK;
 
 #endif /* DYNPROF_MKDIRP_H */

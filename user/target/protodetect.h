@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "dynprof/proto.h"
+#include "shared/compiler.h"
 
 #define PROTODETECT_AGENT_ENV "DYNPROF_AGENT_PROTOCOL"
 
@@ -42,13 +43,13 @@ enum proto_version protodetect(int pid, char *why, size_t whylen);
  * runtime/ or acllib/ up (…/nnrt/6.0/runtime/lib64/x.so -> …/nnrt/6.0).
  * 0; -ENOENT when the path has neither; -ENAMETOOLONG.
  */
-int protodetect_toolkit_root(const char *lib_path, char *root, size_t len);
+int protodetect_toolkit_root(const char *lib_path, char *root, size_t len) DP_MUST_CHECK;
 
 /*
  * The "<arch>-linux" component of a library path ("x86_64-linux"), or
  * -ENOENT.
  */
-int protodetect_path_arch(const char *lib_path, char *arch, size_t len);
+int protodetect_path_arch(const char *lib_path, char *arch, size_t len) DP_MUST_CHECK;
 
 /* 1 when a mapped file is one of CANN's libraries, else 0 (the driver's are not). */
 int protodetect_is_cann_lib(const char *path);
@@ -61,7 +62,7 @@ int protodetect_is_agent_lib(const char *path);
  * kept, a " (deleted)" suffix dropped). 0; -ENOENT when the line maps no
  * file (anonymous, [heap], ...); -ENAMETOOLONG.
  */
-int protodetect_maps_path(const char *line, char *path, size_t len);
+int protodetect_maps_path(const char *line, char *path, size_t len) DP_MUST_CHECK;
 
 /*
  * A CANN version from a version file's text. Understood, in this order:
@@ -73,7 +74,7 @@ int protodetect_maps_path(const char *line, char *path, size_t len);
  * are dropped. Returns the major number and copies the version; -1 when
  * there is none or it does not start with a digit.
  */
-int protodetect_parse_version(const char *text, char *version, size_t len);
+int protodetect_parse_version(const char *text, char *version, size_t len) DP_MUST_CHECK;
 
 /* The generation a CANN version string speaks: v1 below 8, else v2 (also when unknown). */
 enum proto_version protodetect_for_version(const char *version);

@@ -92,7 +92,10 @@ static void report_prof_dir(void *ctx, const char *name)
 		}
 	}
 	r->s->prof_dirs++;
-	output_record(r->s->output, name);
+	rc = output_record(r->s->output, name);
+	if (rc)
+		report_target_error(r->t->pid, "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
+				    name, r->s->output, (int)getpid(), strerror(-rc));
 	report_info("pid %d: window saved in %s/%s", r->t->pid, r->s->output, name);
 	snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
 	events_window_close_add(r->ev, dst);
@@ -102,8 +105,11 @@ static void report_prof_dir(void *ctx, const char *name)
 static void report_new_prof_dirs(struct session *s, struct target *t)
 {
 	struct prof_report r = { s, t, events_window_close_begin(t->pid) };
+	int rc = output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, report_prof_dir, &r);
 
-	output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, report_prof_dir, &r);
+	if (rc)
+		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
+				    t->pid, t->result_inside, strerror(-rc));
 	events_window_close_end(r.ev);
 }
 

@@ -3,6 +3,9 @@
  * A session: the set of targets of one dynprof run, their windows, and
  * commands fanned out to all of them in parallel. Results print per target
  * in the order the user gave the pids, with msprof's lines.
+ *
+ * Errors: convention 3 of docs/ERRORS.md: session_open, session_join and
+ * session_reconnect print the one line themselves; callers only propagate.
  */
 #ifndef DYNPROF_SESSION_H
 #define DYNPROF_SESSION_H
@@ -15,8 +18,11 @@
 #include "kernel/discover.h"
 #include "config/options.h"
 #include "target/target.h"
+#include "shared/compiler.h"
 
+#ifndef SESSION_MAX_TARGETS /* a test build makes it 2 */
 #define SESSION_MAX_TARGETS 1024 /* targets of one run (the array never moves) */
+#endif
 
 struct session {
 	const struct options *opts;
@@ -39,7 +45,7 @@ struct session {
  * (-EINVAL: an option error, e.g. a non-numeric pid).
  */
 int session_open(struct session *s, const struct options *o, const char *output,
-		 struct discover *disc);
+		 struct discover *disc) DP_MUST_CHECK;
 
 /* Send a command to every live target at once and print the results. */
 void session_command(struct session *s, enum proto_command cmd);
@@ -57,9 +63,9 @@ void session_command_some(struct session *s, enum proto_command cmd, const bool 
  * A fresh connection to the target at `index`: QUIT (which also stops an
  * open window: call when none is open), then connect and send the params
  * again. The server allows 100 requests per connection (50 windows); this
- * resets the count. 0, or a negative errno with the target dropped.
+ * resets the count. 0, or a negative errno (printed) with the target dropped.
  */
-int session_reconnect(struct session *s, int index);
+int session_reconnect(struct session *s, int index) DP_MUST_CHECK;
 
 /*
  * Launch mode: a session that starts empty; session_join() adds a target
@@ -67,7 +73,7 @@ int session_reconnect(struct session *s, int index);
  * window is open, starts it at once. 0 or a negative errno (printed).
  */
 void session_open_launch(struct session *s, const struct options *o, const char *output);
-int session_join(struct session *s, int pid, const char *command, uint64_t cards);
+int session_join(struct session *s, int pid, const char *command, uint64_t cards) DP_MUST_CHECK;
 bool session_has_target(const struct session *s, int pid);
 
 /* Stop every open window, then quit every live target. */

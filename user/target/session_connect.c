@@ -187,8 +187,11 @@ static int choose_result_dir(struct session *s, struct target *t)
 	}
 	t->result_fd = fd;
 	if ((size_t)snprintf(t->result_inside, sizeof(t->result_inside), "%.*s/.dynprof/%d",
-			     PATH_MAX - 32, t->sock.home, (int)getpid()) >= sizeof(t->result_inside))
+			     PATH_MAX - 32, t->sock.home, (int)getpid()) >= sizeof(t->result_inside)) {
+		report_target_error(t->pid, "dynprof: pid %d: its result folder %s/.dynprof/... is too long",
+				    t->pid, t->sock.home);
 		return -ENAMETOOLONG;
+	}
 	snprintf(t->result_host, sizeof(t->result_host), "/proc/self/fd/%d", fd);
 	report_info("pid %d: in its own filesystem it writes to %s; finished PROF_ folders are moved to %s",
 		    t->pid, t->result_inside, s->output);
@@ -221,7 +224,9 @@ static int connect_one(struct session *s, struct target *t)
 	}
 	t->fd = fd;
 	/* Folders this process wrote before this run are not ours to report. */
-	output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, NULL, NULL);
+	if (output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, NULL, NULL)) {
+		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
+	}
 	return 0;
 }
 
@@ -315,15 +320,22 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	char list[192];
 	int rc;
 
-	if (s->closing)
+	if (s->closing) {
+		report_info("pid %d (%s) not joined: dynprof is quitting", pid, command);
 		return -ECANCELED;
-	if (!s->targets || s->ntargets == SESSION_MAX_TARGETS)
+	}
+	if (!s->targets || s->ntargets == SESSION_MAX_TARGETS) {
+		report_target_error(pid, "dynprof: pid %d (%s) cannot join: the session holds %d targets already",
+				    pid, command, s->ntargets);
 		return -ENOSPC;
+	}
 	t = &s->targets[s->ntargets++];
 	*t = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
 	rc = socklocate_find(pid, &t->sock);
 	t->nspid = t->sock.nspid;
-	if (rc == 0)
+	if (rc)
+		report_target_error(pid, "dynprof: pid %d (%s) cannot join: %s", pid, command, t->sock.why);
+	else
 		rc = connect_one(s, t);
 	if (rc) {
 		target_drop(t);

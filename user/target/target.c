@@ -144,8 +144,10 @@ void target_drain(struct target *t)
 {
 	unsigned char buf[PROTO_MAX_WIRE_SIZE];
 
-	if (t->fd >= 0 && t->proto == PROTO_V2)
-		fdio_read_full(t->fd, buf, sizeof(struct proto_v2_msg), clock_ms() + DRAIN_MS, NULL);
+	if (t->fd >= 0 && t->proto == PROTO_V2 &&
+	    fdio_read_full(t->fd, buf, sizeof(struct proto_v2_msg), clock_ms() + DRAIN_MS, NULL)) {
+		/* Nothing to drain, or it came late: the connection is closed next either way. */
+	}
 }
 
 void target_drop(struct target *t)

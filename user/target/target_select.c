@@ -100,8 +100,9 @@ int target_select(const struct options *o, char *out, size_t len)
 	options_card_patterns(o, &patterns);
 	t = tracker_open(&patterns, TRACKER_SCAN_ONCE, NULL, NULL, false, &note);
 	if (!t) {
-		report_error("dynprof: cannot scan processes: out of memory");
-		return -ENOMEM;
+		rc = -errno;
+		report_error("dynprof: cannot scan processes: %s", strerror(-rc));
+		return rc;
 	}
 	if (!strcmp(o->pid_list, "auto"))
 		rc = select_auto(tracker_model(t), &s);

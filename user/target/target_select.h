@@ -7,17 +7,20 @@
  *  --pid=N --container=ID     N is the pid inside that container (its
  *                             innermost NSpid), mapped to the host pid.
  * The answer comes from one scan of the process model.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (printed).
  */
 #ifndef DYNPROF_TARGET_SELECT_H
 #define DYNPROF_TARGET_SELECT_H
 
 #include "config/options.h"
+#include "shared/compiler.h"
 
 /*
  * Rewrite the pid list as host pids in `out` ("12,34"). Returns 0; or
  * -ENOENT after printing why when nothing matches (the caller exits 255).
  * Pids that do not resolve are warned about and skipped.
  */
-int target_select(const struct options *o, char *out, size_t len);
+int target_select(const struct options *o, char *out, size_t len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_TARGET_SELECT_H */

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "proc/socklocate.h"
+#include "shared/compiler.h"
 
 /*
  * Connect to a found socket, non-blocking, and check SO_PEERCRED. When the
@@ -32,6 +33,6 @@
  *  -EAGAIN       the listen backlog stayed full for about 1 s;
  *  other negative errno.
  */
-int target_socket_connect(const struct sock_location *ts, char *why, size_t whylen);
+int target_socket_connect(const struct sock_location *ts, char *why, size_t whylen) DP_MUST_CHECK;
 
 #endif /* DYNPROF_TARGET_SOCKET_H */

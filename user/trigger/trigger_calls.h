@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "config/rule.h"
+#include "shared/compiler.h"
 
 #define TRIGGER_MAX_PROBES 16  /* distinct LIB:SYMBOL pairs */
 
@@ -32,17 +33,17 @@ struct trigger_calls *trigger_calls_new(trigger_rearm_fn rearm_more);
 void trigger_calls_close(struct trigger_calls *calls);
 
 /* Register a call: condition's probe (once per pair). 0, or -1 printed. */
-int trigger_calls_add(struct trigger_calls *calls, const struct condition *c);
+int trigger_calls_add(struct trigger_calls *calls, const struct condition *c) DP_MUST_CHECK;
 /* The probe a call: condition counts with; -1 when not registered. */
 int trigger_calls_probe_id(const struct trigger_calls *calls, const struct condition *c);
 /* Load the kernel counter when a probe was registered. 0, or -1 printed. */
-int trigger_calls_start(struct trigger_calls *calls);
+int trigger_calls_start(struct trigger_calls *calls) DP_MUST_CHECK;
 
 /*
  * Target i joined: probe every LIB:SYMBOL in it; the runs needing a probe
  * that can never count there fail. -1 when one cannot (printed).
  */
-int trigger_calls_take_in(struct triggers *tg, int i);
+int trigger_calls_take_in(struct triggers *tg, int i) DP_MUST_CHECK;
 /* Target i left: stop counting in it. */
 void trigger_calls_forget(struct triggers *tg, int i);
 
@@ -55,9 +56,9 @@ uint64_t trigger_calls_now(const struct triggers *tg, int i, int probe);
  * where it counts. 0, or the first negative errno of callcount_arm, with
  * one error line per target (the threshold would never fire there).
  */
-int trigger_calls_arm(struct triggers *tg, int target, int probe, uint64_t threshold);
+int trigger_calls_arm(struct triggers *tg, int target, int probe, uint64_t threshold) DP_MUST_CHECK;
 /* Arm it again in target i after its library appeared (no count read). 0 or -errno, printed. */
-int trigger_calls_arm_one(struct triggers *tg, int i, int probe, uint64_t threshold);
+int trigger_calls_arm_one(struct triggers *tg, int i, int probe, uint64_t threshold) DP_MUST_CHECK;
 
 /* The console's side: at most one pollfd; a refresh due (CALLCOUNT_REFRESH_MS). */
 int trigger_calls_pollfds(const struct trigger_calls *calls, struct pollfd *pfds, int max);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "config/rule.h"
+#include "shared/compiler.h"
 
 struct triggers;
 
@@ -28,7 +29,7 @@ struct phase {
  * could not be armed on the target (printed; it would never fire there).
  */
 int trigger_phase_begin(struct triggers *tg, const struct condition *c, int target, uint64_t call_base,
-			struct phase *ph);
+			struct phase *ph) DP_MUST_CHECK;
 bool trigger_cond_met(const struct triggers *tg, const struct condition *c, int target,
 		      const struct phase *ph);
 /* ms until `c` is met by the clock alone (-1: not a clock condition). */

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "shared/compiler.h"
+
 #define TRIGGER_MAX_FILES 32
 #define TRIGGER_FILE_POLL_MS 20 /* how often watched paths are checked */
 
@@ -22,9 +24,9 @@ struct trigger_inputs; /* owned by trigger_inputs.c */
 struct trigger_inputs *trigger_inputs_new(void);
 /* Watch a signal / a path (duplicates are merged). 0 or -1 (too many paths). */
 void trigger_inputs_add_signal(struct trigger_inputs *in, int signo);
-int trigger_inputs_add_file(struct trigger_inputs *in, const char *path);
+int trigger_inputs_add_file(struct trigger_inputs *in, const char *path) DP_MUST_CHECK;
 /* Block the signals and open their signalfd. 0 or -errno. */
-int trigger_inputs_start(struct trigger_inputs *in);
+int trigger_inputs_start(struct trigger_inputs *in) DP_MUST_CHECK;
 /* Close and free (NULL: nothing). */
 void trigger_inputs_close(struct trigger_inputs *in);
 /* The signalfd to poll; -1 when no signal is watched (or before the start). */

@@ -188,8 +188,10 @@ static void step_run(struct triggers *tg, int i, int r, struct sends *out)
 /* The connection must have room for this window's START and STOP. */
 static void make_room(struct triggers *tg, int i)
 {
-	if (run_needs_reconnect(session_target_requests(tg->s, i), session_target_collecting(tg->s, i)))
-		session_reconnect(tg->s, i);
+	if (run_needs_reconnect(session_target_requests(tg->s, i), session_target_collecting(tg->s, i)) &&
+	    session_reconnect(tg->s, i)) {
+		/* Printed, and the target dropped: the next round lets it go. */
+	}
 }
 
 /* START's outcome for target i (acknowledged at ack_us when it collects). */

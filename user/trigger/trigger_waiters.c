@@ -66,10 +66,11 @@ int triggers_wait_begin(struct triggers *tg, const struct condition *c, char *er
 		*wt = (struct waiter){ .used = true, .c = c };
 		/*
 		 * Calls count from each target's join: wait call:...#N means the
-		 * N-th call. A target where it cannot be armed was named (printed);
-		 * the others may still meet it.
+		 * N-th call.
 		 */
-		trigger_phase_begin(tg, c, -1, 0, &wt->phase);
+		if (trigger_phase_begin(tg, c, -1, 0, &wt->phase)) {
+			/* A target where it cannot be armed was named (printed); the others may still meet it. */
+		}
 		return w;
 	}
 	snprintf(err, errlen, "more than %d waits at once", TRIGGER_MAX_WAITERS);
@@ -110,7 +111,9 @@ void trigger_waiters_rearm(struct triggers *tg, int i, int probe)
 	for (int w = 0; w < TRIGGER_MAX_WAITERS; w++) {
 		const struct waiter *wt = &tg->waiters->w[w];
 
-		if (wt->used && wt->c->kind == COND_CALL && trigger_calls_probe_id(tg->calls, wt->c) == probe)
-			trigger_calls_arm_one(tg, i, probe, wt->phase.call_threshold); /* printed when it fails */
+		if (wt->used && wt->c->kind == COND_CALL && trigger_calls_probe_id(tg->calls, wt->c) == probe &&
+		    trigger_calls_arm_one(tg, i, probe, wt->phase.call_threshold)) {
+			/* Printed; other targets may still meet the wait. */
+		}
 	}
 }

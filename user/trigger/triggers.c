@@ -107,8 +107,9 @@ static int take_in(struct triggers *tg, int i)
 {
 	int rc;
 
-	/* exec: conditions match it; unreadable leaves "" (never matches). */
-	procscan_exe(target_pid(tg, i), tg->exe[i], sizeof(tg->exe[i]));
+	if (procscan_exe(target_pid(tg, i), tg->exe[i], sizeof(tg->exe[i]))) {
+		/* exec: conditions match it; unreadable leaves "" (never matches). */
+	}
 	rc = trigger_calls_take_in(tg, i);
 	trigger_runs_take_in(tg, i);
 	return rc;

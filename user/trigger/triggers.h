@@ -11,6 +11,9 @@
  *
  * The console polls triggers_pollfds() with triggers_timeout_ms() and
  * calls triggers_tick() every round.
+ *
+ * Errors: convention 3 of docs/ERRORS.md (printed) for set-up and start;
+ * triggers_wait_begin follows convention 2 (the reason in err, for the script's reply).
  */
 #ifndef DYNPROF_TRIGGERS_H
 #define DYNPROF_TRIGGERS_H
@@ -20,6 +23,7 @@
 
 #include "config/rule.h"
 #include "target/session.h"
+#include "shared/compiler.h"
 
 struct triggers;
 struct procmodel;
@@ -34,7 +38,7 @@ void triggers_close(struct triggers *tg);
  * triggers_new. 0, or -1 after printing why (e.g. too many probes, a
  * library path whose file lacks the symbol).
  */
-int triggers_add_condition(struct triggers *tg, const struct condition *c);
+int triggers_add_condition(struct triggers *tg, const struct condition *c) DP_MUST_CHECK;
 
 /*
  * Start watching: block the signals, load the call counter when a call:
@@ -42,7 +46,7 @@ int triggers_add_condition(struct triggers *tg, const struct condition *c);
  * mode), so a symbol missing from a mapped library is refused before any
  * window opens. `model` (may be NULL) tells card opens. 0 or -1 (printed).
  */
-int triggers_start(struct triggers *tg, struct procmodel *model);
+int triggers_start(struct triggers *tg, struct procmodel *model) DP_MUST_CHECK;
 
 bool triggers_have_rules(const struct triggers *tg);
 /* The run ends: windows still open are recorded as closed by quit (call after session_shutdown). */
@@ -65,7 +69,8 @@ void triggers_tick(struct triggers *tg);
  * borrowed. Returns a waiter id >= 0, or -1 with the reason in err (a
  * signal or function nobody registered before the start cannot be waited for).
  */
-int triggers_wait_begin(struct triggers *tg, const struct condition *c, char *err, size_t errlen);
+int triggers_wait_begin(struct triggers *tg, const struct condition *c, char *err,
+			size_t errlen) DP_MUST_CHECK;
 bool triggers_wait_met(struct triggers *tg, int id);
 void triggers_wait_end(struct triggers *tg, int id);
 
