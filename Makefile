@@ -86,7 +86,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
-.PHONY: all deps test demo bench install uninstall clean help
+.PHONY: all deps test test-build mutate demo bench install uninstall clean help
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
@@ -94,6 +94,7 @@ help:
 	@echo 'make                 build $(BUILD)/dynprof, libdynprof_agent.{so,a}, the demo task'
 	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan'
 	@echo 'make demo            attach to the bundled demo task: one window by command, one by a rule'
+	@echo 'make mutate          break behaviours on purpose (tests/mutate/*.patch), check their tests fail'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'
@@ -185,8 +186,16 @@ $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
-test: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(DPCALLS_SO) $(CALLCOUNT_PROBE)
+# Everything the tests run (tests/mutate.sh builds this in its scratch copy).
+test-build: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(DPCALLS_SO) $(CALLCOUNT_PROBE)
+
+test: test-build
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
+
+# Each tests/mutate/*.patch breaks one behaviour; its tests must fail
+# (minutes; results in docs/MUTATE.md). MUTATE=name... runs only those.
+mutate:
+	$(Q)tests/mutate.sh $(MUTATE)
 
 # ---- demo and benchmarks --------------------------------------------------------
 demo: all
