@@ -113,7 +113,7 @@ FORMAT_DIRS := user bpf include tests tools bench
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
-.PHONY: all deps test demo bench install uninstall clean help check-layers format format-check
+.PHONY: all deps test test-build mutate demo bench install uninstall clean help check-layers format format-check
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
@@ -121,6 +121,7 @@ help:
 	@echo 'make                 build $(BUILD)/dynprof, libdynprof_agent.{so,a}, the demo task'
 	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan'
 	@echo 'make demo            attach to the bundled demo task: one window by command, one by a rule'
+	@echo 'make mutate          break behaviours on purpose (tests/mutate/*.patch), check their tests fail'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
 	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles (part of make test)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
@@ -253,8 +254,16 @@ check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 	$(call msg,CHECK,layers)
 	$(Q)tools/check-layers.sh $(TOOL_OBJS) -- $(AGENT_OBJS)
 
-test: all check-layers $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
+# Everything the tests run (tests/mutate.sh builds this in its scratch copy).
+test-build: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
+
+test: test-build check-layers
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
+
+# Each tests/mutate/*.patch breaks one behaviour; its tests must fail
+# (minutes; results in docs/MUTATE.md). MUTATE=name... runs only those.
+mutate:
+	$(Q)tests/mutate.sh $(MUTATE)
 
 # ---- demo and benchmarks --------------------------------------------------------
 demo: all

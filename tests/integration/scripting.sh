@@ -2,6 +2,7 @@
 # or from another program while dynprof runs.
 
 CTL_CLIENT=$B/tests/peers/ctl_client
+CALLER=$B/tests/peers/caller
 
 test_commands_file_start_sleep_stop_quit() {
 	local pid; pid=$(start_target)
@@ -14,17 +15,56 @@ test_commands_file_start_sleep_stop_quit() {
 	[ "$(prof_dirs_of $T/o $pid | wc -l)" = 1 ] || fail "expected one PROF_ folder"
 }
 
+# start_caller_target NAME ACTION...: tests/peers/caller serving the protocol
+# (preloaded agent) with card 0 open, making exactly the calls it is told
+# to (log $T/NAME.log); echoes its pid once its socket listens.
+start_caller_target() {
+	local name=$1 card; shift
+	card=$(make_card 0)
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		"$CALLER" open=$card "$@" > $T/$name.log 2>&1 < /dev/null &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "caller $name never opened its socket"
+	echo $pid
+}
+# go PID NAME ACTION: let caller PID past its next wait; returns once ACTION is done.
+go() {
+	kill -USR1 $1
+	wait_until 10 grep -q "^caller: $3 done" $T/$2.log || { cat $T/$2.log; fail "caller $2 never did $3"; }
+}
+# A script whose first line is `wait +10ms`: once it is met, the targets
+# have joined and their probes are attached (triggers run before scripts).
+dp_script() { # dp_script CMDS dynprof-args...: sets DPP
+	local cmds=$1; shift
+	printf 'wait +10ms\n%b' "$cmds" > $T/cmds
+	"$DP" "$@" --output=$T/o --commands=$T/cmds < /dev/null > $T/out 2>&1 &
+	DPP=$!
+	remember_pid $DPP
+	wait_until 5 grep -q "wait +10ms: met" $T/out || fail "the script did not begin: $(cat $T/out)"
+}
+# Something that did not happen 0.5 s after the step meant to cause it
+# (the broken behaviour would take milliseconds).
+expect_not_yet() { sleep 0.5; expect_no_line "$1"; }
+
 test_commands_wait_for_calls() {
-	local pid; pid=$(start_demo --step-ms=2)
-	printf 'wait call:demo_task:demo_step#50\nstart\nwait call:demo_task:demo_step#120\nstop\n' > $T/cmds
-	dp --pid=$pid --output=$T/o --commands=$T/cmds
+	# The caller stops between batches, so the count at any moment is known.
+	local pid; pid=$(start_caller_target c wait call=45 wait call=10 wait call=4 wait call=2 pause)
+	dp_script 'wait call:caller:dp_caller_hit#50\nstart\nwait call:caller:dp_caller_hit#60\nstop\n' --pid=$pid
+	go $pid c call=45
+	expect_not_yet "start success" # 45 calls: short of 50
+	go $pid c call=10
+	wait_until 5 grep -q "start success" $T/out || fail "no start after the 50th call: $(cat $T/out)"
+	# The stop's wait counts from the join as well, not from the start.
+	go $pid c call=4
+	expect_not_yet "stop success" # 59 calls
+	go $pid c call=2
+	wait $DPP
 	expect_status 0 $?
-	expect_line "^\[INFO\] commands: wait call:demo_task:demo_step#50: met$"
-	expect_line "^\[INFO\] commands: wait call:demo_task:demo_step#120: met$"
-	# The start came after the 50th call, the stop after the 120th.
+	expect_line "^\[INFO\] commands: wait call:caller:dp_caller_hit#50: met$"
+	expect_line "^\[INFO\] commands: wait call:caller:dp_caller_hit#60: met$"
+	expect_line "^dynamic profiling for pid $pid stop success$"
 	[ "$(prof_dirs_of $T/o $pid | wc -l)" = 1 ] || fail "expected one PROF_ folder"
-	[ "$(grep -n 'start success' $T/out | cut -d: -f1)" -gt "$(grep -n '#50: met' $T/out | cut -d: -f1)" ] ||
-		fail "started before the wait was met"
 }
 
 test_commands_wait_file_and_exit() {
@@ -37,10 +77,38 @@ test_commands_wait_file_and_exit() {
 	grep -q "start success" $T/out && fail "started before the file appeared"
 	touch $T/go
 	wait_until 5 grep -q "start success" $T/out || fail "no start after the file appeared"
+	# `wait exit` holds the script, and so the run, while the target lives.
+	sleep 0.5
+	kill -0 $dpp 2>/dev/null || fail "dynprof ended with its target alive: $(cat $T/out)"
+	expect_no_line "wait exit: met|quit success"
 	kill -TERM $pid
 	wait $dpp
 	expect_status 0 $? # the script ran to its end
 	expect_line "commands: wait file:$T/go: met"
+	expect_line "commands: wait exit: met"
+	expect_no_line "quit success" # the target left: nothing to quit
+}
+
+test_commands_wait_counts_per_target_and_exit_waits_for_all() {
+	# `call:` is met by one target's own count (30 + 30 calls do not make
+	# 50), and `wait exit` by the last target leaving, not the first.
+	local a b; a=$(start_caller_target a wait call=30 wait call=25 pause)
+	b=$(start_caller_target b wait call=30 pause)
+	dp_script 'wait call:caller:dp_caller_hit#50\nstart\nwait exit\n' --pid=$a,$b
+	go $a a call=30
+	go $b b call=30
+	expect_not_yet "start success"
+	go $a a call=25
+	wait_until 5 eval '[ "$(count_lines "start success")" = 2 ]' || fail "expected START in both targets: $(cat $T/out)"
+	kill -TERM $b
+	wait_until 5 all_gone $b || fail "target $b did not exit"
+	sleep 0.5 # dynprof sees an exit within milliseconds
+	kill -0 $DPP 2>/dev/null || fail "dynprof ended with target $a alive: $(cat $T/out)"
+	expect_no_line "wait exit: met"
+	kill -TERM $a
+	wait $DPP
+	expect_status 0 $?
+	expect_line "^\[INFO\] commands: wait exit: met$"
 }
 
 test_commands_bad_line_refused_before_connecting() {

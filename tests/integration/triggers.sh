@@ -3,8 +3,8 @@
 
 # The window record dynprof writes into --output (one JSON line per window).
 windows_record() { cat "$T"/o/*_dynprof_windows 2>/dev/null; }
-field() { # field LINE-REGEX KEY: KEY's number in the first record line matching
-	windows_record | grep -E -- "$1" | head -1 | sed -E "s/.*$2\":([0-9]+).*/\1/"
+field() { # field LINE-REGEX EDGE KEY: KEY's number in EDGE (start or stop) of the first record line matching
+	windows_record | grep -E -- "$1" | head -1 | sed -nE "s/.*\"$2\":\{[^}]*\"$3\":([0-9]+).*/\1/p"
 }
 
 test_trigger_after_durations_open_and_close_without_input() {
@@ -59,10 +59,14 @@ test_trigger_at_wall_clock_time() {
 	local iso; iso=$(date -u -d @$at +%Y-%m-%dT%H:%M:%SZ)
 	dp --pid=$pid --output=$T/o --window=start=at:$iso,stop=+100ms --window=start=at:@$at,stop=+100ms < /dev/null
 	expect_status 0 $?
-	local fired; fired=$(field '"rule":1' fired_us)
-	[ -n "$fired" ] || { windows_record; fail "no record of rule 1"; }
-	[ $fired -ge $((at * 1000000)) ] && [ $fired -lt $(( (at + 1) * 1000000 )) ] ||
-		fail "fired at $fired us, expected within a second after $at s"
+	# Never before the second: the clock is read, not estimated.
+	local r fired
+	for r in 1 2; do
+		fired=$(field "\"rule\":$r" start fired_us)
+		[ -n "$fired" ] || { windows_record; fail "no record of rule $r"; }
+		[ $fired -ge $((at * 1000000)) ] && [ $fired -lt $(( (at + 1) * 1000000 )) ] ||
+			fail "rule $r fired at $fired us, expected within a second after $at s"
+	done
 	[ "$(windows_record | wc -l)" = 2 ] || fail "expected 2 window records (overlapping rules): $(windows_record)"
 	[ "$(count_lines "start success")" = 1 ] || fail "the overlapping rules sent START twice"
 }
@@ -129,7 +133,7 @@ test_trigger_repeat_every() {
 	dp --pid=$pid --output=$T/o --window=start=+100ms,stop=+150ms,every=500ms,repeat=3 < /dev/null
 	expect_status 0 $?
 	[ "$(prof_dirs_of $T/o $pid | wc -l)" = 3 ] || fail "expected 3 PROF_ folders: $(ls $T/o)"
-	local a b; a=$(field '"window":1' fired_us); b=$(field '"window":2' fired_us)
+	local a b; a=$(field '"window":1' start fired_us); b=$(field '"window":2' start fired_us)
 	local gap=$(( (b - a) / 1000 ))
 	[ $gap -ge 480 ] && [ $gap -lt 1200 ] || fail "windows $gap ms apart, expected every 500 ms"
 }
@@ -165,7 +169,11 @@ test_trigger_sigterm_stops_a_rule_window() {
 	kill -TERM $DP_PID
 	wait $DP_PID
 	expect_status 143 $?
+	# STOP first (the window's data flushed), then QUIT: not QUIT alone.
+	expect_line "^dynamic profiling for pid $pid stop success$"
 	expect_line "^dynamic profiling for pid $pid quit success$"
+	[ "$(grep -n 'stop success' $T/out | cut -d: -f1)" -lt "$(grep -n 'quit success' $T/out | cut -d: -f1)" ] ||
+		fail "STOP did not come before QUIT: $(cat $T/out)"
 	[ "$(prof_dirs_of $T/o $pid | wc -l)" = 1 ] || fail "window not saved"
 	windows_record | grep -q '"stop":{"condition":"exit or quit"' || fail "quit not recorded: $(windows_record)"
 }

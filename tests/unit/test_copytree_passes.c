@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Moving a folder across filesystems (user/out/copytree.c), on a real
+ * folder under /tmp. Two things a test machine will not do on its own are
+ * made to happen here by defining rename, readdir and unlinkat in this
+ * program (its definitions win over libc's for the code linked into it):
+ * rename can answer EXDEV, so the copy path runs on one filesystem; and
+ * readdir can skip the entry after each removal, as removing entries while
+ * reading a folder may make it do (older tmpfs), so removal needs more
+ * than one pass.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "out/copytree.h"
+#include "unit.h"
+
+#define NFILES 40
+
+static bool fake_exdev;       /* rename fails with EXDEV */
+static bool skip_after_unlink; /* readdir skips one entry after each unlinkat */
+static int unlinked_since_read, skipped;
+
+int rename(const char *from, const char *to)
+{
+	int (*real)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+
+	if (fake_exdev) {
+		errno = EXDEV;
+		return -1;
+	}
+	return real(from, to);
+}
+
+int unlinkat(int dirfd, const char *name, int flags)
+{
+	int (*real)(int, const char *, int) = (int (*)(int, const char *, int))dlsym(RTLD_NEXT, "unlinkat");
+	int rc = real(dirfd, name, flags);
+
+	if (rc == 0)
+		unlinked_since_read++;
+	return rc;
+}
+
+struct dirent *readdir(DIR *dir)
+{
+	struct dirent *(*real)(DIR *) = (struct dirent * (*)(DIR *)) dlsym(RTLD_NEXT, "readdir");
+	struct dirent *de = real(dir);
+
+	if (de && skip_after_unlink && unlinked_since_read) {
+		unlinked_since_read = 0;
+		skipped++;
+		de = real(dir);
+	}
+	return de;
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static bool file_says(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strcmp(buf, text);
+}
+
+/* src/f00..f39, src/host/end_info, a symlink: what a target might leave. */
+static void make_tree(const char *src)
+{
+	char path[512];
+
+	CHECK_INT(mkdir(src, 0750), 0);
+	for (int i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%02d", src, i);
+		put_file(path, path + strlen(src));
+	}
+	snprintf(path, sizeof(path), "%s/host", src);
+	CHECK_INT(mkdir(path, 0750), 0);
+	snprintf(path, sizeof(path), "%s/host/end_info", src);
+	put_file(path, "end");
+	snprintf(path, sizeof(path), "%s/link", src);
+	CHECK_INT(symlink("/etc/passwd", path), 0);
+}
+
+static void check_moved(const char *src, const char *dst, bool copied)
+{
+	char path[512], want[16];
+	struct stat st;
+
+	CHECK(stat(src, &st) < 0 && errno == ENOENT);
+	for (int i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%02d", dst, i);
+		snprintf(want, sizeof(want), "/f%02d", i);
+		CHECK(file_says(path, want));
+	}
+	snprintf(path, sizeof(path), "%s/host/end_info", dst);
+	CHECK(file_says(path, "end"));
+	snprintf(path, sizeof(path), "%s/link", dst);
+	CHECK(copied ? lstat(path, &st) < 0 : lstat(path, &st) == 0); /* a copy leaves symlinks out */
+}
+
+static void move(bool exdev, bool skipping)
+{
+	char top[] = "/tmp/dynprof-copytree.XXXXXX", src[64], dst[64];
+
+	if (!mkdtemp(top)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	snprintf(src, sizeof(src), "%s/src", top);
+	snprintf(dst, sizeof(dst), "%s/dst", top);
+	make_tree(src);
+	fake_exdev = exdev;
+	skip_after_unlink = skipping;
+	unlinked_since_read = skipped = 0;
+	CHECK_INT(copytree_move(src, dst), 0);
+	fake_exdev = skip_after_unlink = false;
+	check_moved(src, dst, exdev);
+	/* A failed check may leave files behind: remove the lot. */
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+		CHECK_INT(system(cmd), 0);
+	}
+}
+
+static void rename_on_one_filesystem(void)
+{
+	move(false, false);
+}
+
+static void copy_then_remove_across_filesystems(void)
+{
+	move(true, false);
+}
+
+static void removal_repeats_passes_when_readdir_skips_entries(void)
+{
+	move(true, true);
+	CHECK(skipped > 0); /* the skipping did happen: later passes removed the rest */
+}
+
+int main(void)
+{
+	RUN(rename_on_one_filesystem);
+	RUN(copy_then_remove_across_filesystems);
+	RUN(removal_repeats_passes_when_readdir_skips_entries);
+	UNIT_EXIT();
+}
