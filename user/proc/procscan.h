@@ -29,9 +29,9 @@ struct procscan_cards {
  * uid, comm, exe, cmdline, container, cards; complete = true. Fields that
  * cannot be read (exe and fds of another user's process when not root)
  * stay empty. With `quick`, status and cgroup are not read (ppid, nspid,
- * uid, container stay 0/""): a rescan of a known process reads them only
- * when something else changed (exec, cards), which saves a third of the
- * time per process. 0; -ESRCH gone or a zombie; other negative errno when
+ * uid, container stay 0/""): procmodel.c's rescan of a known process
+ * reads them again only when its start time, comm, exe, cmdline or cards
+ * changed, which saves a third of the time per process. 0; -ESRCH gone or a zombie; other negative errno when
  * stat or status cannot be read.
  */
 int procscan_read(int pid, const struct procscan_cards *c, bool quick,
