@@ -216,9 +216,34 @@ test_lost_events_are_counted_and_rescanned() {
 		fail "no loss accounting: $(cat $T/watch.err)"
 }
 
+# A node in /dev that a default pattern (/dev/davinci*) takes, with a free
+# high index (cards are indexes 0..63); removed at cleanup. Echoes its path.
+make_default_card() {
+	local i; for i in $(seq 63 -1 40); do
+		[ -e /dev/davinci$i ] && continue
+		mknod /dev/davinci$i c ${FAKE_CARD_NUMBERS[1]} || fail "mknod /dev/davinci$i"
+		remember_file /dev/davinci$i
+		echo /dev/davinci$i
+		return
+	done
+	fail "no free /dev/davinci40..63"
+}
+
+holder_of() { # holder_of NODE: a sleeper holding NODE on fd 3; echoes its pid
+	bash -c "exec 3<'$1'; exec sleep 600" </dev/null >/dev/null 2>&1 &
+	remember_pid $!
+	echo $!
+}
+
+# --device replaces the defaults: a holder of a node that only a default
+# pattern takes is not listed with it, one that only --device takes is.
 test_device_option_replaces_default_patterns() {
-	local pid; pid=$(card_holder sleep 600)
-	sleep 0.2
-	"$DP" --list --json --device=/dev/nonexistent-card* > $T/list
-	! listed $pid || fail "listed without a matching pattern"
+	local ours dflt; ours=$(holder_of "$(make_card 0)"); dflt=$(holder_of "$(make_default_card)")
+	wait_until 5 eval '[ "$(cat /proc/$ours/comm)$(cat /proc/$dflt/comm)" = sleepsleep ]' || fail "holders did not start"
+	"$DP" --list --json > $T/list 2>&1 || fail "--list failed: $(cat $T/list)"
+	listed $dflt || fail "the default patterns do not take $dflt's node: $(cat $T/list)"
+	! listed $ours || fail "$ours listed without --device: $(cat $T/list)"
+	list_json
+	listed $ours || fail "--device=$T/dev/davinci* did not take $ours's node: $(cat $T/list)"
+	! listed $dflt || fail "$dflt listed: --device was added to the defaults: $(cat $T/list)"
 }
