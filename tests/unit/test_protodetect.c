@@ -258,18 +258,25 @@ static void text_without_version_is_minus_one(void)
 
 /* ---- version -> generation --------------------------------------------------------- */
 
-static void versions_before_8_speak_v1(void)
+/* The msprof line up to the 8.3.0 branch is v1 (PROTOCOL.md, generations). */
+static void versions_before_8_5_speak_v1(void)
 {
 	CHECK_INT(protodetect_for_version("7.0.0"), PROTO_V1);
 	CHECK_INT(protodetect_for_version("6.3.RC1"), PROTO_V1);
 	CHECK_INT(protodetect_for_version("7.0.RC1.alpha003"), PROTO_V1);
+	CHECK_INT(protodetect_for_version("8.0.RC1"), PROTO_V1);
+	CHECK_INT(protodetect_for_version("8.0.0"), PROTO_V1);
+	CHECK_INT(protodetect_for_version("8.3.RC1"), PROTO_V1);
+	CHECK_INT(protodetect_for_version("8.4.9"), PROTO_V1);
 }
 
-static void versions_8_and_later_speak_v2(void)
+static void versions_8_5_and_later_speak_v2(void)
 {
-	CHECK_INT(protodetect_for_version("8.0.RC1"), PROTO_V2);
-	CHECK_INT(protodetect_for_version("8.0.0"), PROTO_V2);
+	CHECK_INT(protodetect_for_version("8.5.0"), PROTO_V2);
+	CHECK_INT(protodetect_for_version("8.5.RC1"), PROTO_V2);
+	CHECK_INT(protodetect_for_version("8.10.0"), PROTO_V2);
 	CHECK_INT(protodetect_for_version("9.0.0-beta.1"), PROTO_V2);
+	CHECK_INT(protodetect_for_version("9.0"), PROTO_V2);
 	CHECK_INT(protodetect_for_version("10.0.0"), PROTO_V2);
 }
 
@@ -316,8 +323,8 @@ int main(void)
 	RUN(version_cfg_old_cann_prefix_and_plain_bracket);
 	RUN(version_line_beats_running_version);
 	RUN(text_without_version_is_minus_one);
-	RUN(versions_before_8_speak_v1);
-	RUN(versions_8_and_later_speak_v2);
+	RUN(versions_before_8_5_speak_v1);
+	RUN(versions_8_5_and_later_speak_v2);
 	RUN(unknown_versions_speak_v2);
 	RUN(a_plain_process_defaults_to_v2);
 	UNIT_EXIT();

@@ -17,7 +17,9 @@
 #define MAPS_MAX_BYTES  (64L * 1024 * 1024) /* stop reading a pathological maps here */
 #define MAX_ROOTS       4                  /* distinct toolkit roots examined */
 #define VERSION_FILE_MAX (64 * 1024)
+/* v2 starts with CANN 8.5.0; msprof up to the 8.3.0 branch speaks v1 (PROTOCOL.md). */
 #define VERSION_MAJOR_V2 8
+#define VERSION_MINOR_V2 5
 
 /* ---- pure parts ------------------------------------------------------------- */
 
@@ -266,17 +268,35 @@ int protodetect_parse_version(const char *text, char *version, size_t len)
 	return digits ? major : -1;
 }
 
+/* Leading decimal digits of *c (at most 6), advancing *c; -1 when none. */
+static int leading_number(const char **c)
+{
+	int v = 0, digits = 0;
+
+	for (; **c >= '0' && **c <= '9' && digits < 6; (*c)++, digits++)
+		v = v * 10 + (**c - '0');
+	return digits ? v : -1;
+}
+
 enum proto_version protodetect_for_version(const char *version)
 {
-	int major = 0, digits = 0;
+	const char *c = version;
+	int major, minor = 0;
 
 	if (!version)
 		return PROTO_V2;
-	for (const char *c = version; *c >= '0' && *c <= '9' && digits < 6; c++, digits++)
-		major = major * 10 + (*c - '0');
-	if (!digits)
+	major = leading_number(&c);
+	if (major < 0)
 		return PROTO_V2;
-	return major < VERSION_MAJOR_V2 ? PROTO_V1 : PROTO_V2;
+	if (*c == '.') {
+		c++;
+		minor = leading_number(&c);
+		if (minor < 0) /* "8.RC1": no minor number, taken as 0 */
+			minor = 0;
+	}
+	if (major != VERSION_MAJOR_V2)
+		return major < VERSION_MAJOR_V2 ? PROTO_V1 : PROTO_V2;
+	return minor < VERSION_MINOR_V2 ? PROTO_V1 : PROTO_V2;
 }
 
 /* ---- reading the target ---------------------------------------------------------- */
