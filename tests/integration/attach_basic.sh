@@ -40,6 +40,55 @@ test_protocol_auto_picks_v1_for_v1_agent() {
 	expect_line "^dynamic profiling for pid $pid stop success$"
 }
 
+# fake_toolkit DIR VERSION: a CANN toolkit layout at $T/Ascend/DIR, with the
+# version file --protocol=auto reads (<root>/x86_64-linux/
+# ascend_toolkit_install.info, as CANN installs it) and a libascendcl.so (a
+# copy of a harmless test library) for a target to map. Echoes the library.
+fake_toolkit() {
+	local root=$T/Ascend/$1; local lib=$root/x86_64-linux/lib64
+	mkdir -p $lib
+	cp "$B/tests/libdpcalls.so" $lib/libascendcl.so
+	printf '%s\n' package_name=Ascend-cann-toolkit "version=$2" innerversion=V100R001C23B001 \
+		arch=x86_64 os=linux "path=$root/x86_64-linux" > $root/x86_64-linux/ascend_toolkit_install.info
+	echo $lib/libascendcl.so
+}
+
+# peer_mapping LIB MODE [VAR=value...]: a bad_peer that has LIB mapped (preloaded). Echoes its pid.
+peer_mapping() {
+	local lib=$1 mode=$2; shift 2
+	env LD_PRELOAD="$lib" "$@" "$BAD_PEER" $mode "$ROOT_HOME/dynamic_profiling_socket_%d" > $T/peer.log 2>&1 &
+	local peer=$!
+	remember_pid $peer
+	wait_until 5 has_socket $peer || fail "bad_peer $mode never listened"
+	grep -q "$lib" /proc/$peer/maps || fail "$lib not mapped in $peer"
+	echo $peer
+}
+
+# A v1 server (no agent, no variable) in a CANN 8.3.0 toolkit: only the
+# toolkit's version file says v1; sent v2, this server would never answer.
+test_protocol_auto_reads_the_mapped_toolkit_v1_below_8_5() {
+	local lib s; lib=$(fake_toolkit ascend-toolkit/8.3.0 8.3.0)
+	s=$(peer_mapping $lib v1-disconnect)
+	{ sleep 2; echo start; } | dp --pid=$s --output=$T/o --timeout=3s
+	expect_status 1 $?
+	expect_line "^\[INFO\] pid $s: protocol v1 \(CANN 8\.3\.0 \($T/Ascend/ascend-toolkit/8\.3\.0/x86_64-linux/ascend_toolkit_install\.info\): v1\)$"
+	expect_line "^Server disconnected, Idle link too long time\. \(pid $s\)$"
+}
+
+# A v2 server in a CANN 8.5.0 layout, with DYNPROF_AGENT_PROTOCOL=v1 leaked
+# into its environment: the toolkit's version wins (the variable alone would
+# send v1 to a v2 server).
+test_protocol_auto_reads_the_mapped_toolkit_v2_from_8_5() {
+	local lib s; lib=$(fake_toolkit cann-8.5.0 8.5.0)
+	s=$(peer_mapping $lib log DYNPROF_AGENT_PROTOCOL=v1 BAD_PEER_LOG=$T/peer.requests)
+	printf 'start\nstop\n' | dp --pid=$s --output=$T/o --timeout=3s
+	expect_status 0 $?
+	expect_no_line "protocol v1"
+	expect_line "^dynamic profiling for pid $s start success$"
+	expect_line "^dynamic profiling for pid $s stop success$"
+	grep -q '^params {' $T/peer.requests || fail "the server got no v2 params: $(cat $T/peer.requests)"
+}
+
 test_two_targets_both_get_every_command_in_pid_order() {
 	local a b; a=$(start_target); b=$(start_target)
 	printf 'start\nstop\nquit\n' | dp --pid=$b,$a --output=$T/o

@@ -21,22 +21,35 @@ test_hung_target_times_out_alone_and_delays_no_other() {
 	[ $took -lt 5000 ] || fail "run took $took ms: the timeout was not parallel"
 }
 
+# The dying server's child holds its socket open: only the exit report
+# drops it, so stop goes to the other target alone, without a timeout.
 test_target_dying_mid_window_is_dropped_and_others_continue() {
-	local a b; a=$(start_target); b=$(start_target)
-	{ echo start; sleep 0.5; kill -KILL $a; sleep 0.5; echo stop; } |
-		dp --pid=$a,$b --output=$T/o
+	local a b; a=$(start_held_peer); b=$(start_target)
+	dp_background --pid=$a,$b --output=$T/o --timeout=30s
+	dp_send start
+	wait_until 5 grep -q "pid $b start success" $T/out || fail "no window opened"
+	remember_holder
+	kill -KILL $a
+	wait_until 3 grep -q "^server process $a did not create socket, or process has already exited$" $T/out ||
+		{ cat $T/out; fail "exit of $a not noticed within 2-3 s"; }
+	dp_send stop
+	wait_until 3 grep -q "pid $b stop success" $T/out || { cat $T/out; fail "stop did not reach $b at once"; }
+	dp_send quit
+	wait_until 10 all_gone $DP_PID || fail "dynprof did not quit"
+	wait $DP_PID
 	expect_status 0 $?
-	expect_line "^server process $a did not create socket, or process has already exited$"
-	expect_line "^dynamic profiling for pid $b stop success$"
 	expect_no_line "pid $a stop"
 }
 
 test_last_target_dying_ends_console_with_status_1() {
-	local a; a=$(start_target)
+	local a; a=$(start_held_peer)
 	dp_background --pid=$a --output=$T/o
 	dp_send start
 	wait_until 5 grep -q 'start success' $T/out || fail "no window opened"
+	remember_holder
 	kill -KILL $a
+	# At once: the held socket would keep a deaf console waiting forever.
+	wait_until 3 all_gone $DP_PID || { cat $T/out; fail "dynprof still runs 2-3 s after its last target died"; }
 	wait $DP_PID
 	expect_status 1 $?
 	expect_line "^server process $a did not create socket, or process has already exited$"

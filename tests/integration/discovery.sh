@@ -166,14 +166,23 @@ test_no_bpf_mode_takes_execs_from_the_process_connector() {
 		{ cat $T/watch; fail "the second exec of pid $pid was not reported"; }
 }
 
+# Polling alone (no BPF; in a new network namespace the process connector
+# refuses us): the watcher is stopped while the card user dies and its pid
+# goes to a process without a card, so its next scan finds the same pid
+# with another start time. That is the old process's exit, not a change of it.
 test_pid_reuse_is_not_taken_for_the_old_process() {
 	local card; card=$(make_card 0)
-	dp_watch --no-bpf
+	unshare -n "$DP" --list --watch --json --no-bpf --device="$T/dev/davinci*" > $T/watch 2> $T/watch.err &
+	local w=$!
+	remember_pid $w
+	wait_until 10 grep -q '^\[' $T/watch || fail "watch did not start: $(cat $T/watch.err)"
+	grep -q "no process connector" $T/watch.err || fail "not polling alone: $(cat $T/watch.err)"
 	# A direct child, so that it can be reaped and its pid freed.
 	bash -c "exec 3<$card; exec sleep 600" </dev/null >/dev/null 2>&1 &
 	local old=$!
 	remember_pid $old
 	watch_saw card-open $old
+	kill -STOP $w
 	kill -KILL $old
 	wait $old 2>/dev/null
 	# Hand the same pid to a process without a card (retry: other forks race us).
@@ -184,29 +193,35 @@ test_pid_reuse_is_not_taken_for_the_old_process() {
 		remember_pid $!
 		[ $! -eq $old ] && { new=$!; break; }
 	done
+	kill -CONT $w
 	[ -n "$new" ] || fail "could not reuse pid $old"
 	watch_saw exit $old
-	sleep 0.5
-	list_json
-	! listed $old || fail "pid $old still listed as a card user after reuse: $(cat $T/list)"
+	! watch_line card-close $old || { cat $T/watch; fail "the new process at pid $old was taken for the old one"; }
 }
 
 # Seen at all: by its card-open event, or by a rescan (which reports it as exec).
 listed_by_watch() { grep -E "\"pid\":$1[,}]" $T/watch | grep -q '"cards":\[0\]'; }
 
+# Every event of the card user is lost: the watcher is stopped while a fork
+# storm fills its 4 KiB ring buffer, then the card user forks, opens the card
+# and execs, with no room left for any of it (the consumer cannot drain a
+# byte). Only the rescan that the grown loss count asks for can find it.
 test_lost_events_are_counted_and_rescanned() {
 	local card; card=$(make_card 0)
 	"$B/tests/dynprof-tinyring" --list --watch --json --device="$T/dev/davinci*" > $T/watch 2> $T/watch.err &
 	local w=$!
 	remember_pid $w
 	wait_until 10 grep -q '^\[' $T/watch || fail "watch did not start"
-	# A fork storm overflows the 4 KiB ring buffer while the card user starts.
-	for i in $(seq 400); do /bin/true & done
-	bash -c "exec 3<$card; exec sleep 600" &
+	kill -STOP $w
+	local i storm=(); for i in $(seq 300); do /bin/true & storm+=($!); done
+	wait "${storm[@]}"
+	bash -c "exec 3<$card; exec sleep 600" </dev/null >/dev/null 2>&1 &
 	local pid=$!
 	remember_pid $pid
-	for i in $(seq 400); do /bin/true & done
-	wait_until 5 listed_by_watch $pid || { cat $T/watch.err; fail "card user missed after losses"; }
+	wait_until 5 eval '[ "$(cat /proc/$pid/comm)" = sleep ]' || { kill -CONT $w; fail "card user did not start"; }
+	kill -CONT $w
+	wait_until 5 eval 'grep -E "\"pid\":$pid[,}]" $T/watch | grep -q "\"cards\":\[0\]"' ||
+		{ cat $T/watch.err; fail "card user whose every event was lost not found by a rescan"; }
 	kill -TERM $w; wait $w
 	grep -Eq "^dynprof: [1-9][0-9]* kernel events lost, answered by [1-9][0-9]* rescans" $T/watch.err ||
 		fail "no loss accounting: $(cat $T/watch.err)"
@@ -229,11 +244,36 @@ test_full_kernel_card_filter_is_said_once() {
 	[ "$(grep -c "card filter is full" $T/watch)" -eq 1 ] || fail "said again: $(cat $T/watch)"
 }
 
+# A node in /dev that a default pattern (/dev/davinci*) takes, with a free
+# high index (cards are indexes 0..63); removed at cleanup. Echoes its path.
+make_default_card() {
+	local i; for i in $(seq 63 -1 40); do
+		[ -e /dev/davinci$i ] && continue
+		mknod /dev/davinci$i c ${FAKE_CARD_NUMBERS[1]} || fail "mknod /dev/davinci$i"
+		remember_file /dev/davinci$i
+		echo /dev/davinci$i
+		return
+	done
+	fail "no free /dev/davinci40..63"
+}
+
+holder_of() { # holder_of NODE: a sleeper holding NODE on fd 3; echoes its pid
+	bash -c "exec 3<'$1'; exec sleep 600" </dev/null >/dev/null 2>&1 &
+	remember_pid $!
+	echo $!
+}
+
+# --device replaces the defaults: a holder of a node that only a default
+# pattern takes is not listed with it, one that only --device takes is.
 test_device_option_replaces_default_patterns() {
-	local pid; pid=$(card_holder sleep 600)
-	sleep 0.2
-	"$DP" --list --json --device=/dev/nonexistent-card* > $T/list
-	! listed $pid || fail "listed without a matching pattern"
+	local ours dflt; ours=$(holder_of "$(make_card 0)"); dflt=$(holder_of "$(make_default_card)")
+	wait_until 5 eval '[ "$(cat /proc/$ours/comm)$(cat /proc/$dflt/comm)" = sleepsleep ]' || fail "holders did not start"
+	"$DP" --list --json > $T/list 2>&1 || fail "--list failed: $(cat $T/list)"
+	listed $dflt || fail "the default patterns do not take $dflt's node: $(cat $T/list)"
+	! listed $ours || fail "$ours listed without --device: $(cat $T/list)"
+	list_json
+	listed $ours || fail "--device=$T/dev/davinci* did not take $ours's node: $(cat $T/list)"
+	! listed $dflt || fail "$dflt listed: --device was added to the defaults: $(cat $T/list)"
 }
 
 test_failed_rescan_after_lost_events_is_told_once_and_tracking_goes_on() {

@@ -117,6 +117,16 @@ start_bad_peer() {
 	echo $peer
 }
 
+# start_held_peer: a v2 server (bad_peer fork-holder) whose forked child
+# keeps the connection open, so when the server dies its socket does not
+# close and only an exit report tells dynprof. Echoes the server's pid;
+# call remember_holder once a client connected (the child exists from then).
+start_held_peer() { start_bad_peer fork-holder; }
+remember_holder() {
+	wait_until 5 grep -q '^holder ' $T/peer.fork-holder.log || fail "no holder child"
+	remember_pid "$(sed -n 's/^holder //p' $T/peer.fork-holder.log)"
+}
+
 # start_bad_peer_for MODE PID: an impostor serving the socket path of
 # another process PID. Echoes the impostor's pid.
 start_bad_peer_for() {

@@ -23,6 +23,11 @@
  *                  $BAD_PEER_DELAY_MS (default 3000) ms
  *  log             a normal v2 server that appends one line per request
  *                  to $BAD_PEER_LOG: "params <json>", "start", "stop", "quit"
+ *  fork-holder     Params ack, then a forked child holds the connection
+ *                  (prints "holder <pid>", lives HOLDER_MS or until
+ *                  SIGTERM/SIGINT, reads nothing), while the parent goes on
+ *                  as a normal v2 server: when the parent dies, the client's
+ *                  socket stays open, so only an exit report tells it
  *
  * "Normal v2" answers START 0 (2 when already started), STOP 0 (4 when not
  * started), QUIT with Msg{6,0} Msg{7,0} Msg{6,0} and a close, as the agent.
@@ -46,9 +51,11 @@
 #define MSG_TIMEOUT_MS   5000 /* the rest of a message once it began */
 #define UNSOLICITED_MS   300
 #define DEFAULT_DELAY_MS 3000
+#define HOLDER_MS        60000 /* the fork-holder child's bounded life */
 
 static int sig_fd = -1;     /* signalfd for SIGTERM/SIGINT */
 static int64_t end_ms;      /* the peer's whole lifetime */
+static int listen_fd = -1;  /* closed by a fork-holder child */
 
 /* ---- waiting and message I/O ------------------------------------------ */
 
@@ -294,6 +301,37 @@ static int mode_log(int fd)
 	return serve_normal(fd, &o);
 }
 
+/* The child keeps only the connection: no listening socket, no path to remove. */
+static void hold_connection(void)
+{
+	close(listen_fd);
+	printf("holder %d\n", (int)getpid());
+	fflush(stdout);
+	wait_event(-1, clock_ms() + HOLDER_MS);
+	_exit(0);
+}
+
+static int mode_fork_holder(int fd)
+{
+	struct normal_opts o = { 0 };
+	struct proto_v2_msg m;
+	int started = 0;
+	pid_t child;
+
+	if (params_ack(fd, NULL))
+		return -1;
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "bad_peer: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (child == 0)
+		hold_connection();
+	while (read_msg(fd, &m, sizeof(m)) == 0 && answer_normal(fd, &m, &started, &o) == 0)
+		;
+	return -1;
+}
+
 static const struct mode {
 	const char *name;
 	int (*serve)(int fd);
@@ -306,6 +344,7 @@ static const struct mode {
 	{ "v1-disconnect", mode_v1_disconnect },
 	{ "slow-stop", mode_slow_stop },
 	{ "log", mode_log },
+	{ "fork-holder", mode_fork_holder },
 };
 
 static const struct mode *find_mode(const char *name)
@@ -403,7 +442,7 @@ int main(int argc, char **argv)
 	}
 	end_ms = clock_ms() + LIFETIME_MS;
 	own_pid_path(argv[2], path, sizeof(path));
-	lfd = listen_on(path);
+	lfd = listen_fd = listen_on(path);
 	if (lfd < 0)
 		return 1;
 	printf("ready %d\n", (int)getpid());

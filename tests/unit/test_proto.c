@@ -88,6 +88,97 @@ TEST(v1_request_data_is_nul_padded_and_counted)
 	CHECK_INT(q.msg_type, 6);
 }
 
+/*
+ * The v1 wire bytes, written out by hand from PROTOCOL.md (host order, as
+ * on a unix socket): int32 type, [int32 status,] uint32 length, then the
+ * text NUL-padded. The length is the text's strlen, without its NUL.
+ */
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static int first_difference(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (size_t i = 0; i < len; i++)
+		if (x[i] != y[i])
+			return (int)i;
+	return -1;
+}
+
+TEST(v1_response_bytes_are_the_documented_ones)
+{
+	static const char text[] = "Collection has been started."; /* 28 bytes */
+	unsigned char want[140] = { 0 };
+	struct proto_v1_response r;
+
+	put32(want, 1);     /* START_RSP */
+	put32(want + 4, 1); /* failure */
+	put32(want + 8, 28);
+	memcpy(want + 12, text, 28);
+	memset(&r, 0xa5, sizeof(r));
+	proto_v1_encode_response(&r, V1_START_RSP, 1, V1_DETAIL_ALREADY_STARTED);
+	CHECK_INT(sizeof(r), 140);
+	CHECK_INT(first_difference(&r, want, sizeof(want)), -1);
+
+	memset(want, 0, sizeof(want));
+	put32(want, 7); /* TEST_RSP, success, no text: length 0 */
+	memset(&r, 0xa5, sizeof(r));
+	proto_v1_encode_response(&r, V1_TEST_RSP, 0, NULL);
+	CHECK_INT(first_difference(&r, want, sizeof(want)), -1);
+}
+
+TEST(v1_response_length_stops_below_128)
+{
+	char longer[200];
+	unsigned char want[140] = { 0 };
+	struct proto_v1_response r;
+
+	memset(longer, 'q', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	put32(want, 8); /* DISCONN_RSP */
+	put32(want + 8, 127);
+	memset(want + 12, 'q', 127); /* the last byte stays the NUL */
+	proto_v1_encode_response(&r, V1_DISCONN_RSP, 0, longer);
+	CHECK_INT(first_difference(&r, want, sizeof(want)), -1);
+}
+
+TEST(v1_request_bytes_are_the_documented_ones)
+{
+	static unsigned char want[4104];
+	static struct proto_v1_request q;
+
+	memset(want, 0, sizeof(want));
+	put32(want, 0); /* START_REQ */
+	put32(want + 4, 9);
+	memcpy(want + 8, "{\"a\":\"b\"}", 9);
+	memset(&q, 0xa5, sizeof(q));
+	CHECK_INT(proto_v1_encode_request(&q, V1_START_REQ, "{\"a\":\"b\"}"), 4104);
+	CHECK_INT(first_difference(&q, want, sizeof(want)), -1);
+}
+
+/* A reply read from fixed bytes, as a CANN v1 server sends them. */
+TEST(v1_reply_decodes_from_documented_bytes)
+{
+	struct proto_v1_response r;
+	unsigned char bytes[140] = { 0 };
+	struct proto_reply out;
+
+	put32(bytes, 3);     /* STOP_RSP */
+	put32(bytes + 4, 1); /* failure */
+	put32(bytes + 8, 26);
+	memcpy(bytes + 12, "Collection is not started.", 26);
+	memcpy(&r, bytes, sizeof(r));
+	proto_v1_decode_reply(&r, PROTO_CMD_STOP, &out);
+	CHECK_INT(out.status, PROTO_NOT_STARTED);
+	CHECK_STR(out.detail, V1_DETAIL_NOT_STARTED);
+}
+
 static struct proto_reply v1_decode(int32_t type, int32_t code, const char *detail, enum proto_command cmd)
 {
 	struct proto_v1_response r;

@@ -258,18 +258,25 @@ TEST(text_without_version_is_minus_one)
 
 /* ---- version -> generation --------------------------------------------------------- */
 
-TEST(versions_before_8_speak_v1)
+/* The msprof line up to the 8.3.0 branch is v1 (PROTOCOL.md, generations). */
+TEST(versions_before_8_5_speak_v1)
 {
 	CHECK_INT(protodetect_for_version("7.0.0"), PROTO_V1);
 	CHECK_INT(protodetect_for_version("6.3.RC1"), PROTO_V1);
 	CHECK_INT(protodetect_for_version("7.0.RC1.alpha003"), PROTO_V1);
+	CHECK_INT(protodetect_for_version("8.0.RC1"), PROTO_V1);
+	CHECK_INT(protodetect_for_version("8.0.0"), PROTO_V1);
+	CHECK_INT(protodetect_for_version("8.3.RC1"), PROTO_V1);
+	CHECK_INT(protodetect_for_version("8.4.9"), PROTO_V1);
 }
 
-TEST(versions_8_and_later_speak_v2)
+TEST(versions_8_5_and_later_speak_v2)
 {
-	CHECK_INT(protodetect_for_version("8.0.RC1"), PROTO_V2);
-	CHECK_INT(protodetect_for_version("8.0.0"), PROTO_V2);
+	CHECK_INT(protodetect_for_version("8.5.0"), PROTO_V2);
+	CHECK_INT(protodetect_for_version("8.5.RC1"), PROTO_V2);
+	CHECK_INT(protodetect_for_version("8.10.0"), PROTO_V2);
 	CHECK_INT(protodetect_for_version("9.0.0-beta.1"), PROTO_V2);
+	CHECK_INT(protodetect_for_version("9.0"), PROTO_V2);
 	CHECK_INT(protodetect_for_version("10.0.0"), PROTO_V2);
 }
 

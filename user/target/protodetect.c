@@ -20,7 +20,9 @@
 #define MAPS_MAX_BYTES  (64L * 1024 * 1024) /* stop reading a pathological maps here */
 #define MAX_ROOTS       4                  /* distinct toolkit roots examined */
 #define VERSION_FILE_MAX (64 * 1024)
+/* v2 starts with CANN 8.5.0; msprof up to the 8.3.0 branch speaks v1 (PROTOCOL.md). */
 #define VERSION_MAJOR_V2 8
+#define VERSION_MINOR_V2 5
 
 /* ---- pure parts ------------------------------------------------------------- */
 
@@ -266,14 +268,38 @@ int protodetect_parse_version(const char *text, char *version, size_t len)
 	return decimal_prefix(s, (size_t)(e - s), 1000000, &major, NULL) ? -1 : (int)major;
 }
 
+/* The number that begins *c, advancing past it; -1 when none, or one too long for any CANN. */
+static int leading_number(const char **c)
+{
+	uint64_t v;
+	size_t used;
+
+	if (decimal_prefix(*c, SIZE_MAX, 1000000, &v, &used))
+		return -1;
+	*c += used;
+	return (int)v;
+}
+
 enum proto_version protodetect_for_version(const char *version)
 {
-	uint64_t major;
+	const char *c = version;
+	int major, minor = 0;
 
 	/* No number, or one too long for any CANN: the default. */
-	if (!version || decimal_prefix(version, SIZE_MAX, 1000000, &major, NULL))
+	if (!version)
 		return PROTO_V2;
-	return major < VERSION_MAJOR_V2 ? PROTO_V1 : PROTO_V2;
+	major = leading_number(&c);
+	if (major < 0)
+		return PROTO_V2;
+	if (*c == '.') {
+		c++;
+		minor = leading_number(&c);
+		if (minor < 0) /* "8.RC1": no minor number, taken as 0 */
+			minor = 0;
+	}
+	if (major != VERSION_MAJOR_V2)
+		return major < VERSION_MAJOR_V2 ? PROTO_V1 : PROTO_V2;
+	return minor < VERSION_MINOR_V2 ? PROTO_V1 : PROTO_V2;
 }
 
 /* ---- reading the target ---------------------------------------------------------- */

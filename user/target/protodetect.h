@@ -10,7 +10,7 @@
  *     libprofapi, or libruntime under an Ascend folder; never the driver's
  *     libraries): its version file, read inside the target's root
  *     (/proc/<pid>/root, symlinks such as "latest" resolved there);
- *     releases before 8.0 speak v1, 8.0 and later v2;
+ *     releases before 8.5.0 speak v1, 8.5.0 and later v2;
  *  3. DYNPROF_AGENT_PROTOCOL set without a mapped agent: a statically linked
  *     agent does not show in maps, so the variable decides as in 1. It comes
  *     after 2 so that the variable leaked into a real CANN process (exported
@@ -76,7 +76,7 @@ int protodetect_maps_path(const char *line, char *path, size_t len) DP_MUST_CHEC
  */
 int protodetect_parse_version(const char *text, char *version, size_t len) DP_MUST_CHECK;
 
-/* The generation a CANN version string speaks: v1 below 8, else v2 (also when unknown). */
+/* The generation a CANN version string speaks: v1 below 8.5, else v2 (also when unknown). */
 enum proto_version protodetect_for_version(const char *version);
 
 #endif /* DYNPROF_PROTODETECT_H */
