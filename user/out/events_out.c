@@ -109,13 +109,19 @@ void events_target_join(int pid, int nspid, const char *command, uint64_t cards,
 	event_emit(e);
 }
 
-void events_target_leave(int pid, const char *reason)
+/* An event whose one member beyond name, pid and time is a string. */
+static void emit_with_text(const char *name, int pid, const char *key, const char *text)
 {
-	cJSON *e = event_new("target-leave", pid);
+	cJSON *e = event_new(name, pid);
 
 	if (e)
-		cJSON_AddStringToObject(e, "reason", reason);
+		cJSON_AddStringToObject(e, key, text);
 	event_emit(e);
+}
+
+void events_target_leave(int pid, const char *reason)
+{
+	emit_with_text("target-leave", pid, "reason", reason);
 }
 
 void events_window_open(int pid)
@@ -162,9 +168,5 @@ void events_trigger(int pid, int rule, const char *edge, const char *condition, 
 
 void events_error(int pid, const char *message)
 {
-	cJSON *e = event_new("error", pid);
-
-	if (e)
-		cJSON_AddStringToObject(e, "message", message);
-	event_emit(e);
+	emit_with_text("error", pid, "message", message);
 }
