@@ -28,39 +28,44 @@ while read -r line; do
 	order+=("$name")
 done <"$layers"
 
-folder_of() { # obj path relative to the unit's root -> its layer name
+folder_of() { # folder_of OBJECT: its layer name in REPLY (no subshell: called per object)
 	local rel=${1#*/user/}
-	if [[ $rel == */* ]]; then echo "${rel%%/*}"; else echo "${rel%.o}"; fi
+	if [[ $rel == */* ]]; then REPLY=${rel%%/*}; else REPLY=${rel%.o}; fi
 }
 
 status=0
 check_unit() { # $@: the objects of one link unit
-	local o f s d edges
-	declare -A def=()
-	local objs=("$@")
-	[ ${#objs[@]} -gt 0 ] || return 0
-	for o in "${objs[@]}"; do
-		while read -r s; do def[$s]=$o; done < <(nm --defined-only -g "$o" | awk 'NF==3 {print $3}')
-	done
-	edges=$(mktemp)
-	for o in "${objs[@]}"; do
-		f=$(folder_of "$o")
+	local o f s d df kind table edges
+	declare -A def=() folder=()
+	[ $# -gt 0 ] || return 0
+	for o in "$@"; do folder_of "$o"; folder[$o]=$REPLY; done
+	# One nm for the unit: "OBJECT KIND SYMBOL" per global symbol; U, w and
+	# v are the undefined ones (what the object uses), the rest defined.
+	table=$(nm -A -g "$@" | awk '{ sub(/:.*/, "", $1); print $1, $(NF - 1), $NF }')
+	while read -r o kind s; do
+		[[ $kind == [Uwv] ]] || def[$s]=$o
+	done <<<"$table"
+	for o in "$@"; do
+		f=${folder[$o]}
 		if [ -z "${allowed[$f]+x}" ]; then
 			echo "check-layers: $o: folder '$f' is not in $layers"
 			status=1
-			continue
 		fi
-		while read -r s; do
-			d=${def[$s]:-}
-			[ -n "$d" ] && [ "$d" != "$o" ] || continue
-			echo "${o} ${d}" >>"$edges"
-			local df; df=$(folder_of "$d")
-			if [[ " ${allowed[$f]} " != *" $df "* ]]; then
-				echo "check-layers: ${o} ($f) uses $s from ${d} ($df): $f may use only: ${allowed[$f]}"
-				status=1
-			fi
-		done < <(nm -u "$o" | awk '{print $2}')
 	done
+	edges=$(mktemp)
+	while read -r o kind s; do
+		[[ $kind == [Uwv] ]] || continue
+		f=${folder[$o]}
+		[ -n "${allowed[$f]+x}" ] || continue
+		d=${def[$s]:-}
+		[ -n "$d" ] && [ "$d" != "$o" ] || continue
+		echo "$o $d" >>"$edges"
+		df=${folder[$d]}
+		if [[ " ${allowed[$f]} " != *" $df "* ]]; then
+			echo "check-layers: $o ($f) uses $s from $d ($df): $f may use only: ${allowed[$f]}"
+			status=1
+		fi
+	done <<<"$table"
 	# tsort names the members of each loop it has to break, one loop after
 	# each "input contains a loop" line.
 	local loops
