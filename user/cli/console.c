@@ -9,6 +9,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "shared/clock.h"
 #include "cli/console.h"
 #include "control/remote.h"
 #include "control/script.h"
@@ -219,22 +220,17 @@ static void on_app_exit(struct console *c)
 	quit(c, launch_exit_status(c->app));
 }
 
-static int shorter(int a, int b)
-{
-	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
-}
-
 /* The poll timeout: the tracker's, a trigger's, a script's sleep or wait, whichever is first. */
 static int poll_timeout(const struct console *c)
 {
 	int ms = c->tracker ? tracker_timeout_ms(c->tracker) : -1;
 
 	if (c->src->triggers)
-		ms = shorter(ms, triggers_timeout_ms(c->src->triggers));
+		ms = (int)clock_sooner(ms, triggers_timeout_ms(c->src->triggers));
 	if (c->src->commands)
-		ms = shorter(ms, script_timeout_ms(c->src->commands));
+		ms = (int)clock_sooner(ms, script_timeout_ms(c->src->commands));
 	if (c->src->remote)
-		ms = shorter(ms, remote_timeout_ms(c->src->remote));
+		ms = (int)clock_sooner(ms, remote_timeout_ms(c->src->remote));
 	return ms;
 }
 

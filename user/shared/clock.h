@@ -20,4 +20,10 @@ int64_t clock_wall_us(void);
 /* Milliseconds left until `deadline` (a clock_ms() value), never negative, at most 10^9. */
 int clock_ms_left(int64_t deadline);
 
+/* The sooner of two waits in milliseconds, where -1 is no wait due (poll(2)'s "forever"). */
+static inline int64_t clock_sooner(int64_t a, int64_t b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
 #endif /* DYNPROF_CLOCK_H */

@@ -306,11 +306,6 @@ void trigger_runs_quit(struct triggers *tg)
 				trigger_record_window(tg, i, r);
 }
 
-static int64_t earlier(int64_t a, int64_t b)
-{
-	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
-}
-
 static int64_t run_due_ms(const struct triggers *tg, int i, int r)
 {
 	const struct rule_run *run = run_of(tg, i, r);
@@ -337,6 +332,6 @@ int64_t trigger_runs_due_ms(const struct triggers *tg)
 
 	for (int i = 0; i < tg->known; i++)
 		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
-			due = earlier(due, run_due_ms(tg, i, r));
+			due = clock_sooner(due, run_due_ms(tg, i, r));
 	return due;
 }

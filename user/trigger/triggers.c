@@ -193,19 +193,14 @@ void triggers_event(struct triggers *tg, const struct pollfd *pfd)
 		trigger_calls_event(tg, pfd);
 }
 
-static int64_t earlier(int64_t a, int64_t b)
-{
-	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
-}
-
 int triggers_timeout_ms(const struct triggers *tg)
 {
 	int64_t due = trigger_inputs_timeout_ms(tg->in);
 
 	if (trigger_calls_pending(tg->calls))
-		due = earlier(due, CALLCOUNT_REFRESH_MS);
-	due = earlier(due, trigger_runs_due_ms(tg));
-	due = earlier(due, trigger_waiters_due_ms(tg));
+		due = clock_sooner(due, CALLCOUNT_REFRESH_MS);
+	due = clock_sooner(due, trigger_runs_due_ms(tg));
+	due = clock_sooner(due, trigger_waiters_due_ms(tg));
 	return due < 0 ? -1 : due > 60000 ? 60000 : (int)due;
 }
 
