@@ -147,26 +147,20 @@ static void move(bool exdev, bool skipping)
 	}
 }
 
-static void rename_on_one_filesystem(void)
+TEST(rename_on_one_filesystem)
 {
 	move(false, false);
 }
 
-static void copy_then_remove_across_filesystems(void)
+TEST(copy_then_remove_across_filesystems)
 {
 	move(true, false);
 }
 
-static void removal_repeats_passes_when_readdir_skips_entries(void)
+TEST(removal_repeats_passes_when_readdir_skips_entries)
 {
 	move(true, true);
 	CHECK(skipped > 0); /* the skipping did happen: later passes removed the rest */
 }
 
-int main(void)
-{
-	RUN(rename_on_one_filesystem);
-	RUN(copy_then_remove_across_filesystems);
-	RUN(removal_repeats_passes_when_readdir_skips_entries);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

@@ -7,7 +7,7 @@
 #include "shared/decimal.h"
 #include "unit.h"
 
-static void whole_numbers_in_range(void)
+TEST(whole_numbers_in_range)
 {
 	uint64_t v = 7;
 	int i = 7;
@@ -24,7 +24,7 @@ static void whole_numbers_in_range(void)
 	CHECK_INT(i, 7);
 }
 
-static void bounds_are_erange_and_leave_out_alone(void)
+TEST(bounds_are_erange_and_leave_out_alone)
 {
 	uint64_t v = 7;
 	int i = 7;
@@ -40,7 +40,7 @@ static void bounds_are_erange_and_leave_out_alone(void)
 	CHECK_INT(i, 7);
 }
 
-static void anything_but_digits_is_einval(void)
+TEST(anything_but_digits_is_einval)
 {
 	static const char *const bad[] = { "", " 1", "1 ", "+1", "-1", "0x10", "1.5", "1e3", "12a", "\xd9\xa3" };
 	uint64_t v = 7;
@@ -53,7 +53,7 @@ static void anything_but_digits_is_einval(void)
 	CHECK_INT(v, 7);
 }
 
-static void prefix_reports_digits_used(void)
+TEST(prefix_reports_digits_used)
 {
 	uint64_t v = 0;
 	size_t used = 99;
@@ -74,7 +74,7 @@ static void prefix_reports_digits_used(void)
 	CHECK_INT(v, 7);
 }
 
-static void span_wants_every_byte(void)
+TEST(span_wants_every_byte)
 {
 	static const char text[] = "4242 rest";
 	uint64_t v = 0;
@@ -87,12 +87,4 @@ static void span_wants_every_byte(void)
 	CHECK_INT(decimal_span(text, 4, 4243, UINT64_MAX, &v), -ERANGE);
 }
 
-int main(void)
-{
-	RUN(whole_numbers_in_range);
-	RUN(bounds_are_erange_and_leave_out_alone);
-	RUN(anything_but_digits_is_einval);
-	RUN(prefix_reports_digits_used);
-	RUN(span_wants_every_byte);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

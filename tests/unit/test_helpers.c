@@ -17,7 +17,7 @@
 
 /* ---- clock --------------------------------------------------------------- */
 
-static void clocks_agree_with_the_system(void)
+TEST(clocks_agree_with_the_system)
 {
 	struct timespec m, r;
 	int64_t ms, wall;
@@ -35,7 +35,7 @@ static void clocks_agree_with_the_system(void)
 	CHECK(wall >= (int64_t)r.tv_sec * 1000000 && wall - (int64_t)r.tv_sec * 1000000 < 2000000);
 }
 
-static void ms_left_is_clamped(void)
+TEST(ms_left_is_clamped)
 {
 	int64_t now = clock_ms();
 
@@ -56,7 +56,7 @@ static int is_dir(const char *path, mode_t *mode)
 	return 1;
 }
 
-static void mkdir_p_makes_every_missing_part(void)
+TEST(mkdir_p_makes_every_missing_part)
 {
 	char base[] = "/tmp/dynprof-mkdirp-XXXXXX", path[PATH_MAX], cmd[PATH_MAX + 16];
 	mode_t mode = 0, old = umask(022);
@@ -83,7 +83,7 @@ static void mkdir_p_makes_every_missing_part(void)
 	CHECK_INT(system(cmd), 0);
 }
 
-static void mkdir_p_refuses_a_path_past_path_max(void)
+TEST(mkdir_p_refuses_a_path_past_path_max)
 {
 	static char path[PATH_MAX + 8];
 
@@ -94,7 +94,7 @@ static void mkdir_p_refuses_a_path_past_path_max(void)
 
 /* ---- errbuf -------------------------------------------------------------- */
 
-static void errbuf_formats_cuts_and_returns_minus_one(void)
+TEST(errbuf_formats_cuts_and_returns_minus_one)
 {
 	char buf[8];
 
@@ -110,7 +110,7 @@ static void errbuf_formats_cuts_and_returns_minus_one(void)
 
 /* ---- ARRAY_SIZE ---------------------------------------------------------- */
 
-static void array_size_counts_elements(void)
+TEST(array_size_counts_elements)
 {
 	static const char *const names[] = { "a", "b", "c" };
 	long long wide[5];
@@ -119,13 +119,4 @@ static void array_size_counts_elements(void)
 	CHECK_INT(ARRAY_SIZE(wide), 5);
 }
 
-int main(void)
-{
-	RUN(clocks_agree_with_the_system);
-	RUN(ms_left_is_clamped);
-	RUN(mkdir_p_makes_every_missing_part);
-	RUN(mkdir_p_refuses_a_path_past_path_max);
-	RUN(errbuf_formats_cuts_and_returns_minus_one);
-	RUN(array_size_counts_elements);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

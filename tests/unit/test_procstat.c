@@ -7,7 +7,7 @@
 #include "common/procstat.h"
 #include "unit.h"
 
-static void fields_counted_after_the_last_paren(void)
+TEST(fields_counted_after_the_last_paren)
 {
 	/* comm "a) b (c" : spaces and both parentheses. */
 	static const char line[] =
@@ -22,7 +22,7 @@ static void fields_counted_after_the_last_paren(void)
 	CHECK(st.vsize == 1000);
 }
 
-static void comm_of_only_parens_and_digits(void)
+TEST(comm_of_only_parens_and_digits)
 {
 	/* A comm that looks like fields: "1) R 2 (3" */
 	static const char line[] = "9 (1) R 2 (3) Z 1 9 9 0 -1 4 0 0 0 0 0 0 0 0 20 0 1 0 55\n";
@@ -37,7 +37,7 @@ static void comm_of_only_parens_and_digits(void)
 	CHECK(!procstat_dead('S'));
 }
 
-static void short_or_bad_lines_are_einval(void)
+TEST(short_or_bad_lines_are_einval)
 {
 	struct procstat st = { .state = '?' };
 
@@ -50,7 +50,7 @@ static void short_or_bad_lines_are_einval(void)
 	CHECK_INT(st.state, '?'); /* untouched on error */
 }
 
-static void reads_this_process_and_not_a_missing_one(void)
+TEST(reads_this_process_and_not_a_missing_one)
 {
 	char path[64];
 	struct procstat a = { 0 }, b = { 0 };
@@ -64,11 +64,4 @@ static void reads_this_process_and_not_a_missing_one(void)
 	CHECK_INT(procstat_read("/proc/1073741823/stat", &a), -ESRCH);
 }
 
-int main(void)
-{
-	RUN(fields_counted_after_the_last_paren);
-	RUN(comm_of_only_parens_and_digits);
-	RUN(short_or_bad_lines_are_einval);
-	RUN(reads_this_process_and_not_a_missing_one);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

@@ -73,7 +73,7 @@ static unsigned send_stop(struct fake_target *t, struct rule_run *runs, int n, c
 
 static const struct run_rule forever = { .repeat = 0, .has_stop = true };
 
-static void test_window_opens_and_closes(void)
+TEST(test_window_opens_and_closes)
 {
 	struct fake_target t = fresh();
 	struct rule_run run = { 0 };
@@ -101,7 +101,7 @@ static void test_window_opens_and_closes(void)
 }
 
 /* Two rules' windows overlap on one target: one START (the first opens), one STOP (the last closes). */
-static void test_overlapping_rules_share_one_collection(void)
+TEST(test_overlapping_rules_share_one_collection)
 {
 	struct fake_target t = fresh();
 	struct rule_run runs[2] = { 0 };
@@ -139,7 +139,7 @@ static unsigned one_window(struct fake_target *t, struct rule_run *run, const st
 	return send_stop(t, run, 1, w);
 }
 
-static void test_repeat_counts_windows(void)
+TEST(test_repeat_counts_windows)
 {
 	struct fake_target t = fresh();
 	struct run_rule twice = { .repeat = 2, .has_stop = true };
@@ -160,7 +160,7 @@ static void test_repeat_counts_windows(void)
 	CHECK_INT(run.windows, 60);
 }
 
-static void test_not_set_device_backs_off_to_3200_ms(void)
+TEST(test_not_set_device_backs_off_to_3200_ms)
 {
 	struct fake_target t = fresh();
 	struct rule_run run = { 0 };
@@ -193,7 +193,7 @@ static void test_not_set_device_backs_off_to_3200_ms(void)
 	CHECK_INT(run.retry_ms, 5100);
 }
 
-static void test_start_failure_ends_the_rule(void)
+TEST(test_start_failure_ends_the_rule)
 {
 	struct fake_target t = fresh();
 	struct rule_run run = { 0 };
@@ -214,7 +214,7 @@ static void test_start_failure_ends_the_rule(void)
 }
 
 /* The server ends the connection at 100 requests: a START that would leave no room for its STOP reconnects first. */
-static void test_reconnect_before_the_100th_request(void)
+TEST(test_reconnect_before_the_100th_request)
 {
 	struct fake_target t = fresh();
 	struct rule_run run = { 0 };
@@ -232,7 +232,7 @@ static void test_reconnect_before_the_100th_request(void)
 	CHECK_INT(t.reconnects, 2);
 }
 
-static void test_target_leaving_mid_window(void)
+TEST(test_target_leaving_mid_window)
 {
 	struct fake_target t = fresh();
 	struct rule_run runs[3] = { 0 };
@@ -257,7 +257,7 @@ static void test_target_leaving_mid_window(void)
 }
 
 /* The stop fires while START is still retried (no device yet): no window, armed again. */
-static void test_stop_before_start_acknowledged(void)
+TEST(test_stop_before_start_acknowledged)
 {
 	struct fake_target t = fresh();
 	struct rule_run run = { 0 };
@@ -275,7 +275,7 @@ static void test_stop_before_start_acknowledged(void)
 	CHECK_INT(run_stop_before_start(&run), 0); /* only from STARTING */
 }
 
-static void test_console_stop_and_quit_close_the_window(void)
+TEST(test_console_stop_and_quit_close_the_window)
 {
 	struct fake_target t = fresh();
 	struct rule_run run = { 0 };
@@ -297,7 +297,7 @@ static void test_console_stop_and_quit_close_the_window(void)
 }
 
 /* A condition that can never be met (a threshold not armed): no window waits for it. */
-static void test_failed_rule_opens_no_more_windows(void)
+TEST(test_failed_rule_opens_no_more_windows)
 {
 	struct fake_target t = fresh();
 	struct rule_run run = { 0 };
@@ -313,17 +313,4 @@ static void test_failed_rule_opens_no_more_windows(void)
 	CHECK_INT(run.state, RUN_DONE);
 }
 
-int main(void)
-{
-	RUN(test_window_opens_and_closes);
-	RUN(test_overlapping_rules_share_one_collection);
-	RUN(test_repeat_counts_windows);
-	RUN(test_not_set_device_backs_off_to_3200_ms);
-	RUN(test_start_failure_ends_the_rule);
-	RUN(test_reconnect_before_the_100th_request);
-	RUN(test_target_leaving_mid_window);
-	RUN(test_stop_before_start_acknowledged);
-	RUN(test_console_stop_and_quit_close_the_window);
-	RUN(test_failed_rule_opens_no_more_windows);
-	UNIT_EXIT();
-}
+UNIT_MAIN()

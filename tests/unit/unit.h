@@ -21,13 +21,6 @@
  * REQUIRE(cond) is CHECK that also ends the test: use it for setup that
  * can fail (mkdtemp, socketpair, fork, open...), so the test FAILs instead
  * of returning without a word.
- *
- * The older form still works: static void name(void) {...} run by a main
- * of RUN(name); lines ending in UNIT_EXIT(). With --count such a main runs
- * but its RUNs only count (code between them still runs), so run.sh checks
- * it the same way. Converting one: put TEST(name) in place of
- * "static void name(void)" for each RUN(name), and UNIT_MAIN() in place of
- * main.
  */
 #ifndef DYNPROF_UNIT_H
 #define DYNPROF_UNIT_H
@@ -41,13 +34,11 @@
 
 #define UNIT_MAX_TESTS 512
 #define UNIT_TIME_LIMIT_S 30
-/* Old-style binaries use part of this header, new ones another part. */
+/* Static helpers of a header: a binary need not use each one. */
 #define UNIT_UNUSED __attribute__((unused))
 
 UNIT_UNUSED static int unit_failed_current;
 UNIT_UNUSED static int unit_failures;
-UNIT_UNUSED static int unit_counting;   /* --count given: RUN counts instead of running */
-UNIT_UNUSED static int unit_declared;   /* RUNs seen while counting */
 
 /* The table TEST fills before main. */
 struct unit_test {
@@ -99,16 +90,6 @@ UNIT_UNUSED static int unit_overflow;
 		}                                                                     \
 	} while (0)
 
-/*
- * Before main (glibc hands constructors argc/argv): line-buffer stdout so
- * a crash loses no finished line, and see --count for old-style mains.
- */
-__attribute__((constructor)) static void unit_early(int argc, char **argv)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	unit_counting = argc > 1 && argv && !strcmp(argv[1], "--count");
-}
-
 UNIT_UNUSED static void unit_register(void (*fn)(void), const char *name, int line)
 {
 	int i;
@@ -131,25 +112,6 @@ UNIT_UNUSED static void unit_register(void (*fn)(void), const char *name, int li
 		unit_register(name, #name, __LINE__);                                 \
 	}                                                                             \
 	static void name(void)
-
-#define RUN(test)                                                                     \
-	do {                                                                          \
-		if (unit_counting) {                                                  \
-			unit_declared++;                                              \
-			break;                                                        \
-		}                                                                     \
-		unit_failed_current = 0;                                              \
-		test();                                                               \
-		printf("%s %s\n", unit_failed_current ? "FAIL" : "PASS", #test);     \
-		unit_failures += unit_failed_current;                                 \
-	} while (0)
-
-#define UNIT_EXIT()                                                                   \
-	do {                                                                          \
-		if (unit_counting)                                                    \
-			printf("%d\n", unit_declared);                                \
-		return unit_counting ? 0 : unit_failures ? 1 : 0;                     \
-	} while (0)
 
 /* The test running now, for the time limit's message. */
 UNIT_UNUSED static const char *unit_running;
@@ -175,6 +137,7 @@ UNIT_UNUSED static int unit_main(int argc, char **argv)
 {
 	int i;
 
+	setvbuf(stdout, NULL, _IOLBF, 0); /* a crash loses no finished line */
 	if (unit_overflow) {
 		printf("FAIL %s: more than %d tests; raise UNIT_MAX_TESTS\n", argv[0],
 		       UNIT_MAX_TESTS);
