@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "config/options.h"
 #include "target/session.h"
 

@@ -15,7 +15,7 @@
 
 #include "config/options.h"
 #include "control/script.h"
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "target/session.h"
 #include "trigger/triggers.h"
 #include "unit.h"

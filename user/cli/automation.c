@@ -5,7 +5,7 @@
 
 #include "cli/automation.h"
 #include "control/control.h"
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "control/remote.h"
 #include "out/report.h"
 #include "control/script.h"

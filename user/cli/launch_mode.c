@@ -11,7 +11,7 @@
 
 #include "cli/automation.h"
 #include "cli/console.h"
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "cli/launch.h"
 #include "cli/launch_mode.h"
 #include "out/output.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "common/grow.h"
 #include "out/report.h"
 #include "control/script.h"

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "out/events_out.h"
 #include "common/json_num.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kernel/discover.h"
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "kernel/proc_connector.h"
 #include "out/report.h"
 #include "proc/tracker.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "target/exchange.h"
 
 #define EXCHANGE_PENDING 1

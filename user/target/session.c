@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "out/copytree.h"
 #include "out/events_out.h"
 #include "out/output.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "out/events_out.h"
 #include "out/output.h"
 #include "config/params.h"

@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "proc/procfs.h"
 #include "target/target_socket.h"
 #include "common/errbuf.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "proc/procmodel.h"
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "trigger/trigger_calls.h"
 #include "trigger/trigger_cond.h"
 #include "trigger/trigger_inputs.h"

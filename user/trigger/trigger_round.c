@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "out/events_out.h"
 #include "out/report.h"
 #include "trigger/trigger_calls.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/fdio.h"
+#include "shared/clock.h"
 #include "kernel/callcount.h"
 #include "proc/procscan.h"
 #include "out/report.h"
