@@ -42,6 +42,7 @@ static int fill_paths(struct sock_location *ts, const char *prefix, int key)
 	n = snprintf(ts->name, sizeof(ts->name), "%s%d", prefix, key);
 	if (n < 0 || (size_t)n >= sizeof(ts->name))
 		return -ENAMETOOLONG;
+	ts->flavour = strcmp(prefix, DYNPROF_SOCKET_PREFIX) ? SOCK_FLAVOUR_FILE_ALT : SOCK_FLAVOUR_FILE;
 	if (!ts->home[0]) {
 		ts->path[0] = ts->host_path[0] = '\0';
 		return 0;

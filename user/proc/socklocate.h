@@ -26,6 +26,21 @@
 
 #define SOCKLOCATE_NAME_MAX 128 /* a socket file name: prefix and key */
 
+/*
+ * The three ways a CANN server listens (PROTOCOL.md Part 2 section 1):
+ *  FILE      <home>/dynamic_profiling_socket_<key>: v1 (CANN <= 8.3) and
+ *            9.0.0-beta.2 onwards;
+ *  FILE_ALT  <home>/dyn_prof_sock_<key>: untagged master builds of
+ *            February-March 2026;
+ *  ABSTRACT  \0dyn_prof_sock_<key> ("@..." in /proc/net/unix): 8.5.0 and
+ *            9.0.0-beta.1; bound to the target's network namespace.
+ */
+enum sock_flavour {
+	SOCK_FLAVOUR_FILE = 0,
+	SOCK_FLAVOUR_FILE_ALT,
+	SOCK_FLAVOUR_ABSTRACT,
+};
+
 struct sock_location {
 	int pid;               /* host pid (as dynprof sees it) */
 	uid_t uid;             /* the target's real uid, as dynprof sees it */
@@ -36,6 +51,7 @@ struct sock_location {
 	unsigned long long start_time; /* /proc/<pid>/stat field 22: pid reuse guard */
 	int key;               /* socket key: env value, else innermost NSpid */
 	char home[PATH_MAX];   /* home as the target sees it */
+	enum sock_flavour flavour; /* which of the three the found socket is */
 	char name[SOCKLOCATE_NAME_MAX];        /* socket file name, e.g. dynamic_profiling_socket_42 */
 	char path[PATH_MAX];   /* as the target sees it: <home>/<name> */
 	char host_path[PATH_MAX]; /* as dynprof reaches it: /proc/<pid>/root<home>/<name> */
