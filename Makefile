@@ -72,6 +72,15 @@ AGENT_A_OBJS := $(filter-out $(BUILD)/pic/user/agent/preload.o,$(AGENT_OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+# Fuzz harnesses (tests/fuzz/fuzz.h): linked with replay.c for `make test`,
+# with libFuzzer for `make fuzz`.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
+FUZZ_REPLAY_OBJ := $(BUILD)/tests/fuzz/replay.o
+FUZZ_DIR := build/libfuzzer
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(TOOL_LIB_SRCS))
+FUZZ_ENGINES := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(FUZZ_SRCS))
+FUZZ_SECONDS ?= 30
 PEER_SRCS := $(wildcard tests/peers/*.c)
 PEER_BINS := $(patsubst tests/peers/%.c,$(BUILD)/tests/peers/%,$(PEER_SRCS))
 # Call counting tests: a library for a target to dlopen, and a driver of user/kernel/callcount.c.
@@ -107,13 +116,13 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # rule makes a missing .d (a build from before -MMD, a deleted file) count
 # as new: that file is compiled again and gets one.
 DEPFILES := $(addsuffix .d,$(BPF_OBJS) $(TOOL_OBJS) $(AGENT_OBJS) $(TINYRING_OBJS) $(FEW_OBJS) \
-	$(UNIT_BINS) $(PEER_BINS) $(BENCH_BINS) $(DEMO) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES))
+	$(UNIT_BINS) $(FUZZ_BINS) $(FUZZ_REPLAY_OBJ) $(PEER_BINS) $(BENCH_BINS) $(DEMO) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES))
 FORMAT_DIRS := user bpf include tests tools bench
 
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
-.SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
-.PHONY: all deps test test-build mutate demo bench install uninstall clean help check-layers format format-check
+.SECONDARY: $(BPF_OBJS) $(BPF_SKELS) $(FUZZ_LIB_OBJS)
+.PHONY: all deps test test-build fuzz mutate demo bench install uninstall clean help check-layers format format-check
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
@@ -121,6 +130,7 @@ help:
 	@echo 'make                 build $(BUILD)/dynprof, libdynprof_agent.{so,a}, the demo task'
 	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan'
 	@echo 'make demo            attach to the bundled demo task: one window by command, one by a rule'
+	@echo 'make fuzz            each parser under libFuzzer for FUZZ_SECONDS (30) (clang, libclang-rt)'
 	@echo 'make mutate          break behaviours on purpose (tests/mutate/*.patch), check their tests fail'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
 	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles (part of make test)'
@@ -204,6 +214,33 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/tests/unit/%.d $(TOOL_LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser -Itests/unit $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
+$(FUZZ_REPLAY_OBJ): tests/fuzz/replay.c $(FUZZ_REPLAY_OBJ).d | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/fuzz -c $< -o $@
+
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(BUILD)/tests/fuzz/%.d $(FUZZ_REPLAY_OBJ) $(TOOL_LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser -Itests/fuzz $< $(FUZZ_REPLAY_OBJ) $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+
+# libFuzzer builds: clang only, the tool's objects instrumented for coverage.
+FUZZ_CFLAGS = -std=gnu11 $(WARN) -O1 -g -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser $(PKG_CFLAGS) \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
+$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer $< $(FUZZ_LIB_OBJS) -o $@ $(PKG_LIBS) -lpthread
+
+# Each harness for FUZZ_SECONDS from its seeds (copied: the repo's corpus
+# stays as committed); findings land in $(FUZZ_DIR)/findings/.
+fuzz: $(FUZZ_ENGINES)
+	$(Q)tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(notdir $(FUZZ_ENGINES))
+
 # Peers take the internal helpers they use (fdio, proto) from the shared
 # objects: the agent archive exports only its API.
 $(BUILD)/tests/peers/%: tests/peers/%.c $(BUILD)/tests/peers/%.d $(SHARED_OBJS) | $(DEPS_STAMP)
@@ -255,7 +292,7 @@ check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 	$(Q)tools/check-layers.sh $(TOOL_OBJS) -- $(AGENT_OBJS)
 
 # Everything the tests run (tests/mutate.sh builds this in its scratch copy).
-test-build: all $(UNIT_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
+test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
 
 test: test-build check-layers
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh

@@ -70,6 +70,17 @@ for t in "$DYNPROF_BUILD"/tests/unit/test_*; do
 	check_ran "$b" "$declared" "$n"
 done
 
+# Every parser's fuzz harness, over its seeds and their deterministic
+# mutations (tests/fuzz/replay.c); one PASS line each.
+echo "== fuzz replay"
+for t in "$DYNPROF_BUILD"/tests/fuzz/fuzz_*; do
+	[ -x "$t" ] || continue
+	b=$(basename "$t")
+	count < <("$t" "$here/fuzz/corpus/${b#fuzz_}" 2>&1; echo "STATUS $?")
+	[ "$status" -ne 0 ] && [ "$ran" -eq 0 ] && fail_line "$b: exited with status $status"
+	check_ran "$b" 1 "$ran"
+done
+
 echo "== integration tests"
 for s in "$here"/integration/*.sh; do
 	b=$(basename "$s")

@@ -79,6 +79,17 @@ TEST(status_without_uid_is_invalid)
 	CHECK_INT(procfs_parse_status("", &uid, &nspid), -EINVAL);
 }
 
+/* Found by tests/fuzz/fuzz_procfs: a pid of 0 would name socket key 0. */
+TEST(status_pid_zero_is_not_a_pid)
+{
+	uid_t uid;
+	int nspid = -1;
+
+	CHECK_INT(procfs_parse_status("Uid:\t0\nNSpid:\t00\nNSpid:\t7\n", &uid, &nspid), 0);
+	CHECK_INT(nspid, 7);
+	CHECK_INT(procfs_parse_status("Uid:\t0\nPid:\t0\n", &uid, &nspid), -EINVAL);
+}
+
 TEST(status_of_this_process_names_it)
 {
 	uid_t uid = 12345;

@@ -171,9 +171,9 @@ int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner)
 		if (!have_uid && (v = line_value(line, n, "Uid:")))
 			have_uid = !status_field(v, end, 0, UINT32_MAX - 1, &u);
 		else if (!have_nspid && (v = line_value(line, n, "NSpid:")))
-			have_nspid = !status_field(v, end, 1, INT32_MAX, &nspid);
+			have_nspid = !status_field(v, end, 1, INT32_MAX, &nspid) && nspid > 0;
 		else if (!have_pid && (v = line_value(line, n, "Pid:")))
-			have_pid = !status_field(v, end, 0, INT32_MAX, &pid);
+			have_pid = !status_field(v, end, 0, INT32_MAX, &pid) && pid > 0;
 		line = eol ? eol + 1 : end;
 	}
 	if (!have_uid || (!have_nspid && !have_pid))

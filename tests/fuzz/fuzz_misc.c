@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The small parsers: /proc/<pid>/cgroup (container ids), --device card
+ * patterns, strict decimals, an fd link's "socket:[INODE]". First byte: which.
+ */
+#include "fuzz.h"
+#include "proc/fdscan.h"
+#include "proc/procmodel.h"
+#include "shared/cards.h"
+#include "shared/decimal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char id[65], *t;
+	struct card_patterns p;
+	uint64_t u;
+	int v;
+
+	if (size < 1)
+		return 0;
+	t = fuzz_cstr(data + 1, size - 1);
+	switch (data[0] % 4) {
+	case 0:
+		procmodel_container_id(t, id, sizeof(id));
+		FUZZ_CHECK(fuzz_terminated(id, sizeof(id)));
+		break;
+	case 1:
+		if (cards_parse_patterns(&p, t) == 0) {
+			(void)cards_match(&p, "/dev/davinci0");
+			cards_free_patterns(&p);
+		}
+		break;
+	case 2:
+		if (decimal_u64(t, 5, 1000, &u) == 0)
+			FUZZ_CHECK(u >= 5 && u <= 1000);
+		if (decimal_int(t, -3, 7, &v) == 0)
+			FUZZ_CHECK(v >= -3 && v <= 7);
+		break;
+	default:
+		(void)fdscan_socket_inode(t);
+		break;
+	}
+	free(t);
+	return 0;
+}

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+/* /proc/<pid>/net/unix rows (proc/netunix.c): a line as the kernel prints it, any bytes. */
+#include "fuzz.h"
+#include "proc/netunix.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct netunix_row row;
+
+	/* Not NUL-terminated on purpose: the parser takes a length. */
+	if (netunix_parse_row((const char *)data, size, &row) == 0) {
+		/* A path is a span of the line (an unbound socket's "" may be anywhere). */
+		FUZZ_CHECK(row.path_len <= size);
+		FUZZ_CHECK(row.path_len == 0 || (row.path >= (const char *)data &&
+						 row.path + row.path_len <= (const char *)data + size));
+	}
+	return 0;
+}
