@@ -232,6 +232,22 @@ TEST(sockdiag_parse_refuses_hostile_lengths)
 	CHECK_INT(sockdiag_parse(w.b, 3, 1, false, collect, &s), 0);
 }
 
+TEST(sockdiag_live_needs_a_peer_and_an_open_connection)
+{
+	struct sockdiag_rec r = { .has_peer = true, .peer = 9, .has_shutdown = true, .shutdown = 0 };
+
+	CHECK(sockdiag_live_peer(&r));
+	r.peer = 0; /* the client's socket is released */
+	CHECK(!sockdiag_live_peer(&r));
+	r.peer = 9;
+	r.shutdown = SOCKDIAG_SHUTDOWN_BOTH; /* closed both ways */
+	CHECK(!sockdiag_live_peer(&r));
+	r.shutdown = 1; /* half-closed: still there */
+	CHECK(sockdiag_live_peer(&r));
+	r.has_peer = false; /* not asked, or not said: not a client */
+	CHECK(!sockdiag_live_peer(&r));
+}
+
 /* The kernel itself: a listener's VFS is its file, an accepted socket's peer goes to 0. */
 TEST(sockdiag_kernel_vfs_and_stale_peer)
 {
