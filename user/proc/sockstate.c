@@ -248,19 +248,18 @@ static void find_holder(struct sock_owner *owner)
 	closedir(d);
 }
 
-enum sock_verdict sockstate_check_file(const struct sock_location *ts, const char *inside_path,
-				       const struct stat *st, struct sock_owner *owner)
+/* The verdict for a file, given what the target holds on its path. */
+static enum sock_verdict check_file_owned(const struct sock_location *ts,
+					  const struct sock_owned *owned, const struct stat *st,
+					  struct sock_owner *owner)
 {
-	struct sock_owned owned;
 	struct sockdiag_rec r;
 	struct vfs_match v = { .st = st };
 	int nl, err;
 
 	memset(owner, 0, sizeof(*owner));
-	if (sockstate_owned(ts->pid, inside_path, &owned))
-		return SOCK_UNSURE;
-	if (owned.listener) {
-		err = query_one(ts->pid, owned.listener, UDIAG_SHOW_VFS, &r);
+	if (owned->listener) {
+		err = query_one(ts->pid, owned->listener, UDIAG_SHOW_VFS, &r);
 		if (err) {
 			note_no_sockdiag(err);
 			return SOCK_UNSURE;
@@ -277,11 +276,25 @@ enum sock_verdict sockstate_check_file(const struct sock_location *ts, const cha
 	}
 	if (v.inode) {
 		owner->inode = v.inode;
-		find_holder(owner);
 		return SOCK_TAKEN;
 	}
 	/* Held but numbered otherwise (a stacked filesystem?): let the peer check say. */
-	return owned.listener ? SOCK_UNSURE : SOCK_NOBODY;
+	return owned->listener ? SOCK_UNSURE : SOCK_NOBODY;
+}
+
+enum sock_verdict sockstate_check_file(const struct sock_location *ts, const char *inside_path,
+				       const struct stat *st, struct sock_owner *owner)
+{
+	struct sock_owned *owned = malloc(sizeof(*owned));
+	enum sock_verdict v = SOCK_UNSURE;
+
+	memset(owner, 0, sizeof(*owner));
+	if (owned && sockstate_owned(ts->pid, inside_path, owned) == 0)
+		v = check_file_owned(ts, owned, st, owner);
+	free(owned);
+	if (v == SOCK_TAKEN)
+		find_holder(owner);
+	return v;
 }
 
 /* ---- the state ----------------------------------------------------------------- */
@@ -317,18 +330,13 @@ static int classify(const struct sock_location *ts, enum pm_socket_state *state)
 		return err;
 	}
 	if (ts->flavour != SOCK_FLAVOUR_ABSTRACT) {
+		struct sock_owner other;
 		struct stat st;
-		struct sockdiag_rec r;
+		enum sock_verdict v;
 
 		/* The file at the path must be this listener's, not a successor's. */
-		if (stat_socket_file(ts, &st)) {
-			free(owned);
-			return 0;
-		}
-		err = query_one(ts->pid, owned->listener, UDIAG_SHOW_VFS, &r);
-		if (err)
-			note_no_sockdiag(err);
-		else if (!vfs_is(&r, &st)) {
+		v = stat_socket_file(ts, &st) ? SOCK_NOBODY : check_file_owned(ts, owned, &st, &other);
+		if (v == SOCK_TAKEN || v == SOCK_NOBODY) {
 			free(owned);
 			return 0;
 		}
