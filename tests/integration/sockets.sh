@@ -201,3 +201,32 @@ test_finished_session_leaves_the_socket_listening() {
 	list_json
 	row_of $pid | grep -q '"socket_state":"busy"' || fail "with a live client: $(row_of $pid)"
 }
+
+test_refusal_after_connecting_leaves_the_owner_serving() {
+	# The target listens from its own network namespace; a host process
+	# with its key took the path over. sock_diag in the target's netns
+	# cannot see the owner, so only SO_PEERCRED after connecting tells:
+	# dynprof must then leave as CANN survives it (an empty Params), never
+	# just close (which would end the owner's accept loop for good).
+	local key=$((820000 + RANDOM)) card a b; card=$(make_card 0)
+	remember_file "$ROOT_HOME/dynamic_profiling_socket_$key"
+	unshare -n env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		DYNPROF_AGENT_LOG=1 DYNAMIC_PROFILING_KEY_PID=$key "$CARD_USER" "$card" 600 > $T/first.log 2>&1 &
+	a=$!
+	remember_pid $a
+	wait_until 5 grep -q "listening on" $T/first.log || fail "first never listened: $(cat $T/first.log)"
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		DYNPROF_AGENT_LOG=1 DYNAMIC_PROFILING_KEY_PID=$key "$CARD_USER" "$card" 600 > $T/second.log 2>&1 &
+	b=$!
+	remember_pid $b
+	wait_until 5 grep -q "listening on" $T/second.log || fail "second never listened"
+	printf 'start\n' | dp --pid=$a --output=$T/o
+	expect_status 255 $?
+	expect_line "^\[ERROR\] dynprof: refusing pid $a: socket .*dynamic_profiling_socket_$key is served by pid $b \(card_user, uid 0\), not by pid $a; nothing was sent$"
+	wait_until 3 grep -q "params: 2 bytes" $T/second.log || fail "the owner was not left with an empty Params: $(cat $T/second.log)"
+	! grep -q "accept loop ended" $T/second.log || fail "the owner's accept loop ended: $(cat $T/second.log)"
+	! grep -q "window open" $T/second.log || fail "the owner opened a window"
+	printf 'start\nstop\n' | dp --pid=$b --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $b stop success$"
+}
