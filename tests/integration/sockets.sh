@@ -230,3 +230,31 @@ test_refusal_after_connecting_leaves_the_owner_serving() {
 	expect_status 0 $?
 	expect_line "^dynamic profiling for pid $b stop success$"
 }
+
+test_abstract_socket_in_a_container_with_its_own_network_is_driven() {
+	# pid, mount and network namespaces of its own, a home only inside, its
+	# --output hidden: the name is reached through its netns, the folder
+	# comes out through its filesystem.
+	local card unshare hostpid=""; card=$(make_card 0)
+	mkdir -p $T/ctr/etc
+	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
+	cat > $T/ctr/run.sh <<-EOS
+	mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1
+	exec 3<$card
+	mount -t tmpfs tmpfs $T || exit 1
+	export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' DYNPROF_AGENT_FLAVOUR=abstract
+	exec $CARD_USER - 600
+	EOS
+	unshare --pid --fork --mount --mount-proc --net sh -c "mount -t tmpfs tmpfs /home && exec sh $T/ctr/run.sh" \
+		> $T/ctr.log 2>&1 &
+	unshare=$!
+	remember_pid $unshare
+	wait_until 5 eval 'read -r hostpid _ < /proc/$unshare/task/$unshare/children; [ -n "$hostpid" ] &&
+		grep -q "^$CARD_USER" /proc/$hostpid/cmdline' || fail "contained target did not start: $(cat $T/ctr.log)"
+	remember_pid $hostpid
+	wait_until 5 abstract_listens $hostpid dyn_prof_sock_1 || fail "no abstract name: $(cat $T/ctr.log)"
+	printf 'start\nstop\nquit\n' | dp --pid=$hostpid --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $hostpid stop success$"
+	[ -s "$(prof_dirs_of $T/o 1)/host/end_info" ] || fail "no PROF_ folder moved out: $(ls $T/o)"
+}
