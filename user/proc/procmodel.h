@@ -35,7 +35,9 @@ enum pm_socket_state {
 				it does not serve (not listening yet, left by an
 				earlier process, taken over by another one) */
 	PM_SOCKET_LISTENING, /* the process listens on it, no client connected */
-	PM_SOCKET_BUSY,      /* the process listens on it and a client is connected */
+	PM_SOCKET_BUSY,      /* the process listens on it and a client is connected now
+				(a finished client's connection, which CANN keeps
+				open, does not count: see sockstate.h) */
 };
 
 struct pm_proc {
