@@ -94,8 +94,8 @@ static void note_no_sockdiag(int err)
 
 	if (said++)
 		return;
-	fprintf(stderr, "dynprof: note: sock_diag for unix sockets %s: a finished client's connection reads as busy and a taken-over socket file is found only by connecting\n",
-		err == -EOPNOTSUPP ? "is unavailable (kernel module unix_diag)" : strerror(-err));
+	fprintf(stderr, "dynprof: note: sock_diag for unix sockets cannot be used (%s): a finished client's connection reads as busy and a taken-over socket file is found only by connecting\n",
+		err == -EOPNOTSUPP ? "kernel module unix_diag not loaded" : strerror(-err));
 }
 
 struct one_rec {
