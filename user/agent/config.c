@@ -42,6 +42,17 @@ static int protocol_env(enum proto_version *out)
 	return 0;
 }
 
+/* Unset or "file": the file socket; "abstract": CANN 8.5.0's name (v2 only). */
+static int flavour_env(enum proto_version protocol, int *abstract)
+{
+	const char *text = getenv(AGENT_FLAVOUR_ENV);
+
+	*abstract = text && !strcmp(text, "abstract");
+	if (text && !*abstract && strcmp(text, "file"))
+		return -EINVAL;
+	return *abstract && protocol != PROTO_V2 ? -EINVAL : 0;
+}
+
 int agent_config_load(struct agent_config *cfg, const char **bad)
 {
 	int key;
@@ -58,6 +69,10 @@ int agent_config_load(struct agent_config *cfg, const char **bad)
 	}
 	if (positive_env(AGENT_IDLE_TIMEOUT_ENV, PROTO_IDLE_DISCONNECT_SEC, &cfg->idle_timeout_sec)) {
 		*bad = AGENT_IDLE_TIMEOUT_ENV;
+		return -EINVAL;
+	}
+	if (flavour_env(cfg->protocol, &cfg->abstract)) {
+		*bad = AGENT_FLAVOUR_ENV;
 		return -EINVAL;
 	}
 	/* Only v2 servers honour the key; v1 servers key on their pid alone. */

@@ -15,6 +15,7 @@
 #define AGENT_MAX_REQUESTS_ENV "DYNPROF_AGENT_MAX_REQUESTS"
 #define AGENT_IDLE_TIMEOUT_ENV "DYNPROF_AGENT_IDLE_TIMEOUT"
 #define AGENT_LOG_ENV          "DYNPROF_AGENT_LOG"
+#define AGENT_FLAVOUR_ENV      "DYNPROF_AGENT_FLAVOUR"
 
 struct agent_config {
 	enum proto_version protocol; /* PROTO_V1 or PROTO_V2 */
@@ -22,6 +23,8 @@ struct agent_config {
 	int idle_timeout_sec;        /* idle (not collecting), then DISCONNECT */
 	int key;                     /* DYNAMIC_PROFILING_KEY_PID (v2, > 0), else 0 */
 	int log;                     /* DYNPROF_AGENT_LOG set */
+	int abstract;                /* DYNPROF_AGENT_FLAVOUR=abstract: CANN 8.5.0's
+					\0dyn_prof_sock_<key> (v2 only) */
 };
 
 /*

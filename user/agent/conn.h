@@ -22,6 +22,8 @@ struct agent_conn {
 	const struct agent_config *cfg;
 	int requests;                   /* answered on this connection */
 	int64_t last_ms;                /* last request, for the idle limit */
+	int ends_server;                /* set by a conversation: as CANN after a short
+					   or empty Params, the accept loop ends for good */
 };
 
 enum conn_event {

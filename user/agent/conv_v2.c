@@ -34,14 +34,16 @@ static enum step read_params(struct agent_conn *c, char *json)
 	size_t got = 0;
 	int rc = conn_read(c, &p, sizeof(p), PARAMS_TIMEOUT_MS, &got);
 
-	if (rc && got == 0) {
-		agent_log("params: %s, client dropped", rc == -ETIMEDOUT ? "none within 1 s" : strerror(-rc));
+	if (rc == -ETIMEDOUT && got == 0) {
+		agent_log("params: none within 1 s, client left connected, unread");
 		return END;
 	}
 	if (rc || p.data_len == 0 || p.data_len >= PROTO_DATA_MAX) {
 		agent_log("params: short or malformed (%zu bytes, dataLen %u)", got,
 			  rc ? 0 : p.data_len);
 		send_msg(c, V2_PARAMS_RSP, V2_FAIL);
+		/* CANN: a short read (0 bytes: connected and closed) ends its accept loop. */
+		c->ends_server = rc != 0;
 		return END;
 	}
 	memcpy(json, p.data, p.data_len);

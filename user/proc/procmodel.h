@@ -35,7 +35,9 @@ enum pm_socket_state {
 				it does not serve (not listening yet, left by an
 				earlier process, taken over by another one) */
 	PM_SOCKET_LISTENING, /* the process listens on it, no client connected */
-	PM_SOCKET_BUSY,      /* the process listens on it and a client is connected */
+	PM_SOCKET_BUSY,      /* the process listens on it and a client is connected now
+				(a finished client's connection, which CANN keeps
+				open, does not count: see sockstate.h) */
 };
 
 struct pm_proc {
@@ -66,6 +68,7 @@ struct pm_proc {
 	const char *socket_inside;      /* as the process sees it: <home>/<name> */
 	const char *home;               /* its home in its own root ("" not resolved) */
 	enum pm_socket_state socket_state;
+	int socket_flavour;             /* enum sock_flavour (proc/socklocate.h) unless NONE */
 	bool complete;                  /* false: known from kernel events only (a fork
 					   not read from /proc yet: nspid holds the host
 					   pid alone, container and exe are the parent's).
