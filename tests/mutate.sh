@@ -4,7 +4,8 @@
 # break, headed by three lines before its diff:
 #   What: <the behaviour broken>
 #   Tests: <regex of integration test function names, or empty>
-#   Unit: <unit test binary names (build/tests/unit/...), or empty>
+#   Unit: <unit test binary names (build/tests/unit/...), or empty;
+#          fuzz_NAME is a fuzz harness replayed over its corpus>
 # For each (all, or the ones named as arguments: NAME or a path), in one
 # scratch copy of the source tree: apply it, build, run the named tests,
 # take it back out. CAUGHT when any named test FAILs, SURVIVED otherwise,
@@ -77,6 +78,12 @@ scripts_for() {
 run_tests() {
 	local tests=$1 unit=$2 log=$3 s u out
 	for u in $unit; do
+		if [[ $u == fuzz_* ]]; then
+			out=$(cd "$scratch" && "$src/build/tests/fuzz/$u" "$src/tests/fuzz/corpus/${u#fuzz_}" 2>&1)
+			printf '%s\n' "$out" >> "$log"
+			grep -q '^PASS ' <<<"$out" || echo "$u"
+			continue
+		fi
 		out=$("$src/build/tests/unit/$u" 2>&1); local rc=$?
 		printf '%s\n' "$out" >> "$log"
 		if grep -q '^FAIL ' <<<"$out"; then grep '^FAIL ' <<<"$out" | sed "s/^FAIL \([^:]*\).*/$u:\1/"
@@ -96,7 +103,9 @@ run_tests() {
 # How many named tests there are, so a regex matching nothing survives loudly.
 count_named() { # count_named TESTS UNIT
 	local n=0 s
-	for u in $2; do [ -x "$src/build/tests/unit/$u" ] && n=$((n + 1)); done
+	for u in $2; do
+		[ -x "$src/build/tests/unit/$u" ] || [ -x "$src/build/tests/fuzz/$u" ] && n=$((n + 1))
+	done
 	if [ -n "$1" ]; then
 		for s in "$src"/tests/integration/*.sh; do
 			n=$((n + $(sed -nE 's/^(test_[A-Za-z0-9_]+)\(\).*/\1/p' "$s" | grep -cE -- "$1")))
