@@ -21,11 +21,13 @@ struct agent_socket {
 };
 
 /*
- * Bind and listen on the path for `key` (> 0), falling back to the pid
- * when that path is in use (EADDRINUSE); key 0 means the pid. Returns 0
- * or a negative errno (-ENAMETOOLONG when the path does not fit sun_path).
+ * Bind and listen on the path for `key` (the raw text of a positive
+ * DYNAMIC_PROFILING_KEY_PID, used as written), falling back to the pid
+ * when that path is in use (EADDRINUSE); NULL or "" means the pid.
+ * Returns 0 or a negative errno (-ENAMETOOLONG when the path does not fit
+ * sun_path).
  */
-int agent_socket_open(struct agent_socket *s, int key) DP_MUST_CHECK;
+int agent_socket_open(struct agent_socket *s, const char *key) DP_MUST_CHECK;
 
 /* Close, and unlink the path if it is still the file we bound. */
 void agent_socket_close(struct agent_socket *s);

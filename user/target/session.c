@@ -48,7 +48,7 @@ bool session_target_collecting(const struct session *s, int index)
 
 int session_target_requests(const struct session *s, int index)
 {
-	return s->targets[index].requests;
+	return s->targets[index].count.commands;
 }
 
 int session_target_last_status(const struct session *s, int index)
@@ -118,32 +118,60 @@ static void report_new_prof_dirs(struct session *s, struct target *t)
 /*
  * A server that ends the connection (DISCONNECT, or a plain close) is
  * usually exiting: CANN says goodbye from its exit path, and the files
- * close before the process becomes a zombie. Give it a moment before
- * calling the leave a disconnect; only the event needs the distinction.
+ * close before the process becomes a zombie. Give it a moment.
  */
-static const char *closed_reason(const struct target *t)
+static bool exiting(const struct target *t)
 {
 	int64_t end = clock_ms() + EXIT_GRACE_MS;
 
-	if (!events_enabled())
-		return "disconnect";
 	while (procfs_alive(t->pid)) {
 		if (clock_ms() >= end)
-			return "disconnect";
+			return false;
 		usleep(5000);
 	}
-	return "exit";
+	return true;
+}
+
+/* Only the event needs the distinction: without --events, no wait. */
+static const char *closed_reason(const struct target *t)
+{
+	return events_enabled() && exiting(t) ? "exit" : "disconnect";
+}
+
+/*
+ * Why the server ended the connection: v1 says it (CANN's detail text);
+ * a v2 DISCONNECT carries nothing, so the counts tell: the request limit,
+ * the process exiting, the idle limit, else unknown.
+ */
+static void disconnect_why(const struct target *t, const struct target_outcome *out, bool *gone,
+			   char *buf, size_t len)
+{
+	int64_t now = clock_ms();
+	enum server_cause cause;
+
+	*gone = false;
+	if (out->reply.detail[0]) {
+		snprintf(buf, len, "%s", out->reply.detail);
+		return;
+	}
+	cause = server_disconnect_cause(&t->limits, &t->count, now, false);
+	if (cause != SERVER_CAUSE_REQUESTS && exiting(t)) {
+		*gone = true;
+		cause = SERVER_CAUSE_EXIT;
+	}
+	server_cause_text(cause, &t->limits, &t->count, now, buf, len);
 }
 
 /* The server pushed DISCONNECT: it has quit (stopping its window). */
 static void on_disconnect(struct session *s, struct target *t, const struct target_outcome *out)
 {
-	bool was_collecting = t->collecting;
+	bool was_collecting = t->collecting, gone;
+	char why[PROTO_V1_DETAIL_MAX + 96];
 
-	target_drain(t);
-	report_plain("Server disconnected, %s (pid %d)",
-		     out->reply.detail[0] ? out->reply.detail : "request limit or idle time reached", t->pid);
-	leave(t, closed_reason(t));
+	target_drain(t, 1); /* its QUIT_RSP */
+	disconnect_why(t, out, &gone, why, sizeof(why));
+	report_plain("Server disconnected, %s (pid %d)", why, t->pid);
+	leave(t, gone ? "exit" : closed_reason(t));
 	if (was_collecting)
 		report_new_prof_dirs(s, t);
 }
@@ -168,13 +196,13 @@ static void start_result(struct session *s, struct target *t, const struct targe
 {
 	switch (out->reply.status) {
 	case PROTO_OK:
-		t->collecting = true;
+		target_set_collecting(t, true);
 		s->windows++;
 		report_plain("dynamic profiling for pid %d start success", t->pid);
 		events_window_open(t->pid);
 		break;
 	case PROTO_ALREADY_STARTED:
-		t->collecting = true;
+		target_set_collecting(t, true);
 		report_warning("dynamic profiling for pid %d already started", t->pid);
 		break;
 	case PROTO_NOT_SET_DEVICE:
@@ -190,12 +218,12 @@ static void stop_result(struct session *s, struct target *t, const struct target
 {
 	switch (out->reply.status) {
 	case PROTO_OK:
-		t->collecting = false;
+		target_set_collecting(t, false);
 		report_plain("dynamic profiling for pid %d stop success", t->pid);
 		report_new_prof_dirs(s, t);
 		break;
 	case PROTO_NOT_STARTED:
-		t->collecting = false;
+		target_set_collecting(t, false);
 		report_warning("dynamic profiling for pid %d has not started", t->pid);
 		break;
 	default:
@@ -357,6 +385,42 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 		report_target_error(t->pid, "dynprof: pid %d: %s; dropping it", t->pid, out.reason);
 		leave(t, "error");
 	}
+}
+
+int session_keep_connection(struct session *s, int index, bool start_next)
+{
+	struct target *t = &s->targets[index];
+	enum server_reconnect why;
+
+	if (t->dropped || t->fd < 0)
+		return 0;
+	why = server_needs_reconnect(&t->limits, &t->count, clock_ms(), start_next);
+	if (why == SERVER_KEEP)
+		return 0;
+	return session_reconnect(s, index, why == SERVER_RECONNECT_IDLE ? "idle" : "request");
+}
+
+void session_keepalive(struct session *s)
+{
+	if (s->closing)
+		return;
+	for (int i = 0; i < s->ntargets; i++)
+		if (session_keep_connection(s, i, false)) {
+			/* Printed, and the target dropped. */
+		}
+}
+
+int64_t session_keepalive_due_ms(const struct session *s)
+{
+	int64_t due = -1, now = clock_ms();
+
+	for (int i = 0; i < s->ntargets; i++) {
+		const struct target *t = &s->targets[i];
+
+		if (!t->dropped && t->fd >= 0)
+			due = clock_sooner(due, server_reconnect_due_ms(&t->limits, &t->count, now));
+	}
+	return due;
 }
 
 void session_target_exited(struct session *s, int pid)

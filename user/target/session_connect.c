@@ -198,12 +198,26 @@ static int choose_result_dir(struct session *s, struct target *t)
 	return 0;
 }
 
+/* Our agent's limits come from its environment (CANN's are fixed; it ignores these). */
+static void choose_limits(struct target *t)
+{
+	char req[24], idle[24], flav[24];
+	struct server_limits_env env = {
+		.max_requests = procfs_environ_get(t->pid, "DYNPROF_AGENT_MAX_REQUESTS", req, sizeof(req)) ? NULL : req,
+		.idle_timeout = procfs_environ_get(t->pid, "DYNPROF_AGENT_IDLE_TIMEOUT", idle, sizeof(idle)) ? NULL : idle,
+		.flavour = procfs_environ_get(t->pid, "DYNPROF_AGENT_FLAVOUR", flav, sizeof(flav)) ? NULL : flav,
+	};
+
+	server_limits_for(&t->limits, t->proto, t->sock.flavour, &env);
+}
+
 static int connect_one(struct session *s, struct target *t)
 {
 	char why[PATH_MAX + 128];
 	int fd;
 
 	choose_protocol(t, s->opts->protocol);
+	choose_limits(t);
 	if (choose_result_dir(s, t)) {
 		target_drop(t);
 		return -ENOENT;
@@ -223,6 +237,7 @@ static int connect_one(struct session *s, struct target *t)
 		return fd;
 	}
 	t->fd = fd;
+	target_connected(t);
 	/* Folders this process wrote before this run are not ours to report. */
 	if (output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, NULL, NULL)) {
 		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
@@ -363,13 +378,25 @@ static void quit_connection(struct session *s, struct target *t)
 	target_prepare_command(t, PROTO_CMD_QUIT, clock_ms() + s->opts->timeout_ms);
 	exchange_run(&x, 1);
 	target_finish_command(t, PROTO_CMD_QUIT, s->opts->timeout_ms, &out);
-	if (out.reply.status == PROTO_OK)
-		target_drain(t);
+	/* v1 follows its QUIT_RSP with DISCONN_RSP "Client request quit." and QUIT_RSP. */
+	if (out.reply.status == PROTO_OK && t->proto == PROTO_V1)
+		target_drain(t, 2);
 	close(t->fd);
 	t->fd = -1;
 }
 
-int session_reconnect(struct session *s, int index)
+/* Each connection uses one of the server's accepts for its lifetime: say when few are left. */
+static void count_accepts(const struct target *t)
+{
+	int left = t->limits.max_accepts - t->connections;
+
+	if (!t->limits.max_accepts || left > SERVER_ACCEPTS_WARN)
+		return;
+	report_warning("dynprof: pid %d: %d connections made; its server accepts %d in its lifetime, so at most %d more (fewer if other clients connected)",
+		       t->pid, t->connections, t->limits.max_accepts, left > 0 ? left : 0);
+}
+
+int session_reconnect(struct session *s, int index, const char *limit)
 {
 	struct target *t = &s->targets[index];
 	int rc;
@@ -380,7 +407,6 @@ int session_reconnect(struct session *s, int index)
 	if (t->result_fd >= 0)
 		close(t->result_fd);
 	t->result_fd = -1;
-	t->requests = 0;
 	rc = connect_one(s, t);
 	if (rc) {
 		if (t->joined)
@@ -394,8 +420,13 @@ int session_reconnect(struct session *s, int index)
 			events_target_leave(t->pid, "error");
 		return -ECONNREFUSED;
 	}
-	report_info("pid %d: reconnected (the server allows %d requests per connection)", t->pid,
-		    PROTO_MAX_REQUESTS_PER_CONN);
+	if (!strcmp(limit, "idle"))
+		report_info("pid %d: reconnected before the server's idle limit (%d s without a window per connection)",
+			    t->pid, t->limits.idle_ticks);
+	else
+		report_info("pid %d: reconnected before the server's request limit (%d requests per connection)",
+			    t->pid, t->limits.max_commands);
+	count_accepts(t);
 	return 0;
 }
 
