@@ -387,42 +387,6 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 	}
 }
 
-int session_keep_connection(struct session *s, int index, bool start_next)
-{
-	struct target *t = &s->targets[index];
-	enum server_reconnect why;
-
-	if (t->dropped || t->fd < 0)
-		return 0;
-	why = server_needs_reconnect(&t->limits, &t->count, clock_ms(), start_next);
-	if (why == SERVER_KEEP)
-		return 0;
-	return session_reconnect(s, index, why == SERVER_RECONNECT_IDLE ? "idle" : "request");
-}
-
-void session_keepalive(struct session *s)
-{
-	if (s->closing)
-		return;
-	for (int i = 0; i < s->ntargets; i++)
-		if (session_keep_connection(s, i, false)) {
-			/* Printed, and the target dropped. */
-		}
-}
-
-int64_t session_keepalive_due_ms(const struct session *s)
-{
-	int64_t due = -1, now = clock_ms();
-
-	for (int i = 0; i < s->ntargets; i++) {
-		const struct target *t = &s->targets[i];
-
-		if (!t->dropped && t->fd >= 0)
-			due = clock_sooner(due, server_reconnect_due_ms(&t->limits, &t->count, now));
-	}
-	return due;
-}
-
 void session_target_exited(struct session *s, int pid)
 {
 	for (int i = 0; i < s->ntargets; i++)
