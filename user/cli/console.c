@@ -117,9 +117,10 @@ static void run_command(struct console *c, char *raw)
 
 	if (!*cmd)
 		return;
-	if (!strcmp(cmd, "start"))
+	if (!strcmp(cmd, "start")) {
+		session_make_room(c->s); /* a window's START and STOP fit, no idle limit near */
 		session_command(c->s, PROTO_CMD_START);
-	else if (!strcmp(cmd, "stop"))
+	} else if (!strcmp(cmd, "stop"))
 		session_command(c->s, PROTO_CMD_STOP);
 	else if (!strcmp(cmd, "quit") || !strcmp(cmd, "q"))
 		quit(c, 0);

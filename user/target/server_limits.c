@@ -46,7 +46,13 @@ void server_limits_for(struct server_limits *out, enum proto_version v, enum soc
 
 void server_count_connected(struct server_count *c, int64_t now_ms)
 {
-	*c = (struct server_count){ .mark_ms = now_ms };
+	*c = (struct server_count){ .connections = c->connections + 1, .mark_ms = now_ms };
+}
+
+/* The server takes no connection after this one. */
+static bool last_accept(const struct server_limits *l, const struct server_count *c)
+{
+	return l->max_accepts && c->connections >= l->max_accepts;
 }
 
 void server_count_collecting(struct server_count *c, int64_t now_ms, bool collecting)
@@ -93,7 +99,7 @@ enum server_reconnect server_needs_reconnect(const struct server_limits *l,
 {
 	int64_t idle_at = server_idle_reconnect_ms(l);
 
-	if (c->collecting)
+	if (c->collecting || last_accept(l, c))
 		return SERVER_KEEP;
 	/* A window's START and STOP must both be answered before the limit's DISCONNECT. */
 	if (l->max_commands && c->commands > 0 &&
@@ -112,7 +118,7 @@ int64_t server_reconnect_due_ms(const struct server_limits *l, const struct serv
 {
 	int64_t idle_at = server_idle_reconnect_ms(l), idle;
 
-	if (c->collecting || idle_at < 0)
+	if (c->collecting || idle_at < 0 || last_accept(l, c))
 		return -1;
 	idle = server_count_idle_ms(c, now_ms);
 	return idle >= idle_at ? 0 : idle_at - idle;

@@ -56,15 +56,16 @@ struct server_limits_env {
 void server_limits_for(struct server_limits *out, enum proto_version v, enum sock_flavour f,
 		       const struct server_limits_env *env);
 
-/* One connection as the server counts it. */
+/* One connection as the server counts it, and the connections made so far. */
 struct server_count {
+	int connections;        /* made by this run: each used one of the server's accepts */
 	int commands;           /* sent after the handshake */
 	int64_t idle_ms;        /* not collecting, up to mark_ms */
 	int64_t mark_ms;        /* when idle_ms was last brought up to date */
 	bool collecting;        /* as last told */
 };
 
-/* A fresh connection at `now_ms`. */
+/* A fresh connection at `now_ms` (start from a zeroed count). */
 void server_count_connected(struct server_count *c, int64_t now_ms);
 /* Bring idle_ms up to `now_ms`, then note whether a window is open from now on. */
 void server_count_collecting(struct server_count *c, int64_t now_ms, bool collecting);
@@ -90,14 +91,15 @@ enum server_reconnect {
 /*
  * Does a connection that is not collecting need replacing at `now_ms`?
  * Never while collecting; never a connection that sent nothing when the
- * limit is too small for a window (it would loop); `start_next`: a START
- * is about to be sent (the trigger engine), else the console's idle check.
+ * limit is too small for a window (it would loop); never the last one the
+ * server accepts (another connect would find no server); `start_next`: a
+ * START is about to be sent, else the idle loop's check.
  */
 enum server_reconnect server_needs_reconnect(const struct server_limits *l,
 					     const struct server_count *c, int64_t now_ms,
 					     bool start_next);
 
-/* Ms until server_needs_reconnect would say IDLE (0: now), -1: never (collecting, no limit). */
+/* Ms until server_needs_reconnect would say IDLE (0: now), -1: never (collecting, no limit, last accept). */
 int64_t server_reconnect_due_ms(const struct server_limits *l, const struct server_count *c,
 				int64_t now_ms);
 

@@ -77,6 +77,9 @@ int session_reconnect(struct session *s, int index, const char *limit) DP_MUST_C
  */
 int session_keep_connection(struct session *s, int index, bool start_next) DP_MUST_CHECK;
 
+/* session_keep_connection for every live target, before a START (console, scripts). */
+void session_make_room(struct session *s);
+
 /* session_keep_connection for every live target: the idle loops call it each round. */
 void session_keepalive(struct session *s);
 

@@ -388,12 +388,16 @@ static void quit_connection(struct session *s, struct target *t)
 /* Each connection uses one of the server's accepts for its lifetime: say when few are left. */
 static void count_accepts(const struct target *t)
 {
-	int left = t->limits.max_accepts - t->connections;
+	int made = t->count.connections, left = t->limits.max_accepts - made;
 
-	if (!t->limits.max_accepts || left > SERVER_ACCEPTS_WARN)
+	if (!t->limits.max_accepts)
 		return;
-	report_warning("dynprof: pid %d: %d connections made; its server accepts %d in its lifetime, so at most %d more (fewer if other clients connected)",
-		       t->pid, t->connections, t->limits.max_accepts, left > 0 ? left : 0);
+	if (left == SERVER_ACCEPTS_WARN)
+		report_warning("dynprof: pid %d: %d connections made; its server accepts %d in its lifetime, so at most %d more (fewer if other clients connected)",
+			       t->pid, made, t->limits.max_accepts, left);
+	else if (left <= 0)
+		report_warning("dynprof: pid %d: %d connections made, as many as its server accepts in its lifetime: this one is kept until the server ends it",
+			       t->pid, made);
 }
 
 int session_reconnect(struct session *s, int index, const char *limit)
@@ -441,6 +445,14 @@ int session_keep_connection(struct session *s, int index, bool start_next)
 	if (why == SERVER_KEEP)
 		return 0;
 	return session_reconnect(s, index, why == SERVER_RECONNECT_IDLE ? "idle" : "request");
+}
+
+void session_make_room(struct session *s)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (session_keep_connection(s, i, true)) {
+			/* Printed, and the target dropped. */
+		}
 }
 
 void session_keepalive(struct session *s)

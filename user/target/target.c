@@ -161,7 +161,6 @@ void target_connected(struct target *t)
 {
 	server_count_connected(&t->count, clock_ms());
 	t->collecting = false;
-	t->connections++;
 }
 
 void target_drop(struct target *t)

@@ -27,8 +27,7 @@ struct target {
 	bool dropped;            /* no longer a target */
 	bool joined;             /* announced as a target (--events target-join) */
 	struct server_limits limits; /* what its server allows (server_limits.h) */
-	struct server_count count;   /* this connection as the server counts it */
-	int connections;         /* made by this run: each uses one of the server's accepts */
+	struct server_count count;   /* this connection as the server counts it, and how many */
 	int last_status;         /* status of the last command's reply (enum proto_status) */
 	int64_t last_reply_us;   /* wall clock (us) when that reply came */
 	struct exchange xchg;    /* the exchange in flight */
