@@ -20,6 +20,13 @@
  *  DYNPROF_AGENT_IDLE_TIMEOUT idle seconds before DISCONNECT (1800)
  *  DYNPROF_AGENT_DEVICES      card node globs, ':'-separated
  *  DYNPROF_AGENT_LOG          when set, one line per event on stderr
+ *  DYNPROF_AGENT_FLAVOUR      file (default) or abstract: v2 only, listen as
+ *                             CANN 8.5.0 / 9.0.0-beta.1 on the abstract name
+ *                             \0dyn_prof_sock_<key> (no file; the name belongs
+ *                             to the process's network namespace). The key
+ *                             rules are the file's; a name already bound
+ *                             falls back to the pid (the first process with
+ *                             a key keeps it)
  *
  * Each window (START..STOP) becomes PROF_<index>_<time>_<pid8><rand8>
  * under the params' result_dir (created when missing), made at START with
@@ -29,7 +36,12 @@
  *
  * The server behaves as CANN's: one client at a time, at most 128 clients
  * per process lifetime, the socket file (mode 0600) removed when the
- * accept loop ends. A window outlives the connection that opened it: a
+ * accept loop ends. As CANN 9.x and 8.5.0 (v2), accepted connections are
+ * never closed by the server (the client closes; the process keeps its
+ * end until shutdown), and a client that connects and sends a short or
+ * empty Params (closes without sending) gets Msg{0,1} and ends the accept
+ * loop for good: the file is unlinked; an abstract name stays bound with
+ * nobody accepting. A client silent for 1 s is left connected, unread. A window outlives the connection that opened it: a
  * client that vanishes leaves it open for the next client's STOP (or for
  * shutdown). A connection the server ends itself (too many requests,
  * idle, shutdown) closes an open window first.
@@ -86,7 +98,8 @@ void dynprof_agent_set_device(int device_id);
 int dynprof_agent_collecting(void);
 
 /*
- * The socket path the server listens on, or NULL when it does not run
+ * The socket path the server listens on ("@dyn_prof_sock_<key>" for the
+ * abstract flavour), or NULL when it does not run
  * (also after its 128th client, when CANN's server stops listening too).
  */
 const char *dynprof_agent_socket_path(void);

@@ -97,6 +97,47 @@ TEST(netunix_row_needs_no_nul)
 	CHECK(r.path_len == 2 && !memcmp(r.path, "/p", 2));
 }
 
+TEST(netunix_abstract_key_of_cann_85_rows)
+{
+	struct netunix_row r;
+	const char *key;
+	size_t klen;
+
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 1125838 @dyn_prof_sock_9094", &r), 0);
+	CHECK(netunix_is_listener(&r));
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), 0);
+	CHECK(klen == 4 && !memcmp(key, "9094", 4));
+	/* The key as CANN wrote it: raw environment text, leading zeros kept. */
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_0777", &r), 0);
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), 0);
+	CHECK(klen == 4 && !memcmp(key, "0777", 4));
+	/* An accepted socket carries the listener's name too (not a listener). */
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00000000 0001 03 1127029 @dyn_prof_sock_9094", &r), 0);
+	CHECK(!netunix_is_listener(&r));
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), 0);
+}
+
+TEST(netunix_abstract_key_refuses_other_names)
+{
+	struct netunix_row r;
+	const char *key;
+	size_t klen;
+
+	/* A file of the same name, no key, a padded name (NULs shown as '@'), too long. */
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 /root/dyn_prof_sock_1", &r), 0);
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_", &r), 0);
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_12@@@@", &r), 0);
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_12345678901234567", &r), 0);
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dynamic_profiling_socket_1", &r), 0);
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_1 2", &r), 0);
+	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
+}
+
 /* netunix_find reads "net/unix" under any folder: a fake one, across chunk boundaries. */
 TEST(netunix_find_collects_inodes_of_one_path)
 {

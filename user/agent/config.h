@@ -21,7 +21,8 @@
 
 struct agent_config {
 	enum proto_version protocol; /* PROTO_V1 or PROTO_V2 */
-	int abstract;                /* DYNPROF_AGENT_FLAVOUR=abstract: CANN 8.5.0 (v2 only) */
+	int abstract;                /* DYNPROF_AGENT_FLAVOUR=abstract: CANN 8.5.0's
+					\0dyn_prof_sock_<key>, no limits (v2 only) */
 	int max_requests;            /* answered per connection, then DISCONNECT; 0: no limit */
 	int idle_timeout_sec;        /* 1-s idle ticks allowed per connection; 0: no limit */
 	char key[AGENT_KEY_MAX];     /* DYNAMIC_PROFILING_KEY_PID's raw text when > 0 (v2), else "" */

@@ -24,6 +24,8 @@ struct agent_conn {
 	const struct agent_config *cfg;
 	int requests;                   /* answered on this connection */
 	int idle_ticks;                 /* 1-s waits while not collecting, this connection */
+	int ends_server;                /* set by a conversation: as CANN after a short
+					   or empty Params, the accept loop ends for good */
 };
 
 enum conn_event {

@@ -38,14 +38,16 @@ static enum step read_params(struct agent_conn *c, char *json)
 	size_t got = 0;
 	int rc = conn_read(c, &p, sizeof(p), PARAMS_TIMEOUT_MS, &got);
 
-	if (rc && got == 0) {
-		agent_log("params: %s, client dropped", rc == -ETIMEDOUT ? "none within 1 s" : strerror(-rc));
+	if (rc == -ETIMEDOUT && got == 0) {
+		agent_log("params: none within 1 s, client left connected, unread");
 		return END;
 	}
 	if (rc || p.data_len == 0 || p.data_len >= PROTO_DATA_MAX) {
 		agent_log("params: short or malformed (%zu bytes, dataLen %u)", got,
 			  rc ? 0 : p.data_len);
 		send_msg(c, V2_PARAMS_RSP, V2_FAIL);
+		/* CANN: a short read (0 bytes: connected and closed) ends its accept loop. */
+		c->ends_server = rc != 0;
 		return END;
 	}
 	memcpy(json, p.data, p.data_len);
@@ -117,15 +119,18 @@ static enum step quit(struct agent_conn *c)
 	return END;
 }
 
-/* The client died (EOF or error): 9.x finalises its window, 8.5.0 leaves it open. */
+/*
+ * A failed command read (EOF: the client died; a short message): 9.x
+ * sends DISCONNECT and QUIT handling into it, which finalises an open
+ * window; 8.5.0 goes back to accept, leaving the window open.
+ */
 static enum step client_gone(struct agent_conn *c, int rc)
 {
 	if (rc)
 		conn_log_gone(rc);
 	else
 		agent_log("client gone");
-	if (window_collecting())
-		disconnect(c, "client gone mid-window");
+	disconnect(c, window_collecting() ? "command read failed mid-window" : "command read failed");
 	return END;
 }
 

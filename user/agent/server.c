@@ -7,6 +7,7 @@
  * shutdown take the lifecycle lock, which the thread never takes.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -28,7 +29,8 @@
 
 #define API __attribute__((visibility("default")))
 
-#define MAX_ACCEPTS      128 /* per process lifetime, as CANN */
+#define MAX_ACCEPTS      128 /* per process lifetime, as CANN 9.x and v1 (8.5.0: none) */
+#define KEPT_MAX         256 /* finished v2 connections kept open, as CANN keeps them */
 #define ACCEPT_RETRY_MS  100 /* after a resource error on accept */
 
 static struct {
@@ -41,6 +43,8 @@ static struct {
 	struct agent_config cfg;
 	atomic_int listening;  /* the socket file is there and accepting */
 	atomic_int client_fd;  /* the connection being served, or -1 */
+	int kept[KEPT_MAX];    /* finished v2 connections, never closed by CANN */
+	int nkept;
 } srv = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.sock = { .fd = -1 },
@@ -82,9 +86,33 @@ static int accept_next(void)
 	}
 }
 
-static void serve_client(int fd)
+/*
+ * CANN v2 never closes an accepted connection (the next accept overwrites
+ * its variable): the client must close, and the process keeps its end.
+ * Kept until shutdown; past KEPT_MAX (8.5.0 has no accept cap) the oldest
+ * is closed.
+ */
+static void keep_connection(int fd)
 {
-	struct agent_conn c;
+	if (srv.nkept == KEPT_MAX) {
+		close(srv.kept[0]);
+		memmove(srv.kept, srv.kept + 1, sizeof(srv.kept[0]) * (KEPT_MAX - 1));
+		srv.nkept--;
+	}
+	srv.kept[srv.nkept++] = fd;
+}
+
+static void close_kept(void)
+{
+	for (int i = 0; i < srv.nkept; i++)
+		close(srv.kept[i]);
+	srv.nkept = 0;
+}
+
+/* Serve one client; 1 when the accept loop must end (CANN after a short Params). */
+static int serve_client(int fd)
+{
+	struct agent_conn c = { 0 };
 
 	atomic_store(&srv.client_fd, fd);
 	agent_log("client connected");
@@ -93,27 +121,41 @@ static void serve_client(int fd)
 		conv_v1_serve(&c);
 	else
 		conv_v2_serve(&c);
-	conn_discard_pending(&c);
 	atomic_store(&srv.client_fd, -1);
+	if (srv.cfg.protocol == PROTO_V2 && !c.ends_server) {
+		keep_connection(fd);
+		agent_log("client done (connection kept open, as CANN)");
+		return 0;
+	}
+	conn_discard_pending(&c);
 	close(fd);
 	agent_log("client closed");
+	return c.ends_server;
 }
 
 static void *server_main(void *arg)
 {
-	int accepts = 0, fd = 0;
+	int accepts = 0, fd = 0, ended = 0;
+	int cap = srv.cfg.abstract ? INT_MAX : MAX_ACCEPTS;
 
 	(void)arg;
-	while (accepts < MAX_ACCEPTS && (fd = accept_next()) >= 0) {
+	while (accepts < cap && !ended && (fd = accept_next()) >= 0) {
 		accepts++;
-		serve_client(fd);
+		ended = serve_client(fd);
 	}
-	if (accepts == MAX_ACCEPTS)
-		agent_log("%d clients served: no longer listening", MAX_ACCEPTS);
-	else if (fd != -ESHUTDOWN)
-		agent_log("accept: %s: no longer listening", strerror(-fd));
-	/* CANN removes the socket file when its accept loop ends. */
 	atomic_store(&srv.listening, 0);
+	if (ended) {
+		agent_log("short or empty params: accept loop ended for good%s",
+			  srv.sock.abstract ? ", name left bound" : "");
+		/* 8.5.0 leaves the abstract listener bound with nobody accepting. */
+		if (srv.sock.abstract)
+			return NULL;
+	} else if (accepts == cap) {
+		agent_log("%d clients served: no longer listening", MAX_ACCEPTS);
+	} else if (fd != -ESHUTDOWN) {
+		agent_log("accept: %s: no longer listening", strerror(-fd));
+	}
+	/* CANN removes the socket file when its accept loop ends. */
 	agent_socket_close(&srv.sock);
 	return NULL;
 }
@@ -136,6 +178,7 @@ static void release(void)
 {
 	atomic_store(&srv.listening, 0);
 	agent_socket_close(&srv.sock);
+	close_kept();
 	if (srv.wake_fd >= 0)
 		close(srv.wake_fd);
 	srv.wake_fd = -1;
@@ -159,6 +202,7 @@ static void after_fork_child(void)
 	if (srv.wake_fd >= 0)
 		close(srv.wake_fd);
 	srv.sock.fd = srv.wake_fd = -1;
+	close_kept();
 	atomic_store(&srv.client_fd, -1);
 	atomic_store(&srv.listening, 0);
 	srv.running = 0;
@@ -197,7 +241,7 @@ static int start_locked(const struct dynprof_agent_ops *ops)
 	srv.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (srv.wake_fd < 0)
 		return -errno;
-	rc = agent_socket_open(&srv.sock, srv.cfg.key);
+	rc = agent_socket_open(&srv.sock, srv.cfg.key, srv.cfg.abstract);
 	if (rc) {
 		agent_log("cannot listen: %s", strerror(-rc));
 		return rc;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The listening socket and its path (see sockpath.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,13 +80,45 @@ static int open_at_key(struct agent_socket *s, const char *home, const char *key
 	return rc;
 }
 
-int agent_socket_open(struct agent_socket *s, const char *key)
+/* \0dyn_prof_sock_<key>: addrlen counts the leading NUL, not a trailing one. */
+static int open_abstract(struct agent_socket *s, const char *key)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%s",
+			 DYNPROF_SOCKET_PREFIX_ALT, key);
+	int rc = 0;
+
+	if (n < 0 || (size_t)n >= sizeof(addr.sun_path) - 1)
+		return -ENAMETOOLONG;
+	snprintf(s->path, sizeof(s->path), "@%s", addr.sun_path + 1);
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s->fd < 0)
+		return -errno;
+	if (bind(s->fd, (struct sockaddr *)&addr,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) < 0 ||
+	    listen(s->fd, LISTEN_BACKLOG) < 0)
+		rc = -errno;
+	if (rc) {
+		close(s->fd);
+		s->fd = -1;
+	}
+	return rc;
+}
+
+int agent_socket_open(struct agent_socket *s, const char *key, int abstract)
 {
 	char home[sizeof(s->path)], pid[16];
 	int rc;
 
 	s->fd = -1;
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	s->abstract = abstract;
+	if (abstract) {
+		rc = open_abstract(s, key && *key ? key : pid);
+		if (rc == -EADDRINUSE && key && *key && strcmp(key, pid))
+			rc = open_abstract(s, pid);
+		return rc;
+	}
 	rc = home_dir(home, sizeof(home));
 	if (rc)
 		return rc;
@@ -104,6 +137,8 @@ void agent_socket_close(struct agent_socket *s)
 		return;
 	close(s->fd);
 	s->fd = -1;
+	if (s->abstract)
+		return; /* the name goes with the socket */
 	/* Another process with our key may have taken the path over since. */
 	if (lstat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
 		unlink(s->path);

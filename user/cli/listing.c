@@ -13,6 +13,7 @@
 
 #include "cli/console.h"
 #include "cli/listing.h"
+#include "proc/socklocate.h"
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "proc/tracker.h"
@@ -73,6 +74,19 @@ static const char *socket_text(const struct pm_proc *p)
 	return "none";
 }
 
+static const char *socket_flavour_name(int flavour)
+{
+	switch (flavour) {
+	case SOCK_FLAVOUR_FILE:
+		return "file";
+	case SOCK_FLAVOUR_FILE_ALT:
+		return "file_alt";
+	case SOCK_FLAVOUR_ABSTRACT:
+		return "abstract";
+	}
+	return NULL;
+}
+
 static const char *socket_state_name(enum pm_socket_state s)
 {
 	return s == PM_SOCKET_LISTENING ? "listening" : s == PM_SOCKET_BUSY ? "busy" : NULL;
@@ -111,6 +125,10 @@ static cJSON *proc_json(const struct pm_proc *p)
 		cJSON_AddStringToObject(o, "socket_state", socket_state_name(p->socket_state));
 	else
 		cJSON_AddNullToObject(o, "socket_state");
+	if (p->socket_state != PM_SOCKET_NONE && socket_flavour_name(p->socket_flavour))
+		cJSON_AddStringToObject(o, "socket_flavour", socket_flavour_name(p->socket_flavour));
+	else
+		cJSON_AddNullToObject(o, "socket_flavour");
 	if (p->container[0])
 		cJSON_AddStringToObject(o, "container", p->container);
 	else

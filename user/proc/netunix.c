@@ -2,6 +2,7 @@
 /* Rows of /proc/<pid>/net/unix (see netunix.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -76,17 +77,26 @@ static void add_inode(unsigned long *set, int *n, unsigned long inode)
 		set[(*n)++] = inode;
 }
 
-static void match_line(const char *line, size_t len, const char *path, size_t plen,
-		       struct netunix_match *out)
+int netunix_abstract_key(const struct netunix_row *r, const char *prefix, const char **key,
+			 size_t *key_len)
 {
-	struct netunix_row r;
+	size_t plen = strlen(prefix), klen;
 
-	if (netunix_parse_row(line, len, &r) || r.path_len != plen || memcmp(r.path, path, plen))
-		return;
-	if (netunix_is_listener(&r))
-		add_inode(out->listening, &out->nlistening, r.inode);
-	else if (r.state == NETUNIX_SS_CONNECTED && r.inode)
-		add_inode(out->connected, &out->nconnected, r.inode);
+	if (r->path_len < 1 + plen + 1 || r->path[0] != '@' || memcmp(r->path + 1, prefix, plen))
+		return -EINVAL;
+	klen = r->path_len - 1 - plen;
+	if (klen > 16)
+		return -EINVAL;
+	for (size_t i = 0; i < klen; i++) {
+		unsigned char c = (unsigned char)r->path[1 + plen + i];
+
+		/* The kernel shows every NUL of an abstract name as '@'. */
+		if (c <= ' ' || c == '@' || c >= 0x7f)
+			return -EINVAL;
+	}
+	*key = r->path + 1 + plen;
+	*key_len = klen;
+	return 0;
 }
 
 /* Line splitting over fixed chunks; a line cut by the buffer end is carried over. */
@@ -96,20 +106,24 @@ struct line_reader {
 	int skipping; /* inside an overlong line: drop up to its '\n' */
 };
 
-static void feed_lines(struct line_reader *lr, const char *path, size_t plen,
-		       struct netunix_match *out)
+static int feed_lines(struct line_reader *lr, netunix_fn fn, void *ctx)
 {
 	size_t start = 0;
+	int stop = 0;
 
 	for (;;) {
 		char *nl = memchr(lr->buf + start, '\n', lr->used - start);
+		struct netunix_row r;
 
 		if (!nl)
 			break;
-		if (!lr->skipping)
-			match_line(lr->buf + start, (size_t)(nl - lr->buf) - start, path, plen, out);
+		if (!lr->skipping &&
+		    !netunix_parse_row(lr->buf + start, (size_t)(nl - lr->buf) - start, &r))
+			stop = fn(ctx, &r);
 		lr->skipping = 0;
 		start = (size_t)(nl - lr->buf) + 1;
+		if (stop)
+			return stop;
 	}
 	memmove(lr->buf, lr->buf + start, lr->used - start);
 	lr->used -= start;
@@ -117,20 +131,26 @@ static void feed_lines(struct line_reader *lr, const char *path, size_t plen,
 		lr->used = 0;
 		lr->skipping = 1;
 	}
+	return 0;
 }
 
-int netunix_find(int piddir, const char *path, struct netunix_match *out)
+int netunix_scan(int piddir, netunix_fn fn, void *ctx)
 {
-	struct line_reader lr = { .used = 0 };
-	size_t plen = strlen(path);
+	/* 16 KiB: off the stack, which listeners' callers may keep small. */
+	struct line_reader *lr = malloc(sizeof(*lr));
 	int fd, err = 0;
 
-	memset(out, 0, sizeof(*out));
+	if (!lr)
+		return -ENOMEM;
+	lr->used = 0;
+	lr->skipping = 0;
 	fd = openat(piddir, "net/unix", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		free(lr);
 		return errno == ENOENT ? -ESRCH : -errno;
-	for (;;) {
-		ssize_t n = read(fd, lr.buf + lr.used, sizeof(lr.buf) - lr.used);
+	}
+	while (!err) {
+		ssize_t n = read(fd, lr->buf + lr->used, sizeof(lr->buf) - lr->used);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -140,9 +160,37 @@ int netunix_find(int piddir, const char *path, struct netunix_match *out)
 		}
 		if (n == 0)
 			break;
-		lr.used += (size_t)n;
-		feed_lines(&lr, path, plen, out);
+		lr->used += (size_t)n;
+		err = feed_lines(lr, fn, ctx);
 	}
 	close(fd);
+	free(lr);
 	return err;
+}
+
+struct find_ctx {
+	const char *path;
+	size_t plen;
+	struct netunix_match *out;
+};
+
+static int match_row(void *ctx, const struct netunix_row *r)
+{
+	struct find_ctx *f = ctx;
+
+	if (r->path_len != f->plen || memcmp(r->path, f->path, f->plen))
+		return 0;
+	if (netunix_is_listener(r))
+		add_inode(f->out->listening, &f->out->nlistening, r->inode);
+	else if (r->state == NETUNIX_SS_CONNECTED && r->inode)
+		add_inode(f->out->connected, &f->out->nconnected, r->inode);
+	return 0;
+}
+
+int netunix_find(int piddir, const char *path, struct netunix_match *out)
+{
+	struct find_ctx f = { .path = path, .plen = strlen(path), .out = out };
+
+	memset(out, 0, sizeof(*out));
+	return netunix_scan(piddir, match_row, &f);
 }

@@ -51,7 +51,8 @@ static inline int netunix_is_listener(const struct netunix_row *r)
 	return (r->flags & NETUNIX_ACCEPTCON) && r->state == NETUNIX_SS_UNCONNECTED;
 }
 
-#define NETUNIX_MAX_INODES 32
+/* One past connection leaves one stale accepted row (CANN 9.x caps at 128 accepts). */
+#define NETUNIX_MAX_INODES 160
 
 /* The sockets bound to one path: what netunix_find collects. */
 struct netunix_match {
@@ -69,5 +70,21 @@ struct netunix_match {
  * are skipped. 0 or negative errno (-ESRCH: the process is gone).
  */
 int netunix_find(int piddir, const char *path, struct netunix_match *out) DP_MUST_CHECK;
+
+/*
+ * Read /proc/<pid>/net/unix (opened relative to `piddir`) and call `fn` for
+ * every row; a non-zero return stops the walk and is returned. Lines longer
+ * than a row can be are skipped. 0 or negative errno (-ESRCH: gone).
+ */
+typedef int (*netunix_fn)(void *ctx, const struct netunix_row *r);
+int netunix_scan(int piddir, netunix_fn fn, void *ctx) DP_MUST_CHECK;
+
+/*
+ * An abstract row's name after '@' when it starts with `prefix` and the
+ * rest is a key CANN could have written (1 to 16 characters, none of them
+ * '@', blank or control): the key's text and length. 0, or -EINVAL.
+ */
+int netunix_abstract_key(const struct netunix_row *r, const char *prefix, const char **key,
+			 size_t *key_len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_NETUNIX_H */

@@ -221,7 +221,8 @@ static int complete_entry(struct procmodel *m, struct pm_entry *e)
 /* Take a read socket state; true when the socket or its state changed. */
 static bool set_socket(struct pm_entry *e, const struct sockstate *s)
 {
-	bool changed = e->p.socket_state != s->state || strcmp(e->p.socket, s->host_path) ||
+	bool changed = e->p.socket_state != s->state || e->p.socket_flavour != (int)s->flavour ||
+		       strcmp(e->p.socket, s->host_path) ||
 		       strcmp(e->p.socket_inside, s->path);
 
 	/* The home alone changes nothing a listener shows: taken silently. */
@@ -236,6 +237,7 @@ static bool set_socket(struct pm_entry *e, const struct sockstate *s)
 	e->p.socket_inside = e->sock->inside;
 	e->p.home = e->sock->home;
 	e->p.socket_state = s->state;
+	e->p.socket_flavour = (int)s->flavour;
 	return changed;
 }
 

@@ -66,6 +66,7 @@ struct pm_proc {
 	const char *socket_inside;      /* as the process sees it: <home>/<name> */
 	const char *home;               /* its home in its own root ("" not resolved) */
 	enum pm_socket_state socket_state;
+	int socket_flavour;             /* enum sock_flavour (proc/socklocate.h) unless NONE */
 	bool complete;                  /* false: known from kernel events only (a fork
 					   not read from /proc yet: nspid holds the host
 					   pid alone, container and exe are the parent's).

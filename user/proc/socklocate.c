@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "dynprof/proto.h"
+#include "proc/fdscan.h"
+#include "proc/netunix.h"
 #include "proc/procfs.h"
 #include "proc/socklocate.h"
 #include "common/errbuf.h"
@@ -210,33 +212,10 @@ static int find_in_home(struct sock_location *ts, int homefd, const int *keys, i
 	return -ENOENT;
 }
 
-int socklocate_find(int pid, struct sock_location *out)
+/* The file flavours: the home in the target's root, the candidates in it. */
+static int find_file(struct sock_location *out, const int *keys, int nkeys)
 {
-	unsigned long long start2 = 0;
-	int keys[2], nkeys, rootfd, homefd, err;
-
-	memset(out, 0, sizeof(*out));
-	out->pid = pid;
-	err = procfs_start_time(pid, &out->start_time);
-	if (!err)
-		err = procfs_read_status(pid, &out->uid, &out->nspid);
-	if (err) {
-		if (err == -ESRCH)
-			WHY(out, "no process %d", pid);
-		else
-			WHY(out, "cannot read /proc/%d: %s", pid, strerror(-err));
-		return err;
-	}
-	out->inner_uid = out->uid;
-
-	/* Until more is known, name at least holds the name CANN v1 would use. */
-	fill_paths(out, socket_prefixes[0], out->nspid);
-	out->key = out->nspid;
-	nkeys = collect_keys(out, keys);
-	if (nkeys < 0)
-		return nkeys;
-	fill_paths(out, socket_prefixes[0], keys[0]);
-	out->key = keys[0];
+	int rootfd, homefd, err, pid = out->pid;
 
 	rootfd = procfs_open_root(pid);
 	if (rootfd < 0) {
@@ -268,6 +247,130 @@ int socklocate_find(int pid, struct sock_location *out)
 	}
 	err = find_in_home(out, homefd, keys, nkeys);
 	close(homefd);
+	return err;
+}
+
+/* ---- the abstract flavour: a listening row the target owns ---------------- */
+
+struct abstract_rows {
+	unsigned long inode[NETUNIX_MAX_INODES];
+	char key[NETUNIX_MAX_INODES][20];
+	int n;
+	int owned; /* index of the first row whose inode the target holds, or -1 */
+};
+
+static int collect_abstract(void *ctx, const struct netunix_row *r)
+{
+	struct abstract_rows *a = ctx;
+	const char *key;
+	size_t klen;
+
+	if (!netunix_is_listener(r) || a->n == NETUNIX_MAX_INODES ||
+	    netunix_abstract_key(r, DYNPROF_SOCKET_PREFIX_ALT, &key, &klen))
+		return 0;
+	a->inode[a->n] = r->inode;
+	snprintf(a->key[a->n], sizeof(a->key[a->n]), "%.*s", (int)klen, key);
+	a->n++;
+	return 0;
+}
+
+static int owns_abstract(void *ctx, int fddir, const char *name, int fd, const char *target)
+{
+	struct abstract_rows *a = ctx;
+	unsigned long inode = fdscan_socket_inode(target);
+
+	(void)fddir;
+	(void)name;
+	(void)fd;
+	for (int i = 0; inode && i < a->n; i++)
+		if (a->inode[i] == inode) {
+			a->owned = i;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * CANN 8.5.0 / 9.0.0-beta.1: \0dyn_prof_sock_<key>, no file. The key may be
+ * msprof's pid (launch mode), so the name is not guessed: the listening
+ * @dyn_prof_sock_ row of the target's netns that one of its fds holds.
+ * 0 with the location filled, -ENOENT when there is none.
+ */
+static int find_abstract(struct sock_location *out)
+{
+	struct abstract_rows *a = calloc(1, sizeof(*a));
+	char dir[32];
+	int piddir, err, key;
+
+	if (!a)
+		return -ENOMEM;
+	a->owned = -1;
+	snprintf(dir, sizeof(dir), "/proc/%d", out->pid);
+	piddir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (piddir < 0) {
+		free(a);
+		return errno == ENOENT ? -ESRCH : -errno;
+	}
+	err = netunix_scan(piddir, collect_abstract, a);
+	if (!err && a->n)
+		err = fdscan(piddir, owns_abstract, a);
+	close(piddir);
+	if (err < 0 || a->owned < 0) {
+		free(a);
+		return err < 0 ? err : -ENOENT;
+	}
+	out->flavour = SOCK_FLAVOUR_ABSTRACT;
+	out->key = decimal_int(a->key[a->owned], 1, INT_MAX, &key) ? 0 : key;
+	out->listen_ino = a->inode[a->owned];
+	snprintf(out->name, sizeof(out->name), "%s%s", DYNPROF_SOCKET_PREFIX_ALT, a->key[a->owned]);
+	snprintf(out->path, sizeof(out->path), "@%s", out->name);
+	snprintf(out->host_path, sizeof(out->host_path), "@%s", out->name);
+	free(a);
+	return 0;
+}
+
+int socklocate_find(int pid, struct sock_location *out)
+{
+	unsigned long long start2 = 0;
+	int keys[2], nkeys, err;
+
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
+	err = procfs_start_time(pid, &out->start_time);
+	if (!err)
+		err = procfs_read_status(pid, &out->uid, &out->nspid);
+	if (err) {
+		if (err == -ESRCH)
+			WHY(out, "no process %d", pid);
+		else
+			WHY(out, "cannot read /proc/%d: %s", pid, strerror(-err));
+		return err;
+	}
+	out->inner_uid = out->uid;
+
+	/* Until more is known, name at least holds the name CANN v1 would use. */
+	fill_paths(out, socket_prefixes[0], out->nspid);
+	out->key = out->nspid;
+	nkeys = collect_keys(out, keys);
+	if (nkeys < 0)
+		return nkeys;
+	fill_paths(out, socket_prefixes[0], keys[0]);
+	out->key = keys[0];
+
+	err = find_file(out, keys, nkeys);
+	if (err == -ENOENT || err == -ELOOP || err == -ENOTSOCK) {
+		/* No file: the abstract name, if the target listens on one. */
+		struct sock_location *alt = malloc(sizeof(*alt));
+
+		if (!alt)
+			return -ENOMEM;
+		*alt = *out;
+		if (find_abstract(alt) == 0) {
+			*out = *alt;
+			err = 0;
+		}
+		free(alt);
+	}
 	if (err)
 		return err;
 

@@ -54,7 +54,10 @@ struct sock_location {
 	enum sock_flavour flavour; /* which of the three the found socket is */
 	char name[SOCKLOCATE_NAME_MAX];        /* socket file name, e.g. dynamic_profiling_socket_42 */
 	char path[PATH_MAX];   /* as the target sees it: <home>/<name> */
-	char host_path[PATH_MAX]; /* as dynprof reaches it: /proc/<pid>/root<home>/<name> */
+	char host_path[PATH_MAX]; /* as dynprof reaches it: /proc/<pid>/root<home>/<name>;
+				     ABSTRACT: path and host_path are "@<name>" */
+	unsigned long listen_ino; /* ABSTRACT: the listening socket's inode, which the
+				     target held when found; 0 for the file flavours */
 	char why[512];         /* after a failed find: a short human reason */
 };
 
@@ -65,7 +68,11 @@ struct sock_location {
  * taken; v1 always uses its pid). For each key, the names
  * dynamic_profiling_socket_<key> then dyn_prof_sock_<key>. The first
  * candidate that exists in the home as a socket (lstat, no symlink
- * followed) wins. Returns 0 with every field filled, or:
+ * followed) wins. When none does, a listening abstract socket
+ * @dyn_prof_sock_<any key> in the target's netns (/proc/<pid>/net/unix)
+ * that one of the target's fds holds (CANN 8.5.0): flavour ABSTRACT, the
+ * key as the row names it (it may be msprof's pid). Returns 0 with every
+ * field filled, or:
  *  -ESRCH   no such process (or it exited / its pid was reused during the look-up);
  *  -ENOENT  no candidate exists, or the uid has no home in the target's
  *           passwd (home[] empty then), or the home folder is missing;

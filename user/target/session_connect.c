@@ -21,6 +21,7 @@
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "target/session.h"
+#include "target/target_leave.h"
 #include "target/target_select.h"
 #include "shared/decimal.h"
 
@@ -98,7 +99,7 @@ static int locate(struct target *t)
 	if (rc == -ESRCH)
 		snprintf(why, sizeof(why), "no such process");
 	else if (rc == -ENOENT)
-		snprintf(why, sizeof(why), "it serves no dynamic profiling socket: no %s in its home %s; was it started with PROFILING_MODE=dynamic?",
+		snprintf(why, sizeof(why), "it serves no dynamic profiling socket: no %s in its home %s, no abstract @" DYNPROF_SOCKET_PREFIX_ALT "<key> in its network namespace; was it started with PROFILING_MODE=dynamic?",
 			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
 	else
 		snprintf(why, sizeof(why), "%s", t->sock.why);
@@ -111,6 +112,12 @@ static void choose_protocol(struct target *t, enum proto_version asked)
 	if (asked != PROTO_AUTO) {
 		t->proto = asked;
 		snprintf(t->proto_why, sizeof(t->proto_why), "--protocol=%s", proto_version_name(asked));
+		return;
+	}
+	if (t->sock.flavour == SOCK_FLAVOUR_ABSTRACT) {
+		/* Only CANN 8.5.0 and 9.0.0-beta.1 listen on an abstract name: v2. */
+		t->proto = PROTO_V2;
+		snprintf(t->proto_why, sizeof(t->proto_why), "abstract socket @%.64s", t->sock.name);
 		return;
 	}
 	t->proto = protodetect(t->pid, t->proto_why, sizeof(t->proto_why));
@@ -225,7 +232,8 @@ static int connect_one(struct session *s, struct target *t)
 	t->params = params_build(s->opts, t->result_inside);
 	if (!t->params)
 		return -EINVAL;
-	fd = target_socket_connect(&t->sock, why, sizeof(why));
+	fd = target_socket_connect(&t->sock, t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
+				   why, sizeof(why));
 	if (fd == -EPERM) {
 		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
 		target_drop(t);
@@ -494,8 +502,14 @@ int session_open(struct session *s, const struct options *o, const char *output,
 		if (locate(&s->targets[i]))
 			continue;
 		rc = connect_one(s, &s->targets[i]);
-		if (rc == -EINVAL) /* the params cannot fit: an option error */
+		if (rc == -EINVAL) { /* the params cannot fit: an option error */
+			/* Those connected already are left so that their servers survive. */
+			for (int j = 0; j < i; j++) {
+				target_leave(s->targets[j].fd, s->targets[j].proto);
+				s->targets[j].fd = -1;
+			}
 			return rc;
+		}
 	}
 	handshake_all(s);
 	if (session_live(s) == 0) {

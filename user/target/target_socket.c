@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 #include "shared/clock.h"
+#include "proc/netns_socket.h"
 #include "proc/procfs.h"
+#include "proc/sockstate.h"
+#include "target/target_leave.h"
 #include "target/target_socket.h"
 #include "common/errbuf.h"
 #include "shared/array_size.h"
@@ -104,6 +107,8 @@ static int reopen_home(const struct sock_location *ts, char *why, size_t whylen)
 struct candidate {
 	const char *name;
 	char host_path[PATH_MAX + 160];
+	char inside[PATH_MAX + 160]; /* the path as the target sees it (net/unix) */
+	struct stat st;              /* the file, once check_socket_file saw it */
 };
 
 static void candidate_init(struct candidate *c, const struct sock_location *ts, const char *name)
@@ -112,15 +117,17 @@ static void candidate_init(struct candidate *c, const struct sock_location *ts, 
 	/* For messages only: cut short if ever too long. */
 	(void)errbuf_set(c->host_path, sizeof(c->host_path), "/proc/%d/root%s/%s", ts->pid,
 			 strcmp(ts->home, "/") ? ts->home : "", name);
+	(void)errbuf_set(c->inside, sizeof(c->inside), "%s/%s",
+			 strcmp(ts->home, "/") ? ts->home : "", name);
 }
 
 /* The name must still be a socket, not a symlink or anything else. */
-static int check_socket_file(const struct sock_location *ts, const struct candidate *c,
+static int check_socket_file(const struct sock_location *ts, struct candidate *c,
 			     int homefd, char *why, size_t whylen)
 {
-	struct stat st;
+	struct stat *st = &c->st;
 
-	if (fstatat(homefd, c->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fstatat(homefd, c->name, st, AT_SYMLINK_NOFOLLOW) < 0) {
 		int err = -errno;
 
 		if (err == -ENOENT)
@@ -130,11 +137,11 @@ static int check_socket_file(const struct sock_location *ts, const struct candid
 			snprintf(why, whylen, "cannot look at %s: %s", c->host_path, strerror(-err));
 		return err;
 	}
-	if (S_ISSOCK(st.st_mode))
+	if (S_ISSOCK(st->st_mode))
 		return 0;
 	snprintf(why, whylen, "%s is %s, not a socket", c->host_path,
-		 S_ISLNK(st.st_mode) ? "a symlink" : "another kind of file");
-	return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTSOCK;
+		 S_ISLNK(st->st_mode) ? "a symlink" : "another kind of file");
+	return S_ISLNK(st->st_mode) ? -ELOOP : -ENOTSOCK;
 }
 
 static void explain_connect_error(const struct sock_location *ts, const struct candidate *c,
@@ -208,14 +215,68 @@ static int check_peer(const struct sock_location *ts, const struct candidate *c,
 	return 0;
 }
 
+/* Once connected: the peer must be the target, else leave so that it survives. */
+static int connected(const struct sock_location *ts, const struct candidate *c, int fd,
+		     enum proto_version proto, char *why, size_t whylen)
+{
+	int err = check_peer(ts, c, fd, why, whylen);
+
+	if (err) {
+		target_leave(fd, proto);
+		return err;
+	}
+	return fd;
+}
+
+static void explain_owner(const struct sock_location *ts, const struct candidate *c,
+			  const struct sock_owner *o, char *why, size_t whylen)
+{
+	if (o->pid)
+		snprintf(why, whylen, "socket %s is served by pid %d (%s, uid %u), not by pid %d",
+			 c->host_path, o->pid, o->comm, (unsigned)o->uid, ts->pid);
+	else
+		snprintf(why, whylen, "socket %s is bound by another process's listener (socket inode %lu), not by pid %d",
+			 c->host_path, o->inode, ts->pid);
+}
+
+/*
+ * Whose the file is, before any connect: a connection that is not used
+ * ends a CANN server's accept loop for good. -EPERM (another process's),
+ * -ECONNREFUSED (the target does not listen on it), 0 (connect).
+ */
+static int check_owner(const struct sock_location *ts, const struct candidate *c, char *why,
+		       size_t whylen)
+{
+	struct sock_owner owner;
+
+	switch (sockstate_check_file(ts, c->inside, &c->st, &owner)) {
+	case SOCK_OURS:
+	case SOCK_UNSURE:
+		return 0;
+	case SOCK_TAKEN:
+		explain_owner(ts, c, &owner, why, whylen);
+		return -EPERM;
+	case SOCK_NOBODY:
+		break;
+	}
+	if (same_process(ts))
+		snprintf(why, whylen, "pid %d does not listen on %s (a stale socket file)", ts->pid,
+			 c->host_path);
+	else
+		snprintf(why, whylen, "process %d has exited", ts->pid);
+	return -ECONNREFUSED;
+}
+
 /* Connect to one candidate in the open home and check who serves it. */
-static int connect_candidate(const struct sock_location *ts, const struct candidate *c,
-			     int homefd, char *why, size_t whylen)
+static int connect_candidate(const struct sock_location *ts, struct candidate *c, int homefd,
+			     enum proto_version proto, char *why, size_t whylen)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, err, n;
 
 	err = check_socket_file(ts, c, homefd, why, whylen);
+	if (!err)
+		err = check_owner(ts, c, why, whylen);
 	if (err)
 		return err;
 	/* Through the home's fd: short whatever the home is (sun_path is 108 bytes). */
@@ -231,8 +292,9 @@ static int connect_candidate(const struct sock_location *ts, const struct candid
 		return err;
 	}
 	/*
-	 * The name was a socket a moment ago; if it is swapped for a symlink now,
-	 * connect follows it, but then SO_PEERCRED below names the impostor.
+	 * The name was the target's socket a moment ago; if it is swapped for a
+	 * symlink or another server now, connect follows it, but then
+	 * SO_PEERCRED below names the impostor.
 	 */
 	err = connect_bounded(fd, &addr,
 			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1));
@@ -241,15 +303,58 @@ static int connect_candidate(const struct sock_location *ts, const struct candid
 		explain_connect_error(ts, c, err, why, whylen);
 		return err;
 	}
-	err = check_peer(ts, c, fd, why, whylen);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
+	return connected(ts, c, fd, proto, why, whylen);
 }
 
-int target_socket_connect(const struct sock_location *ts, char *why, size_t whylen)
+/*
+ * \0dyn_prof_sock_<key> in the target's network namespace: the socket is
+ * made there (a helper joins it), the name given with its exact length.
+ */
+static int connect_abstract(const struct sock_location *ts, enum proto_version proto,
+			    char *why, size_t whylen)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sock_owned owned;
+	struct candidate c = { .name = ts->name };
+	size_t len = strlen(ts->name);
+	int fd, err;
+
+	snprintf(c.host_path, sizeof(c.host_path), "%s", ts->path);
+	if (len + 1 > sizeof(addr.sun_path)) {
+		snprintf(why, whylen, "socket name %s is too long", ts->name);
+		return -ENAMETOOLONG;
+	}
+	err = sockstate_owned(ts->pid, ts->path, &owned);
+	if (err == -ESRCH || (!err && !owned.listener && !procfs_alive(ts->pid))) {
+		snprintf(why, whylen, "process %d has exited", ts->pid);
+		return -ENOENT;
+	}
+	if (!err && !owned.listener) {
+		snprintf(why, whylen, "pid %d no longer listens on %s", ts->pid, ts->path);
+		return -ECONNREFUSED;
+	}
+	fd = netns_socket_of(ts->pid, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		if (fd == -EPERM || fd == -EACCES)
+			snprintf(why, whylen, "cannot enter the network namespace of pid %d to reach %s (needs CAP_SYS_ADMIN over it)",
+				 ts->pid, ts->path);
+		else
+			snprintf(why, whylen, "cannot make a socket in the network namespace of pid %d: %s",
+				 ts->pid, strerror(-fd));
+		return fd == -EACCES ? -EPERM : fd;
+	}
+	memcpy(addr.sun_path + 1, ts->name, len);
+	err = connect_bounded(fd, &addr, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len));
+	if (err) {
+		close(fd);
+		explain_connect_error(ts, &c, err, why, whylen);
+		return err;
+	}
+	return connected(ts, &c, fd, proto, why, whylen);
+}
+
+int target_socket_connect(const struct sock_location *ts, enum proto_version proto, char *why,
+			  size_t whylen)
 {
 	char dummy[8], alt_why[256], names[4][SOCKLOCATE_NAME_MAX];
 	struct candidate c;
@@ -260,7 +365,7 @@ int target_socket_connect(const struct sock_location *ts, char *why, size_t whyl
 		whylen = sizeof(dummy);
 	}
 	why[0] = '\0';
-	if (!ts->home[0] || !ts->name[0]) {
+	if (!ts->name[0] || (ts->flavour != SOCK_FLAVOUR_ABSTRACT && !ts->home[0])) {
 		snprintf(why, whylen, "no socket was found for pid %d", ts->pid);
 		return -EINVAL;
 	}
@@ -268,12 +373,14 @@ int target_socket_connect(const struct sock_location *ts, char *why, size_t whyl
 		snprintf(why, whylen, "process %d has exited", ts->pid);
 		return -ENOENT;
 	}
+	if (ts->flavour == SOCK_FLAVOUR_ABSTRACT)
+		return connect_abstract(ts, proto, why, whylen);
 	homefd = reopen_home(ts, why, whylen);
 	if (homefd < 0)
 		return homefd;
 
 	candidate_init(&c, ts, ts->name);
-	fd = connect_candidate(ts, &c, homefd, why, whylen);
+	fd = connect_candidate(ts, &c, homefd, proto, why, whylen);
 
 	/*
 	 * The found socket is served by someone else, or by nobody: another
@@ -290,7 +397,7 @@ int target_socket_connect(const struct sock_location *ts, char *why, size_t whyl
 			if (!strcmp(names[i], ts->name))
 				continue;
 			candidate_init(&c, ts, names[i]);
-			alt = connect_candidate(ts, &c, homefd, alt_why, sizeof(alt_why));
+			alt = connect_candidate(ts, &c, homefd, proto, alt_why, sizeof(alt_why));
 			if (alt >= 0) {
 				fd = alt;
 				why[0] = '\0';
