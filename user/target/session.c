@@ -75,6 +75,22 @@ static void leave(struct target *t, const char *reason)
 	target_drop(t);
 }
 
+/*
+ * A v1 folder carries no pid: once one target claimed it, the other v1
+ * targets writing to the same folder must not claim it too.
+ */
+static void claimed(struct session *s, const struct target *by, const char *name)
+{
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t == by || t->proto != PROTO_V1 || strcmp(t->result_host, by->result_host))
+			continue;
+		if (output_prof_known_add(&t->prof_seen, name))
+			report_target_error(t->pid, "dynprof: out of memory noting %s", name);
+	}
+}
+
 static void report_prof_dir(void *ctx, const char *name)
 {
 	struct prof_report *r = ctx;
@@ -92,6 +108,7 @@ static void report_prof_dir(void *ctx, const char *name)
 		}
 	}
 	r->s->prof_dirs++;
+	claimed(r->s, r->t, name);
 	rc = output_record(r->s->output, name);
 	if (rc)
 		report_target_error(r->t->pid, "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
@@ -105,7 +122,7 @@ static void report_prof_dir(void *ctx, const char *name)
 static void report_new_prof_dirs(struct session *s, struct target *t)
 {
 	struct prof_report r = { s, t, events_window_close_begin(t->pid) };
-	int rc = output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, report_prof_dir, &r);
+	int rc = output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, report_prof_dir, &r);
 
 	if (rc)
 		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
@@ -265,6 +282,18 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
 }
 
 /*
+ * v1: what is in the result folder before START is not this window's (the
+ * folder appears at START, PROTOCOL.md Part 2 section 0 item 10).
+ */
+static void snapshot_prof_dirs(struct target *t)
+{
+	if (t->proto == PROTO_V1 && !t->collecting &&
+	    output_new_prof_dirs(t->result_host, OUTPUT_V1_NAMES, &t->prof_seen, NULL, NULL)) {
+		/* Unreadable now: the look after its stop says its own failure. */
+	}
+}
+
+/*
  * Fan `cmd` out to the live targets: all, or those `which` marks (NULL:
  * all); with collecting_only, only those of them that collect.
  */
@@ -284,6 +313,8 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 
 		if (t->dropped || (collecting_only && !t->collecting) || (which && !which[i]))
 			continue;
+		if (cmd == PROTO_CMD_START)
+			snapshot_prof_dirs(t);
 		target_prepare_command(t, cmd, deadline);
 		xs[n++] = &t->xchg;
 		sent[i] = true;

@@ -247,7 +247,7 @@ static int connect_one(struct session *s, struct target *t)
 	t->fd = fd;
 	target_connected(t);
 	/* Folders this process wrote before this run are not ours to report. */
-	if (output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, NULL, NULL)) {
+	if (output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, NULL, NULL)) {
 		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
 	}
 	return 0;

@@ -8,6 +8,7 @@
 
 #include "shared/clock.h"
 #include "shared/fdio.h"
+#include "out/output.h"
 #include "target/target.h"
 
 #define DRAIN_MS 200 /* how long to wait for the QUIT_RSP after a DISCONNECT */
@@ -149,6 +150,12 @@ void target_drain(struct target *t, int count)
 	for (int i = 0; i < count && t->fd >= 0; i++)
 		if (fdio_read_full(t->fd, buf, reply_size(t), deadline, NULL))
 			return; /* nothing more, or late: the connection is closed next either way */
+}
+
+int target_prof_names(const struct target *t)
+{
+	/* v1 names carry no pid: its folders are those that appear during its window. */
+	return t->proto == PROTO_V1 ? OUTPUT_V1_NAMES : t->nspid;
 }
 
 void target_set_collecting(struct target *t, bool collecting)

@@ -67,6 +67,9 @@ void target_read_unsolicited(struct target *t, struct target_outcome *out);
  */
 void target_drain(struct target *t, int count);
 
+/* How its PROF_ folders are told apart (output_new_prof_dirs): its pid, or v1's names. */
+int target_prof_names(const struct target *t);
+
 /* A window is open (or not) from now on: the idle count follows (write collecting only here). */
 void target_set_collecting(struct target *t, bool collecting);
 
