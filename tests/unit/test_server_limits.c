@@ -179,7 +179,7 @@ TEST(disconnect_cause_requests_then_exit_then_idle_else_unknown)
 	c.commands = 3;
 	CHECK_INT(server_disconnect_cause(&l, &c, 0, true), SERVER_CAUSE_REQUESTS);
 	server_cause_text(SERVER_CAUSE_REQUESTS, &l, &c, 0, text, sizeof(text));
-	CHECK_STR(text, "request limit reached (3 requests on this connection, the server answers 3)");
+	CHECK_STR(text, "request limit reached (the server answers 3 requests per connection)");
 	c.commands = 1;
 	CHECK_INT(server_disconnect_cause(&l, &c, 500, true), SERVER_CAUSE_EXIT);
 	CHECK_INT(server_disconnect_cause(&l, &c, 1999, false), SERVER_CAUSE_UNKNOWN);
@@ -187,7 +187,7 @@ TEST(disconnect_cause_requests_then_exit_then_idle_else_unknown)
 	server_cause_text(SERVER_CAUSE_IDLE, &l, &c, 3100, text, sizeof(text));
 	CHECK_STR(text, "idle limit reached (3 s idle on this connection, the server allows 2)");
 	server_cause_text(SERVER_CAUSE_UNKNOWN, &l, &c, 1000, text, sizeof(text));
-	CHECK_STR(text, "reason unknown (no limit was reached: 1 requests, 1 s idle)");
+	CHECK_STR(text, "reason unknown (no limit was reached; requests sent: 1, idle: 1 s)");
 }
 
 UNIT_MAIN()

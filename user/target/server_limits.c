@@ -142,8 +142,8 @@ void server_cause_text(enum server_cause cause, const struct server_limits *l,
 {
 	switch (cause) {
 	case SERVER_CAUSE_REQUESTS:
-		snprintf(buf, len, "request limit reached (%d requests on this connection, the server answers %d)",
-			 c->commands, l->max_commands);
+		snprintf(buf, len, "request limit reached (the server answers %d requests per connection)",
+			 l->max_commands);
 		break;
 	case SERVER_CAUSE_IDLE:
 		snprintf(buf, len, "idle limit reached (%lld s idle on this connection, the server allows %d)",
@@ -153,7 +153,7 @@ void server_cause_text(enum server_cause cause, const struct server_limits *l,
 		snprintf(buf, len, "the server process is exiting");
 		break;
 	default:
-		snprintf(buf, len, "reason unknown (no limit was reached: %d requests, %lld s idle)",
+		snprintf(buf, len, "reason unknown (no limit was reached; requests sent: %d, idle: %lld s)",
 			 c->commands, (long long)(server_count_idle_ms(c, now_ms) / 1000));
 	}
 }
