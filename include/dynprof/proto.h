@@ -142,6 +142,8 @@ static_assert(sizeof(struct proto_v1_response) == 140, "v1 Response is 140 bytes
 #define V1_DETAIL_TOO_MANY        "Receive too much requests from client."
 #define V1_DETAIL_SERVER_EXIT     "Dynamic profiling Server exit" /* no period, as CANN */
 #define V1_DETAIL_INTERNAL        "Internal error."
+/* A START's device list; alone (no id after it) with a failure: no device set. */
+#define V1_DETAIL_NO_DEVICE       "Started device Id: "
 
 /* ---- a decoded reply, either generation -------------------------------- */
 

@@ -17,12 +17,9 @@
 
 #define V1_MAX_STARTS 10001 /* successful STARTs per process lifetime, as CANN's v1 server */
 
-/* Our texts where CANN's are not known (documented in dynprof/agent.h). */
-#define V1_DETAIL_STARTED      "Started device Id: "
-#define V1_DETAIL_NO_DEVICE    "Device is not set."
-#define V1_DETAIL_START_FAILED "Start collection failed."
-#define V1_DETAIL_STOP_FAILED  "Stop collection failed."
-#define V1_DETAIL_START_LIMIT  "Start times exceed the limit."
+/* CANN's v1 texts (PROTOCOL.md Part 2 section 6). */
+#define V1_DETAIL_STARTED     V1_DETAIL_NO_DEVICE /* followed by the ids */
+#define V1_DETAIL_START_LIMIT "Start times over max limit."
 
 enum step { CONTINUE, END };
 
@@ -37,7 +34,10 @@ static int send_rsp(struct agent_conn *c, int32_t type, int32_t code, const char
 	return conn_send(c, &r, sizeof(r));
 }
 
-/* Open a window; NULL on success, else the failure's detail text. */
+/*
+ * Open a window; NULL on success, else the failure's detail text. No
+ * device: CANN lists the devices it started, none (its failure text).
+ */
 static const char *try_start(const char *json, struct agent_devset *devs)
 {
 	if (window_collecting())
@@ -55,7 +55,7 @@ static const char *try_start(const char *json, struct agent_devset *devs)
 	case WINDOW_FAILED:
 		break;
 	}
-	return V1_DETAIL_START_FAILED;
+	return V1_DETAIL_INTERNAL;
 }
 
 static int answer_start(struct agent_conn *c, const char *json)
@@ -87,7 +87,7 @@ static int answer_stop(struct agent_conn *c)
 		fail = V1_DETAIL_NOT_STARTED;
 		break;
 	case WINDOW_STOP_FAILED:
-		fail = V1_DETAIL_STOP_FAILED;
+		fail = V1_DETAIL_INTERNAL;
 		break;
 	}
 	agent_log("stop -> %d%s%s", fail ? 1 : 0, fail ? " " : "", fail ? fail : "");
