@@ -67,7 +67,7 @@ TEST(agent_environment_scales_the_limits)
 TEST(idle_is_cumulative_over_the_connection_and_paused_while_collecting)
 {
 	struct server_limits l = limits(PROTO_V2, SOCK_FLAVOUR_FILE, NULL, NULL, NULL);
-	struct server_count c;
+	struct server_count c = { 0 };
 
 	server_count_connected(&c, 1000);
 	CHECK_INT(server_count_idle_ms(&c, 3000), 2000);
@@ -85,7 +85,7 @@ TEST(idle_is_cumulative_over_the_connection_and_paused_while_collecting)
 TEST(v1_restarts_idle_at_every_start_req)
 {
 	struct server_limits l = limits(PROTO_V1, SOCK_FLAVOUR_FILE, NULL, NULL, NULL);
-	struct server_count c;
+	struct server_count c = { 0 };
 
 	server_count_connected(&c, 0);
 	server_count_command(&c, &l, 5000, false); /* a STOP does not */
@@ -105,7 +105,7 @@ TEST(reconnect_margin_is_a_quarter_between_half_a_second_and_a_minute)
 TEST(reconnect_for_idle_before_the_limit_never_while_collecting)
 {
 	struct server_limits l = limits(PROTO_V2, SOCK_FLAVOUR_FILE, NULL, "3", NULL);
-	struct server_count c;
+	struct server_count c = { 0 };
 
 	server_count_connected(&c, 0);
 	CHECK_INT(server_needs_reconnect(&l, &c, 2249, false), SERVER_KEEP);
@@ -125,7 +125,7 @@ TEST(reconnect_for_idle_before_the_limit_never_while_collecting)
 TEST(v1_start_about_to_go_needs_no_idle_reconnect)
 {
 	struct server_limits l = limits(PROTO_V1, SOCK_FLAVOUR_FILE, NULL, "3", NULL);
-	struct server_count c;
+	struct server_count c = { 0 };
 
 	server_count_connected(&c, 0);
 	CHECK_INT(server_needs_reconnect(&l, &c, 2500, true), SERVER_KEEP);
@@ -135,7 +135,7 @@ TEST(v1_start_about_to_go_needs_no_idle_reconnect)
 TEST(reconnect_for_requests_so_a_window_fits)
 {
 	struct server_limits l = limits(PROTO_V2, SOCK_FLAVOUR_FILE, "5", NULL, NULL);
-	struct server_count c;
+	struct server_count c = { 0 };
 
 	server_count_connected(&c, 0);
 	CHECK_INT(server_needs_reconnect(&l, &c, 0, true), SERVER_KEEP);
@@ -150,7 +150,7 @@ TEST(reconnect_for_requests_so_a_window_fits)
 TEST(a_limit_too_small_for_a_window_does_not_loop)
 {
 	struct server_limits l = limits(PROTO_V2, SOCK_FLAVOUR_FILE, "1", NULL, NULL);
-	struct server_count c;
+	struct server_count c = { 0 };
 
 	server_count_connected(&c, 0);
 	CHECK_INT(server_needs_reconnect(&l, &c, 0, true), SERVER_KEEP);
@@ -161,7 +161,7 @@ TEST(a_limit_too_small_for_a_window_does_not_loop)
 TEST(abstract_never_reconnects)
 {
 	struct server_limits l = limits(PROTO_V2, SOCK_FLAVOUR_ABSTRACT, NULL, NULL, NULL);
-	struct server_count c;
+	struct server_count c = { 0 };
 
 	server_count_connected(&c, 0);
 	c.commands = 1000;
@@ -172,7 +172,7 @@ TEST(abstract_never_reconnects)
 TEST(disconnect_cause_requests_then_exit_then_idle_else_unknown)
 {
 	struct server_limits l = limits(PROTO_V2, SOCK_FLAVOUR_FILE, "3", "2", NULL);
-	struct server_count c;
+	struct server_count c = { 0 };
 	char text[200];
 
 	server_count_connected(&c, 0);
