@@ -136,12 +136,16 @@ test_agent_key_raw_text_names_the_socket_0777() {
 }
 
 # v1 names carry no pid: the window's folder is the one that appeared
-# between START and STOP. Folders there before, a symlink and a file with
-# v1 names, and names near the shape are not reported.
+# between START and STOP. Folders there before the run or made before the
+# START, a symlink and a file with v1 names, and names near the shape
+# (a letter past R, a digit short) are not reported.
 test_v1_window_folder_found_by_appearance_reported_and_recorded() {
 	local pid; pid=$(start_target DYNPROF_AGENT_PROTOCOL=v1)
 	mkdir -p $T/o/PROF_000001_20200101000000000_AAAAAAAAAAAAAAAA $T/elsewhere
 	dp_background --pid=$pid --output=$T/o --protocol=v1
+	wait_until 10 grep -q "Start profiling" $T/out || fail "not connected: $(cat $T/out)"
+	# made after connecting, before START: not the window's either
+	mkdir $T/o/PROF_000001_20200101000000004_AAAAAAAAAAAAAAAD
 	dp_send start
 	wait_until 10 grep -q "start success" $T/out || fail "no window: $(cat $T/out)"
 	ln -s $T/elsewhere $T/o/PROF_000001_20200101000000001_AAAAAAAAAAAAAAAB
