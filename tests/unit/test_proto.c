@@ -199,6 +199,16 @@ TEST(v1_details_tell_already_and_not_started_apart)
 	CHECK_INT(v1_decode(5, 0, NULL, PROTO_CMD_QUIT).status, PROTO_OK);
 }
 
+TEST(v1_start_failed_on_no_device_is_not_set_device)
+{
+	/* CANN lists the devices it started: none when none is set. */
+	CHECK_INT(v1_decode(1, 1, "Started device Id: ", PROTO_CMD_START).status, PROTO_NOT_SET_DEVICE);
+	/* some started, one failed: a failure */
+	CHECK_INT(v1_decode(1, 1, "Started device Id: 0 ", PROTO_CMD_START).status, PROTO_FAIL);
+	CHECK_INT(v1_decode(1, 1, V1_DETAIL_INTERNAL, PROTO_CMD_START).status, PROTO_FAIL);
+	CHECK_STR(V1_DETAIL_SERVER_EXIT, "Dynamic profiling Server exit");
+}
+
 TEST(v1_disconnect_carries_its_reason)
 {
 	struct proto_reply r = v1_decode(8, 0, V1_DETAIL_IDLE, PROTO_CMD_STOP);

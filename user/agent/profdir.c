@@ -33,10 +33,10 @@ static void random_bytes(unsigned char *buf, size_t len)
 		buf[i] = (unsigned char)((ns >> (i * 3)) ^ (uint64_t)(getpid() >> i));
 }
 
-/* Make dir/PROF_... with a fresh name; `out` gets its path. */
-static int make_named_dir(const char *dir, char *out, size_t len)
+/* Make dir/PROF_... with a fresh name (v1's without the pid); `out` gets its path. */
+static int make_named_dir(const char *dir, int v1_name, char *out, size_t len)
 {
-	unsigned char rnd[PROFNAME_RAND_LEN];
+	unsigned char rnd[PROFNAME_V1_RAND_LEN];
 	char name[PROFNAME_LEN + 1];
 	struct tm tm;
 	int rc = -EEXIST;
@@ -47,8 +47,12 @@ static int make_named_dir(const char *dir, char *out, size_t len)
 
 		localtime_r(&sec, &tm);
 		random_bytes(rnd, sizeof(rnd));
-		rc = profname_format(name, sizeof(name), PROF_INDEX, &tm, (int)(us / 1000 % 1000),
-				     (long)getpid(), rnd);
+		if (v1_name)
+			rc = profname_format_v1(name, sizeof(name), PROF_INDEX, &tm,
+						(int)(us / 1000 % 1000), rnd);
+		else
+			rc = profname_format(name, sizeof(name), PROF_INDEX, &tm,
+					     (int)(us / 1000 % 1000), (long)getpid(), rnd);
 		if (rc < 0)
 			return rc;
 		if (snprintf(out, len, "%s/%s", dir, name) >= (int)len)
@@ -106,7 +110,8 @@ static int write_start_files(const char *host, const char *params,
 	return rc;
 }
 
-int profdir_open(struct profdir *pd, const char *params_json, const struct agent_devset *devs)
+int profdir_open(struct profdir *pd, int v1_name, const char *params_json,
+		 const struct agent_devset *devs)
 {
 	char result_dir[PATH_MAX], host[PATH_MAX];
 	int rc;
@@ -115,7 +120,7 @@ int profdir_open(struct profdir *pd, const char *params_json, const struct agent
 	if (!rc)
 		rc = mkdir_p(result_dir, PROFDIR_MODE); /* the client names it as this process sees it */
 	if (!rc)
-		rc = make_named_dir(result_dir, pd->path, sizeof(pd->path));
+		rc = make_named_dir(result_dir, v1_name, pd->path, sizeof(pd->path));
 	if (!rc)
 		rc = make_subdir(pd->path, "host");
 	if (!rc)

@@ -21,8 +21,9 @@ struct profdir {
  * Make the folder under the params' result_dir (created when missing) and
  * write sample.json, start_info, host_start.log and info.json. Returns 0
  * or a negative errno; on failure after mkdir the partial folder stays.
+ * `v1_name`: named as CANN's v1 names it (no pid, 16 letters).
  */
-int profdir_open(struct profdir *pd, const char *params_json,
+int profdir_open(struct profdir *pd, int v1_name, const char *params_json,
 		 const struct agent_devset *devs) DP_MUST_CHECK;
 
 /* Write end_info. 0 or a negative errno. */

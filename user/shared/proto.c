@@ -145,7 +145,9 @@ static void v1_copy_detail(const struct proto_v1_response *in, struct proto_repl
 
 /*
  * v1 has only success/failure; the detail text tells ALREADY_STARTED and
- * NOT_STARTED apart from a plain failure, as msprof's console does.
+ * NOT_STARTED apart from a plain failure, as msprof's console does, and a
+ * START that failed listing no started device ("Started device Id: ") as
+ * NOT_SET_DEVICE.
  */
 void proto_v1_decode_reply(const struct proto_v1_response *in, enum proto_command cmd,
 			   struct proto_reply *out)
@@ -169,6 +171,8 @@ void proto_v1_decode_reply(const struct proto_v1_response *in, enum proto_comman
 		out->status = PROTO_OK;
 	else if (cmd == PROTO_CMD_START && !strcmp(out->detail, V1_DETAIL_ALREADY_STARTED))
 		out->status = PROTO_ALREADY_STARTED;
+	else if (cmd == PROTO_CMD_START && !strcmp(out->detail, V1_DETAIL_NO_DEVICE))
+		out->status = PROTO_NOT_SET_DEVICE; /* it started on no device: none is set */
 	else if (cmd == PROTO_CMD_STOP && !strcmp(out->detail, V1_DETAIL_NOT_STARTED))
 		out->status = PROTO_NOT_STARTED;
 	else
