@@ -30,6 +30,9 @@ const struct chip_info *params_chip(const struct options *o, const char *output)
 			       f.why, options_switch(o, "l2") ? ", the --l2 events" : "");
 	else if (f.note[0])
 		report_warning("dynprof: %s", f.note);
+	if (f.chip && f.chip->dynamic_refused)
+		report_warning("dynprof: msprof refuses --dynamic on %s; its params are sent as for the other chips.",
+			       f.chip->name);
 	return run_chip;
 }
 
