@@ -135,6 +135,16 @@ TEST(v2_server_data_type_config_of_dynprof_defaults_is_msprofs)
 	CHECK(agent_params_data_type_config() == 0x4000000004000802ULL);
 }
 
+TEST(v2_storage_limit_below_200mb_fails_and_becomes_200mb)
+{
+	agent_params_reset();
+	CHECK_INT(agent_params_apply(PROTO_V2, "{\"storageLimit\":\"300MB\"}"), 0);
+	CHECK_INT(agent_params_apply(PROTO_V2, "{\"storageLimit\":\"100MB\"}"), -EINVAL);
+	CHECK_STR(KEPT("storageLimit"), "\"200MB\"");
+	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"on\"}"), 0);
+	CHECK_INT(agent_params_apply(PROTO_V2, "{\"storageLimit\":\"3GB\"}"), -EINVAL);
+}
+
 TEST(v1_replaces_the_set_and_keeps_the_exact_uint64)
 {
 	agent_params_reset();

@@ -11,6 +11,7 @@
 
 #include "agent/params.h"
 #include "agent/params_json.h"
+#include "shared/decimal.h"
 #include "shared/msprof_params.h"
 
 struct kept {
@@ -159,6 +160,25 @@ static int set(const char *key, const char *v)
 	return 0;
 }
 
+/*
+ * storageLimit: "<N>MB", N in [200, 4294967295]; below 200 START fails and
+ * the field becomes "200MB" (pv9:951-1005), which persists.
+ */
+static int v2_storage_limit(void)
+{
+	const char *v = get("storageLimit");
+	uint64_t n;
+	size_t digits;
+
+	if (!*v)
+		return 0;
+	if (decimal_prefix(v, SIZE_MAX, 4294967295ULL, &n, &digits) || strcmp(v + digits, "MB"))
+		return -EINVAL;
+	if (n >= 200)
+		return 0;
+	return set("storageLimit", "200MB") ? -ENOMEM : -EINVAL;
+}
+
 /* The rewrites 9.x makes after parsing, which persist (acl9:1874-1884, 490-505). */
 static int v2_rewrites(void)
 {
@@ -179,7 +199,7 @@ static int v2_rewrites(void)
 		}
 	if (!rc && strcmp(get("prof_level"), "off") && *get("prof_level"))
 		rc = set("runtimeTrace", "on");
-	return rc;
+	return rc ? rc : v2_storage_limit();
 }
 
 int agent_params_apply(enum proto_version gen, const char *json)

@@ -27,8 +27,9 @@
 
 /*
  * Parse a START's JSON into the kept set of generation `gen`. 0, or
- * -EINVAL when the parser CANN uses would fail (the set is then unchanged),
- * -ENOMEM.
+ * -EINVAL when the parser CANN uses would fail (the set is then unchanged)
+ * or, v2, when storageLimit is not <N>MB with N >= 200 (the set is then
+ * kept, with "200MB" for a value below 200, as 9.x does); -ENOMEM.
  */
 int agent_params_apply(enum proto_version gen, const char *json) DP_MUST_CHECK;
 
