@@ -183,7 +183,8 @@ static int v2_storage_limit(void)
 static int v2_rewrites(void)
 {
 	static const char *const levels[][2] = {
-		{ "on", "level1" }, { "l1", "level1" }, { "l0", "level0" }, { "l2", "level2" }, { "l3", "level3" },
+		{ "on", "level1" }, { "l1", "level1" }, { "l0", "level0" },
+		{ "l2", "level2" }, { "l3", "level3" },
 	};
 	size_t pid = index_of("host_sys_pid");
 	int rc = 0;

@@ -47,7 +47,9 @@ static int hex4(const char *p, unsigned *v)
 	for (int i = 0; i < 4; i++) {
 		if (!isxdigit((unsigned char)p[i]))
 			return -EINVAL;
-		*v = *v * 16 + (unsigned)(isdigit((unsigned char)p[i]) ? p[i] - '0' : (tolower((unsigned char)p[i]) - 'a' + 10));
+		*v = *v * 16 + (unsigned)(isdigit((unsigned char)p[i]) ?
+						  p[i] - '0' :
+						  (tolower((unsigned char)p[i]) - 'a' + 10));
 	}
 	return 0;
 }
@@ -68,7 +70,8 @@ static int unescape(const char **p, char *out, size_t *n)
 		return -EINVAL;
 	*p += 5;
 	if (cp >= 0xd800 && cp < 0xdc00) {
-		if ((*p)[0] != '\\' || (*p)[1] != 'u' || hex4(*p + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
+		if ((*p)[0] != '\\' || (*p)[1] != 'u' || hex4(*p + 2, &lo) || lo < 0xdc00 ||
+		    lo > 0xdfff)
 			return -EINVAL;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 		*p += 6;

@@ -29,9 +29,9 @@ struct pj_member {
 	const char *key; /* not NUL-terminated (lenient: as written) */
 	size_t klen;
 	enum pj_kind kind;
-	char *str;       /* PJ_STR: the value, NUL-terminated (the callee may keep it: set to NULL) */
-	int64_t i;       /* PJ_INT (int32 range when lenient), PJ_DOUBLE truncated, PJ_BOOL 0/1 */
-	uint64_t u;      /* PJ_INT: the exact unsigned value when not negative */
+	char *str;  /* PJ_STR: the value, NUL-terminated (the callee may keep it: set to NULL) */
+	int64_t i;  /* PJ_INT (int32 range when lenient), PJ_DOUBLE truncated, PJ_BOOL 0/1 */
+	uint64_t u; /* PJ_INT: the exact unsigned value when not negative */
 };
 
 /*

@@ -36,13 +36,15 @@ static int per_pid(const struct options *o, const char *dir, const struct chip_i
 		uint64_t pid;
 
 		if (decimal_span(p, len, 1, 999999999, &pid)) {
-			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
-				     (int)len, p);
+			report_error(
+				"Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
+				(int)len, p);
 			return -1;
 		}
 		enum proto_version gen = protodetect((int)pid, why, sizeof(why));
 
-		snprintf(comment, sizeof(comment), "pid %d: %s (%s)", (int)pid, proto_version_name(gen), why);
+		snprintf(comment, sizeof(comment), "pid %d: %s (%s)", (int)pid,
+			 proto_version_name(gen), why);
 		if (print_json(o, gen, dir, chip, comment))
 			return -1;
 		if (!comma)

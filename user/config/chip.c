@@ -16,8 +16,8 @@
 #include "shared/decimal.h"
 
 #define MODULE_TYPE_SYSTEM 0 /* ascend_hal.h DEV_MODULE_TYPE */
-#define INFO_TYPE_VERSION  1 /* ascend_hal.h DEV_INFO_TYPE */
-#define INFO_JSON_MAX      (1 << 20)
+#define INFO_TYPE_VERSION 1  /* ascend_hal.h DEV_INFO_TYPE */
+#define INFO_JSON_MAX (1 << 20)
 
 typedef int (*hal_get_device_info_fn)(uint32_t dev, int32_t module, int32_t info, int64_t *value);
 
@@ -49,8 +49,8 @@ static bool trusted_file(const char *path)
 {
 	struct stat st;
 
-	return !lstat(path, &st) && S_ISREG(st.st_mode) && (st.st_uid == 0 || st.st_uid == geteuid()) &&
-	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+	return !lstat(path, &st) && S_ISREG(st.st_mode) &&
+	       (st.st_uid == 0 || st.st_uid == geteuid()) && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
 static int call_driver(const char *lib, int *id, char *why, size_t len)
@@ -82,7 +82,8 @@ static int call_driver(const char *lib, int *id, char *why, size_t len)
 
 int chip_from_driver(const char *install_info, int *id, char *why, size_t len)
 {
-	static const char *const subdirs[] = { "driver/lib64", "driver/lib64/common", "driver/lib64/driver" };
+	static const char *const subdirs[] = { "driver/lib64", "driver/lib64/common",
+					       "driver/lib64/driver" };
 	char base[PATH_MAX], lib[PATH_MAX + 64];
 
 	if (driver_path(install_info, base, sizeof(base))) {
@@ -94,7 +95,9 @@ int chip_from_driver(const char *install_info, int *id, char *why, size_t len)
 		if (access(lib, F_OK))
 			continue;
 		if (!trusted_file(lib)) {
-			snprintf(why, len, "%s is not owned by root or you, or others may write it: not loaded", lib);
+			snprintf(why, len,
+				 "%s is not owned by root or you, or others may write it: not loaded",
+				 lib);
 			return -EPERM;
 		}
 		return call_driver(lib, id, why, len);
@@ -189,20 +192,24 @@ void chip_detect(const char *option, const char *output, struct chip_found *f)
 	if (!chip_from_driver(CHIP_INSTALL_INFO, &id, drv, sizeof(drv))) {
 		f->chip = chip_by_id(id);
 		if (!f->chip)
-			snprintf(drv, sizeof(drv), "the driver reports chip %d, which msprof does not know", id);
+			snprintf(drv, sizeof(drv),
+				 "the driver reports chip %d, which msprof does not know", id);
 		else if (given && given != f->chip)
-			snprintf(f->note, sizeof(f->note), "--chip=%s ignored: the driver reports chip %d (%s)",
-				 option, id, f->chip->name);
+			snprintf(f->note, sizeof(f->note),
+				 "--chip=%s ignored: the driver reports chip %d (%s)", option, id,
+				 f->chip->name);
 	}
 	if (!f->chip && output && !chip_from_prof_dirs(output, &id, where, sizeof(where))) {
 		f->chip = chip_by_id(id);
 		if (f->chip && given && given != f->chip)
-			snprintf(f->note, sizeof(f->note), "--chip=%s ignored: %s/host/info.json says platform_version %d (%s)",
+			snprintf(f->note, sizeof(f->note),
+				 "--chip=%s ignored: %s/host/info.json says platform_version %d (%s)",
 				 option, where, id, f->chip->name);
 	}
 	if (!f->chip)
 		f->chip = given;
 	if (!f->chip)
-		snprintf(f->why, sizeof(f->why), "%s; no PROF_ folder with an info.json in %s; no --chip",
-			 drv, output ? output : "the result folder");
+		snprintf(f->why, sizeof(f->why),
+			 "%s; no PROF_ folder with an info.json in %s; no --chip", drv,
+			 output ? output : "the result folder");
 }

@@ -23,8 +23,8 @@
 
 struct chip_found {
 	const struct chip_info *chip; /* NULL: not found */
-	char why[3 * PATH_MAX];        /* when NULL: what was tried */
-	char note[3 * PATH_MAX];       /* when found: a disagreement worth a warning, else "" */
+	char why[3 * PATH_MAX];	      /* when NULL: what was tried */
+	char note[3 * PATH_MAX];      /* when found: a disagreement worth a warning, else "" */
 };
 
 void chip_detect(const char *option, const char *output, struct chip_found *f);

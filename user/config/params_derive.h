@@ -15,8 +15,8 @@ int params_interval_ms(const struct options *o, const char *option);
 
 /* The AI core metric msprof picks (switch, else the chip's default) and its events. */
 struct metric_choice {
-	char aic[160];        /* ai_core_metrics */
-	char aiv[160];        /* aiv_metrics */
+	char aic[160]; /* ai_core_metrics */
+	char aiv[160]; /* aiv_metrics */
 	char aic_events[160];
 	char aiv_events[160];
 };

@@ -12,23 +12,23 @@
 #include "config/params.h"
 #include "config/params_derive.h"
 
-#define PROF_ACL_API               0x1ULL
-#define PROF_TASK_TIME_L1          0x2ULL
-#define PROF_AICORE_METRICS        0x4ULL
-#define PROF_AICPU_TRACE           0x8ULL
-#define PROF_L2CACHE               0x10ULL
-#define PROF_HCCL_TRACE            0x20ULL
-#define PROF_KEYPOINT_TRACE        0x40ULL
-#define PROF_RUNTIME_API           0x100ULL
-#define PROF_FWK_SCHEDULE_L0       0x200ULL
-#define PROF_TASK_TIME_L0          0x800ULL
-#define PROF_TASK_MEMORY           0x1000ULL
-#define PROF_FWK_SCHEDULE_L1       0x1000000ULL
-#define PROF_RUNTIME_TRACE         0x4000000ULL
-#define PROF_AIV_METRICS           0x20000000ULL
-#define PROF_OP_DETAIL             0x80000000ULL
+#define PROF_ACL_API 0x1ULL
+#define PROF_TASK_TIME_L1 0x2ULL
+#define PROF_AICORE_METRICS 0x4ULL
+#define PROF_AICPU_TRACE 0x8ULL
+#define PROF_L2CACHE 0x10ULL
+#define PROF_HCCL_TRACE 0x20ULL
+#define PROF_KEYPOINT_TRACE 0x40ULL
+#define PROF_RUNTIME_API 0x100ULL
+#define PROF_FWK_SCHEDULE_L0 0x200ULL
+#define PROF_TASK_TIME_L0 0x800ULL
+#define PROF_TASK_MEMORY 0x1000ULL
+#define PROF_FWK_SCHEDULE_L1 0x1000000ULL
+#define PROF_RUNTIME_TRACE 0x4000000ULL
+#define PROF_AIV_METRICS 0x20000000ULL
+#define PROF_OP_DETAIL 0x80000000ULL
 #define PROF_KEYPOINT_TRACE_HELPER 0x4000000000000000ULL
-#define PROF_MODEL_LOAD            0x8000000000000000ULL
+#define PROF_MODEL_LOAD 0x8000000000000000ULL
 
 /* v1 task time: on|l1 (and l2, l3, which v1 does not know) is level 1. */
 static const char *v1_level(const struct options *o)
@@ -101,7 +101,8 @@ static void v1_task_time(struct paramset *ps, const struct options *o, const str
 	paramset_set(ps, "ts_memcpy", "on");
 }
 
-static void v1_ai_core_keys(struct paramset *ps, const struct options *o, const struct chip_info *chip)
+static void v1_ai_core_keys(struct paramset *ps, const struct options *o,
+			    const struct chip_info *chip)
 {
 	bool on = v1_ai_core(o);
 	const char *mode = params_sw(o, "aic-mode", "task-based");
@@ -167,9 +168,12 @@ void params_v1_derive(struct paramset *ps, const struct options *o, const struct
 	static const struct {
 		const char *option, *key;
 	} direct[] = {
-		{ "msproftx", "msproftx" },     { "ge-api", "ge_api" },
-		{ "task-memory", "taskMemory" }, { "storage-limit", "storageLimit" },
-		{ "environment", "app_env" },   { "sys-profiling", "sys_profiling" },
+		{ "msproftx", "msproftx" },
+		{ "ge-api", "ge_api" },
+		{ "task-memory", "taskMemory" },
+		{ "storage-limit", "storageLimit" },
+		{ "environment", "app_env" },
+		{ "sys-profiling", "sys_profiling" },
 		{ "sys-pid-profiling", "pid_profiling" },
 	};
 	int ms;

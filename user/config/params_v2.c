@@ -92,7 +92,10 @@ static void ai_core(struct paramset *ps, const struct options *o, const struct c
 	paramset_set(ps, "ai_core_profiling_mode", mode);
 	paramset_set(ps, "aiv_profiling_mode", nano ? params_sw(o, "aiv-mode", mode) : mode);
 	/* aiv_profiling follows ai_core; with --ai-core=off it stays "" (rm9:729-731). */
-	paramset_set(ps, "aiv_profiling", nano ? params_sw(o, "ai-vector-core", on ? "on" : "") : on ? "on" : "");
+	paramset_set(ps, "aiv_profiling",
+		     nano ? params_sw(o, "ai-vector-core", on ? "on" : "") :
+		     on	  ? "on" :
+			    "");
 	paramset_set(ps, "ai_core_lpm",
 		     on && strcmp(mode, "sample-based") && (!chip || chip->lpm) ? "on" : "off");
 	params_metrics(o, chip, nano ? options_switch(o, "aiv-metrics") : NULL, &m);

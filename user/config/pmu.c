@@ -8,9 +8,9 @@
 #include "shared/array_size.h"
 #include "shared/decimal.h"
 
-#define PU     "PipeUtilization"
+#define PU "PipeUtilization"
 #define PUEXCT "PipeUtilizationExct"
-#define PEU    "PipelineExecuteUtilization"
+#define PEU "PipelineExecuteUtilization"
 
 /* platform_interface.h: the lists of every chip that does not override them. */
 static const struct metric_events default_metrics[] = {
@@ -52,33 +52,64 @@ static const struct metric_events nano_metrics[] = {
 	{ PU, "0x300,0x400,0x100,0x200,0x201,0x202,0x302,0x203,0x101,0x102" },
 	{ "Memory", "0x201,0x202,0x204,0x205" },
 	{ "MemoryUB", "0x206,0x207,0x208,0x209,0x303,0x304,0x106,0x107" },
-	{ PUEXCT, "" }, { "ArithmeticUtilization", "" }, { "MemoryL0", "" },
-	{ "ResourceConflictRatio", "" }, { "L2Cache", "" }, { "MemoryAccess", "" }, { PEU, "" },
+	{ PUEXCT, "" },
+	{ "ArithmeticUtilization", "" },
+	{ "MemoryL0", "" },
+	{ "ResourceConflictRatio", "" },
+	{ "L2Cache", "" },
+	{ "MemoryAccess", "" },
+	{ PEU, "" },
 	{ NULL, NULL },
 };
 
 #define L2_DEFAULT "0xF6,0xFB,0xFC,0xBF,0x90,0x91,0x9C,0x9D"
-#define L2_CLOUD   "0x5b,0x59,0x5c,0x7d,0x7e,0x71,0x79,0x7c"
-#define L2_DC      "0x78,0x79,0x77,0x71,0x6a,0x6c,0x74,0x62"
-#define L2_V3      "0x00,0x81,0x82,0x83,0x74,0x75"
-#define L2_V4      "0x00,0x88,0x89,0x8A,0x74,0x75,0x97"
+#define L2_CLOUD "0x5b,0x59,0x5c,0x7d,0x7e,0x71,0x79,0x7c"
+#define L2_DC "0x78,0x79,0x77,0x71,0x6a,0x6c,0x74,0x62"
+#define L2_V3 "0x00,0x81,0x82,0x83,0x74,0x75"
+#define L2_V4 "0x00,0x88,0x89,0x8A,0x74,0x75,0x97"
 
-/*        id                name                alias          stars  soc    lpm    aiv    refused metric  l2          own lists */
+/* Features of a chip (struct chip_info). */
+#define F_STARS 0x1
+#define F_SOC_PMU 0x2
+#define F_LPM 0x4
+#define F_AIV 0x8
+#define F_REFUSED 0x10 /* msprof refuses --dynamic there */
+
+#define CHIP(id, name, alias, f, metric, l2, own)                                                 \
+	{                                                                                         \
+		id, name, alias, (f)&F_STARS, (f)&F_SOC_PMU, (f)&F_LPM, (f)&F_AIV, (f)&F_REFUSED, \
+			metric, l2, own                                                           \
+	}
+
+/*
+ * STARS, SOC PMU, LPM and AIV as the platform tables of CLOUD, DC,
+ * CLOUD_V2 (CHIP_V4_1_0), MINI_V3, NANO and the david chips list them; the
+ * MDC and TINY rows (chips msprof refuses --dynamic on) are assumed.
+ */
 static const struct chip_info chips[] = {
-	{ CHIP_MINI,        "MINI",        "ascend310",  false, false, true,  false, true,  PU,  L2_DEFAULT, NULL },
-	{ CHIP_CLOUD,       "CLOUD",       "ascend910",  false, false, false, false, false, PU,  L2_CLOUD,   NULL },
-	{ CHIP_MDC,         "MDC",         "mdc",        false, false, true,  true,  true,  PU,  L2_DC,      NULL },
-	{ CHIP_DC,          "DC",          "ascend310p", false, false, true,  false, false, PU,  L2_DC,      NULL },
-	{ CHIP_V4_1_0,      "CHIP_V4_1_0", "ascend910b", true,  true,  true,  true,  false, PU,  L2_DEFAULT, NULL },
-	{ CHIP_MINI_V3,     "MINI_V3",     "ascend310b", true,  false, true,  true,  false, PEU, L2_DEFAULT, mini_v3_metrics },
-	{ CHIP_TINY_V1,     "TINY_V1",     "tiny_v1",       true,  false, true,  true,  true,  PEU, L2_DEFAULT, NULL },
-	{ CHIP_NANO_V1,     "NANO_V1",     "nano_v1",       false, false, false, false, false, PU,  L2_DEFAULT, nano_metrics },
-	{ CHIP_MDC_MINI_V3, "MDC_MINI_V3", "mdc_mini_v3", true, false, true,  true,  true,  PEU, L2_DEFAULT, NULL },
-	{ CHIP_MDC_LITE,    "MDC_LITE",    "mdc_lite",   true,  false, true,  true,  true,  PEU, L2_DC,      NULL },
-	{ CHIP_CLOUD_V3,    "CLOUD_V3",    "david", true, true, true,  true,  false, PU,  L2_V3,      david_metrics },
-	{ CHIP_CLOUD_V4,    "CLOUD_V4",    "david_v121",  true,  true,  true,  true,  false, PU,  L2_V4,      david_metrics },
-	{ CHIP_MDC_V2,      "MDC_V2",      "mdc_v2",     true,  false, true,  true,  true,  PU,  L2_DEFAULT, NULL },
-	{ CHIP_MDC_LITE_V2, "MDC_LITE_V2", "mdc_lite_v2", true, false, true,  true,  true,  PU,  L2_DEFAULT, NULL },
+	CHIP(CHIP_MINI, "MINI", "ascend310", F_LPM | F_REFUSED, PU, L2_DEFAULT, NULL),
+	CHIP(CHIP_CLOUD, "CLOUD", "ascend910", 0, PU, L2_CLOUD, NULL),
+	CHIP(CHIP_MDC, "MDC", "mdc", F_LPM | F_AIV | F_REFUSED, PU, L2_DC, NULL),
+	CHIP(CHIP_DC, "DC", "ascend310p", F_LPM, PU, L2_DC, NULL),
+	CHIP(CHIP_V4_1_0, "CHIP_V4_1_0", "ascend910b", F_STARS | F_SOC_PMU | F_LPM | F_AIV, PU,
+	     L2_DEFAULT, NULL),
+	CHIP(CHIP_MINI_V3, "MINI_V3", "ascend310b", F_STARS | F_LPM | F_AIV, PEU, L2_DEFAULT,
+	     mini_v3_metrics),
+	CHIP(CHIP_TINY_V1, "TINY_V1", "tiny_v1", F_STARS | F_LPM | F_AIV | F_REFUSED, PEU,
+	     L2_DEFAULT, NULL),
+	CHIP(CHIP_NANO_V1, "NANO_V1", "nano_v1", 0, PU, L2_DEFAULT, nano_metrics),
+	CHIP(CHIP_MDC_MINI_V3, "MDC_MINI_V3", "mdc_mini_v3", F_STARS | F_LPM | F_AIV | F_REFUSED,
+	     PEU, L2_DEFAULT, NULL),
+	CHIP(CHIP_MDC_LITE, "MDC_LITE", "mdc_lite", F_STARS | F_LPM | F_AIV | F_REFUSED, PEU, L2_DC,
+	     NULL),
+	CHIP(CHIP_CLOUD_V3, "CLOUD_V3", "david", F_STARS | F_SOC_PMU | F_LPM | F_AIV, PU, L2_V3,
+	     david_metrics),
+	CHIP(CHIP_CLOUD_V4, "CLOUD_V4", "david_v121", F_STARS | F_SOC_PMU | F_LPM | F_AIV, PU,
+	     L2_V4, david_metrics),
+	CHIP(CHIP_MDC_V2, "MDC_V2", "mdc_v2", F_STARS | F_LPM | F_AIV | F_REFUSED, PU, L2_DEFAULT,
+	     NULL),
+	CHIP(CHIP_MDC_LITE_V2, "MDC_LITE_V2", "mdc_lite_v2", F_STARS | F_LPM | F_AIV | F_REFUSED,
+	     PU, L2_DEFAULT, NULL),
 };
 
 const struct chip_info *chip_by_id(int id)

@@ -7,8 +7,8 @@
  */
 #include <stdint.h>
 
-__attribute__((visibility("default"))) int halGetDeviceInfo(uint32_t dev, int32_t module, int32_t info,
-							    int64_t *value)
+__attribute__((visibility("default"))) int halGetDeviceInfo(uint32_t dev, int32_t module,
+							    int32_t info, int64_t *value)
 {
 	if (dev != 0 || module != 0 || info != 1)
 		return 1;
