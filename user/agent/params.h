@@ -15,6 +15,8 @@
  *
  * The keys and types are those of shared/msprof_params.h; other keys are
  * parsed and dropped. Callers serialise (the window lock).
+ *
+ * Errors: convention 1 of docs/ERRORS.md (negative errno).
  */
 #ifndef DYNPROF_AGENT_PARAMS_H
 #define DYNPROF_AGENT_PARAMS_H

@@ -9,6 +9,9 @@
  * The driver library is code run inside dynprof (often as root): it is
  * loaded only from a regular file owned by root or by the user running
  * dynprof, writable by nobody else.
+ *
+ * Errors: convention 2 of docs/ERRORS.md (negative errno, the reason in
+ * the caller's buffer); chip_detect never fails, it says what it tried.
  */
 #ifndef DYNPROF_CHIP_H
 #define DYNPROF_CHIP_H
