@@ -159,7 +159,7 @@ test_switches_reach_the_target_params() {
 	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o --task-time=l0 --aic-metrics=Memory \
 		--host-sys=cpu,mem --ascendcl=off
 	local s; s=$(prof_dirs_of $T/o $pid)/host/sample.json
-	for kv in '"taskTime":"on"' '"prof_level":"l0"' '"ai_core_metrics":"Memory"' \
+	for kv in '"taskTime":"l0"' '"prof_level":"l0"' '"ai_core_metrics":"Memory"' \
 		'"host_sys":"cpu,mem"' '"acl":"off"'; do
 		grep -q "$kv" "$s" || fail "params lack $kv: $(cat "$s")"
 	done

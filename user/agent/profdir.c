@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agent/clockinfo.h"
+#include "agent/config.h"
 #include "agent/ctlfile.h"
 #include "agent/hostinfo.h"
 #include "agent/params.h"
@@ -99,6 +100,9 @@ static int write_start_files(const char *host, const char *params,
 
 	clock_stamp_take(&st);
 	rc = ctlfile_write(host, "sample.json", params, strlen(params));
+	/* Not a CANN file: what the server ended up with, for tests and users to check. */
+	if (!rc)
+		rc = write_owned(host, PROFDIR_EFFECTIVE_PARAMS, agent_params_effective_json());
 	if (!rc)
 		rc = write_owned(host, "start_info", clock_stamp_info_json(&st, "Begin"));
 	if (!rc) {
@@ -116,7 +120,10 @@ int profdir_open(struct profdir *pd, int v1_name, const char *params_json,
 	char result_dir[PATH_MAX], host[PATH_MAX];
 	int rc;
 
-	rc = params_result_dir(params_json, result_dir, sizeof(result_dir));
+	/* As CANN, each START parses its connection's params into the kept set. */
+	rc = agent_params_apply(v1_name ? PROTO_V1 : PROTO_V2, params_json);
+	if (!rc)
+		rc = agent_params_result_dir(result_dir, sizeof(result_dir));
 	if (!rc)
 		rc = mkdir_p(result_dir, PROFDIR_MODE); /* the client names it as this process sees it */
 	if (!rc)

@@ -229,7 +229,7 @@ static int connect_one(struct session *s, struct target *t)
 		target_drop(t);
 		return -ENOENT;
 	}
-	t->params = params_build(s->opts, t->result_inside);
+	t->params = params_build(s->opts, t->proto, t->result_inside, params_chip(s->opts, s->output));
 	if (!t->params)
 		return -EINVAL;
 	fd = target_socket_connect(&t->sock, t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
