@@ -13,6 +13,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(row.path_len <= size);
 		FUZZ_CHECK(row.path_len == 0 || (row.path >= (const char *)data &&
 						 row.path + row.path_len <= (const char *)data + size));
+		/* An abstract key is a short span of the path, after the prefix. */
+		const char *key;
+		size_t klen;
+
+		if (netunix_abstract_key(&row, "dyn_prof_sock_", &key, &klen) == 0)
+			FUZZ_CHECK(klen >= 1 && klen <= 16 && key >= row.path + 15 &&
+				   key + klen == row.path + row.path_len);
 	}
 	return 0;
 }

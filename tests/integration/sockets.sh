@@ -258,3 +258,23 @@ test_abstract_socket_in_a_container_with_its_own_network_is_driven() {
 	expect_line "^dynamic profiling for pid $hostpid stop success$"
 	[ -s "$(prof_dirs_of $T/o 1)/host/end_info" ] || fail "no PROF_ folder moved out: $(ls $T/o)"
 }
+
+test_rootless_container_abstract_socket_is_reached_by_its_owner() {
+	# A user and network namespace made by an unprivileged user: dynprof,
+	# run as that user, may enter the netns only through the user namespace
+	# (its owner has CAP_SYS_ADMIN there, not in the host's).
+	local card pid; card=$(make_card 0)
+	chmod 755 $T $T/dev
+	mkdir -p $T/o && chown 65534 $T/o
+	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -U -r -n \
+		env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		DYNPROF_AGENT_FLAVOUR=abstract "$CARD_USER" "$card" 600 > $T/rootless.log 2>&1 &
+	pid=$!
+	remember_pid $pid
+	wait_until 5 abstract_listens $pid || fail "rootless target never listened: $(cat $T/rootless.log)"
+	printf 'start\nstop\nquit\n' | setpriv --reuid=65534 --regid=65534 --clear-groups \
+		timeout 60 "$DP" --pid=$pid --output=$T/o > $T/out 2>&1
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	[ -s "$(prof_dirs_of $T/o $pid)/host/end_info" ] || fail "no completed PROF_ folder: $(ls $T/o)"
+}

@@ -358,8 +358,8 @@ int socklocate_find(int pid, struct sock_location *out)
 	out->key = keys[0];
 
 	err = find_file(out, keys, nkeys);
-	if (err == -ENOENT || err == -ELOOP || err == -ENOTSOCK) {
-		/* No file: the abstract name, if the target listens on one. */
+	if (err && err != -ESRCH && err != -ENOMEM) {
+		/* No file (or none dynprof may see): the abstract name, if the target listens on one. */
 		struct sock_location *alt = malloc(sizeof(*alt));
 
 		if (!alt)
