@@ -186,6 +186,20 @@ void proto_v2_encode_response(struct proto_v2_msg *out, int32_t type, int32_t co
 void proto_v1_encode_response(struct proto_v1_response *out, int32_t type, int32_t code,
 			      const char *detail);
 
+/*
+ * The first reply of a server that speaks the other generation, told by its
+ * bytes (PROTOCOL.md Part 2, section 0 item 17): `got` bytes of the reply to
+ * our handshake in `spoken`, whole or cut short by a timeout or a close.
+ *  - spoken v2: a v1 server answers our 4100-byte Params (a short v1
+ *    request to it) with DISCONN_RSP, type 8, which v2 does not have;
+ *  - spoken v1: a v2 server takes our TEST_REQ as Params and answers with
+ *    8-byte Msgs, PARAMS_RSP (0, 0|1) first, then stays silent: fewer bytes
+ *    than a v1 response, a whole number of Msgs.
+ * Returns the generation the server speaks, or PROTO_AUTO when the bytes
+ * do not show it.
+ */
+enum proto_version proto_other_generation(enum proto_version spoken, const void *in, size_t got);
+
 const char *proto_version_name(enum proto_version v);
 const char *proto_command_name(enum proto_command cmd);
 const char *proto_status_name(enum proto_status s);

@@ -257,4 +257,25 @@ TEST(handshake_acks_decode)
 	CHECK_INT(r.status, PROTO_OK);
 }
 
+TEST(other_generation_told_by_the_first_reply)
+{
+	struct proto_v2_msg msgs[3] = { { V2_PARAMS_RSP, 0 }, { V2_DISCONNECT_RSP, 0 }, { V2_QUIT_RSP, 0 } };
+	struct proto_v1_response disc, test;
+
+	/* A 9.x server's answer to a TEST_REQ: three Msgs, then silence. */
+	CHECK_INT(proto_other_generation(PROTO_V1, msgs, sizeof(msgs)), PROTO_V2);
+	CHECK_INT(proto_other_generation(PROTO_V1, msgs, sizeof(msgs[0])), PROTO_V2);
+	/* Not a whole number of Msgs, or not a PARAMS_RSP first: nothing said. */
+	CHECK_INT(proto_other_generation(PROTO_V1, msgs, 12), PROTO_AUTO);
+	CHECK_INT(proto_other_generation(PROTO_V1, &msgs[1], 16), PROTO_AUTO);
+	CHECK_INT(proto_other_generation(PROTO_V1, msgs, 4), PROTO_AUTO);
+	/* A v1 server's answer to a v2 Params: DISCONN_RSP. */
+	proto_v1_encode_response(&disc, V1_DISCONN_RSP, 0, "Internal error.");
+	CHECK_INT(proto_other_generation(PROTO_V2, &disc, sizeof(struct proto_v2_msg)), PROTO_V1);
+	/* Replies of the spoken generation are not the other's. */
+	proto_v1_encode_response(&test, V1_TEST_RSP, 0, NULL);
+	CHECK_INT(proto_other_generation(PROTO_V1, &test, sizeof(test)), PROTO_AUTO);
+	CHECK_INT(proto_other_generation(PROTO_V2, msgs, sizeof(msgs[0])), PROTO_AUTO);
+}
+
 UNIT_MAIN()

@@ -214,6 +214,23 @@ void proto_v1_encode_response(struct proto_v1_response *out, int32_t type, int32
 		memcpy(out->msg_data, detail, len);
 }
 
+enum proto_version proto_other_generation(enum proto_version spoken, const void *in, size_t got)
+{
+	int32_t type, code;
+
+	if (got < sizeof(struct proto_v2_msg))
+		return PROTO_AUTO;
+	memcpy(&type, in, sizeof(type));
+	memcpy(&code, (const char *)in + sizeof(type), sizeof(code));
+	if (spoken == PROTO_V2 && type == V1_DISCONN_RSP)
+		return PROTO_V1;
+	if (spoken == PROTO_V1 && got < sizeof(struct proto_v1_response) &&
+	    got % sizeof(struct proto_v2_msg) == 0 && type == V2_PARAMS_RSP &&
+	    (code == V2_SUCCESS || code == V2_FAIL))
+		return PROTO_V2;
+	return PROTO_AUTO;
+}
+
 const char *proto_version_name(enum proto_version v)
 {
 	switch (v) {

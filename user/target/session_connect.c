@@ -120,6 +120,12 @@ static void choose_protocol(struct target *t, enum proto_version asked)
 		snprintf(t->proto_why, sizeof(t->proto_why), "abstract socket @%.64s", t->sock.name);
 		return;
 	}
+	if (t->sock.flavour == SOCK_FLAVOUR_FILE_ALT) {
+		/* dyn_prof_sock_ files: only v2 master builds of February-March 2026. */
+		t->proto = PROTO_V2;
+		snprintf(t->proto_why, sizeof(t->proto_why), "socket file %.64s", t->sock.name);
+		return;
+	}
 	t->proto = protodetect(t->pid, t->proto_why, sizeof(t->proto_why));
 	/* v2 is the default; say why when auto picked the older generation. */
 	if (t->proto == PROTO_V1)
@@ -253,6 +259,19 @@ static int connect_one(struct session *s, struct target *t)
 	return 0;
 }
 
+/* A server of the other generation, named with the option to use; true when said. */
+static bool wrong_generation(const struct target *t)
+{
+	enum proto_version other = proto_other_generation(t->proto, t->xchg.in, t->xchg.in_done);
+
+	if (other == PROTO_AUTO)
+		return false;
+	report_target_error(t->pid, "dynprof: pid %d speaks protocol %s, not %s (chosen by %s): use --protocol=%s",
+			    t->pid, proto_version_name(other), proto_version_name(t->proto), t->proto_why,
+			    proto_version_name(other));
+	return true;
+}
+
 static void finish_handshake(struct session *s, struct target *t)
 {
 	struct target_outcome out;
@@ -265,7 +284,9 @@ static void finish_handshake(struct session *s, struct target *t)
 		}
 		return;
 	}
-	if (t->xchg.result == -ETIMEDOUT)
+	if (wrong_generation(t))
+		;
+	else if (t->xchg.result == -ETIMEDOUT)
 		report_target_error(t->pid, "recv params timeout, server for pid %d has been connected to another client.", t->pid);
 	else if (out.reply.status == PROTO_FAIL)
 		report_target_error(t->pid, "dynprof: pid %d refused the connection (%s reply: failure)", t->pid,
