@@ -29,7 +29,11 @@ test_attach_v1_start_stop_quit() {
 	expect_line "^\[INFO\] pid $pid: Started device Id: 0"
 	expect_line "^dynamic profiling for pid $pid stop success$"
 	expect_line "^dynamic profiling for pid $pid quit success$"
-	[ -s "$(prof_dirs_of $T/o $pid)/host/end_info" ] || fail "v1 window left no end_info"
+	# v1 names carry no pid (PROF_<6>_<17>_<16 letters>): the one it made.
+	local d; d=$(ls -d $T/o/PROF_000001_*)
+	[[ $(basename "$d") =~ ^PROF_000001_[0-9]{17}_[A-R]{16}$ ]] || fail "v1 folder name $d"
+	[ -s "$d/host/end_info" ] || fail "v1 window left no end_info"
+	expect_line "^\[INFO\] pid $pid: window saved in $d$"
 }
 
 test_protocol_auto_picks_v1_for_v1_agent() {

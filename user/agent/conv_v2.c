@@ -29,30 +29,34 @@ static int send_msg(struct agent_conn *c, int32_t type, int32_t code)
 }
 
 /*
- * Nothing within 1 s: the client is dropped without a word (it reports
- * the server busy). Part of a Params, or an impossible length: FAIL.
+ * Nothing within 1 s: the client is left without a word (it reports the
+ * server busy). Part of a Params: FAIL, and the server ends (CANN).
  */
 static enum step read_params(struct agent_conn *c, char *json)
 {
 	struct proto_v2_params p;
-	size_t got = 0;
+	size_t got = 0, len;
 	int rc = conn_read(c, &p, sizeof(p), PARAMS_TIMEOUT_MS, &got);
 
 	if (rc == -ETIMEDOUT && got == 0) {
 		agent_log("params: none within 1 s, client left connected, unread");
 		return END;
 	}
-	if (rc || p.data_len == 0 || p.data_len >= PROTO_DATA_MAX) {
-		agent_log("params: short or malformed (%zu bytes, dataLen %u)", got,
-			  rc ? 0 : p.data_len);
+	if (rc) {
+		agent_log("params: short (%zu bytes)", got);
 		send_msg(c, V2_PARAMS_RSP, V2_FAIL);
 		/* CANN: a short read (0 bytes: connected and closed) ends its accept loop. */
-		c->ends_server = rc != 0;
+		c->ends_server = 1;
 		return END;
 	}
-	memcpy(json, p.data, p.data_len);
-	json[p.data_len] = '\0';
-	agent_log("params: %u bytes", p.data_len);
+	/*
+	 * CANN checks no dataLen: 0 gives an empty JSON (START fails), up to
+	 * 4096 is read from the buffer (CANN reads past it beyond: not copied).
+	 */
+	len = p.data_len < PROTO_DATA_MAX ? p.data_len : PROTO_DATA_MAX;
+	memcpy(json, p.data, len);
+	json[len] = '\0';
+	agent_log("params: dataLen %u", p.data_len);
 	return send_msg(c, V2_PARAMS_RSP, V2_SUCCESS) ? END : CONTINUE;
 }
 
@@ -189,7 +193,7 @@ static enum step serve_one(struct agent_conn *c, const char *json)
 
 void conv_v2_serve(struct agent_conn *c)
 {
-	char json[PROTO_DATA_MAX];
+	char json[PROTO_DATA_MAX + 1];
 
 	if (read_params(c, json) == END)
 		return;
