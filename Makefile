@@ -85,6 +85,8 @@ PEER_SRCS := $(wildcard tests/peers/*.c)
 PEER_BINS := $(patsubst tests/peers/%.c,$(BUILD)/tests/peers/%,$(PEER_SRCS))
 # Call counting tests: a library for a target to dlopen, and a driver of user/kernel/callcount.c.
 DPCALLS_SO := $(BUILD)/tests/libdpcalls.so
+# A stand-in driver library for the chip detection tests (config/chip.c).
+FAKEHAL_SO := $(BUILD)/tests/libascend_hal.so
 CALLCOUNT_PROBE := $(BUILD)/tests/callcount_probe
 # Links libdynprof_agent.a beside its own definitions of the agent's internal names.
 AGENT_NAMES := $(BUILD)/tests/agent_names
@@ -116,7 +118,8 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # rule makes a missing .d (a build from before -MMD, a deleted file) count
 # as new: that file is compiled again and gets one.
 DEPFILES := $(addsuffix .d,$(BPF_OBJS) $(TOOL_OBJS) $(AGENT_OBJS) $(TINYRING_OBJS) $(FEW_OBJS) \
-	$(UNIT_BINS) $(FUZZ_BINS) $(FUZZ_REPLAY_OBJ) $(PEER_BINS) $(BENCH_BINS) $(DEMO) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES))
+	$(UNIT_BINS) $(FUZZ_BINS) $(FUZZ_REPLAY_OBJ) $(PEER_BINS) $(BENCH_BINS) $(DEMO) $(DPCALLS_SO) \
+	$(FAKEHAL_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES))
 FORMAT_DIRS := user bpf include tests tools bench
 
 .DELETE_ON_ERROR:
@@ -253,6 +256,11 @@ $(DPCALLS_SO): tests/peers/lib/dpcalls.c $(DPCALLS_SO).d | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -shared -Wl,-soname,libdpcalls.so $< -o $@ $(LDFLAGS)
 
+$(FAKEHAL_SO): tests/peers/lib/fakehal.c $(FAKEHAL_SO).d | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -shared -Wl,-soname,libascend_hal.so $< -o $@ $(LDFLAGS)
+
 $(CALLCOUNT_PROBE): tests/tools/callcount_probe.c $(CALLCOUNT_PROBE).d $(TOOL_LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -292,7 +300,8 @@ check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 	$(Q)tools/check-layers.sh $(TOOL_OBJS) -- $(AGENT_OBJS)
 
 # Everything the tests run (tests/mutate.sh builds this in its scratch copy).
-test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
+test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) \
+	$(FAKEHAL_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
 
 test: test-build check-layers
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh

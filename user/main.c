@@ -6,6 +6,7 @@
 
 #include "cli/automation.h"
 #include "cli/console.h"
+#include "cli/dryrun.h"
 #include "kernel/discover.h"
 #include "out/events_out.h"
 #include "cli/launch_mode.h"
@@ -116,6 +117,8 @@ int main(int argc, char **argv)
 	} else if (o.version) {
 		printf("dynprof %s\n", DYNPROF_VERSION);
 		rc = 0;
+	} else if (o.dry_run) {
+		rc = dryrun_run(&o);
 	} else if (o.list) {
 		rc = listing_run(&o);
 	} else if (o.application || o.app_argv) {

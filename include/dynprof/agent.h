@@ -14,48 +14,61 @@
  *    program has a device.
  *
  * Environment (both ways):
- *  DYNAMIC_PROFILING_KEY_PID  socket key instead of the pid (v2 only, as CANN)
+ *  DYNAMIC_PROFILING_KEY_PID  socket key instead of the pid (v2 only, as CANN
+ *                             9.x reads it: an integer in int32, the whole
+ *                             text, else no server starts; empty or <= 0: the
+ *                             pid; > 0: the raw text names the socket, so
+ *                             "0777" gives dynamic_profiling_socket_0777)
  *  DYNPROF_AGENT_PROTOCOL     v1 or v2 (default v2)
- *  DYNPROF_AGENT_MAX_REQUESTS requests per connection before DISCONNECT (100)
- *  DYNPROF_AGENT_IDLE_TIMEOUT idle seconds before DISCONNECT (1800)
+ *  DYNPROF_AGENT_FLAVOUR      file (default: CANN 9.x) or abstract (v2 only:
+ *                             CANN 8.5.0, \0dyn_prof_sock_<key>)
+ *  DYNPROF_AGENT_MAX_REQUESTS requests answered per connection, then
+ *                             DISCONNECT (101; v1's TEST counts among them)
+ *  DYNPROF_AGENT_IDLE_TIMEOUT 1-s idle ticks per connection, then DISCONNECT
+ *                             at the next (1800)
  *  DYNPROF_AGENT_DEVICES      card node globs, ':'-separated
  *  DYNPROF_AGENT_LOG          when set, one line per event on stderr
- *  DYNPROF_AGENT_FLAVOUR      file (default) or abstract: v2 only, listen as
- *                             CANN 8.5.0 / 9.0.0-beta.1 on the abstract name
- *                             \0dyn_prof_sock_<key> (no file; the name belongs
- *                             to the process's network namespace). The key
- *                             rules are the file's; a name already bound
- *                             falls back to the pid (the first process with
- *                             a key keeps it)
+ * dynprof reads the two limits from the target's environment and follows them.
  *
  * Each window (START..STOP) becomes PROF_<index>_<time>_<pid8><rand8>
- * under the params' result_dir (created when missing), made at START with
- * host/data/ (left empty: the agent collects nothing it could fake) and,
- * in host/, sample.json, start_info, host_start.log, info.json; STOP adds
- * end_info. Each control file has a <name>.done sidecar "filesize: <N>".
+ * (v1: PROF_<index>_<time>_<16 letters>, no pid, as CANN's v1) under the
+ * params' result_dir (created when missing), made at START with host/data/
+ * (left empty: the agent collects nothing it could fake) and, in host/,
+ * sample.json, start_info, host_start.log, info.json; STOP adds end_info.
+ * Each control file has a <name>.done sidecar "filesize: <N>".
  *
- * The server behaves as CANN's: one client at a time, at most 128 clients
- * per process lifetime, the socket file (mode 0600) removed when the
- * accept loop ends. As CANN 9.x and 8.5.0 (v2), accepted connections are
- * never closed by the server (the client closes; the process keeps its
- * end until shutdown), and a client that connects and sends a short or
- * empty Params (closes without sending) gets Msg{0,1} and ends the accept
- * loop for good: the file is unlinked; an abstract name stays bound with
- * nobody accepting. A client silent for 1 s is left connected, unread. A window outlives the connection that opened it: a
- * client that vanishes leaves it open for the next client's STOP (or for
- * shutdown). A connection the server ends itself (too many requests,
- * idle, shutdown) closes an open window first.
+ * The server behaves as CANN's (PROTOCOL.md Part 2): one client at a time,
+ * at most 128 clients per process lifetime (8.5.0: no cap), the socket file
+ * (mode 0600) removed when the accept loop ends. Per connection:
+ *  - 9.x (default): 101 START/STOP answered (QUIT not counted), idle ticks
+ *    (1-s waits with no window open) counted over the whole connection,
+ *    never reset. The limits, an unknown request type, a failed read (the
+ *    client died: EOF) and the process's exit all end the connection with
+ *    DISCONNECT Msg{7,0}, then QUIT handling: an open window is stopped
+ *    and finalised, Msg{6,0} (6,1 when that failed).
+ *  - 8.5.0 (DYNPROF_AGENT_FLAVOUR=abstract): no limits, no DISCONNECT; a
+ *    window outlives its client (a later client's STOP ends it); an unknown
+ *    type or the exit end the connection without a word.
+ *  - v1: 101 requests including TEST_REQ; the idle count restarts at every
+ *    START_REQ. Every end the server chooses is DISCONN_RSP with CANN's
+ *    text ("Receive too much requests from client.", "Idle link too long
+ *    time.", "Internal error." for an unknown type, a malformed request or a
+ *    failed read, "Dynamic profiling Server exit" at exit), then QUIT_RSP;
+ *    a client's QUIT gets QUIT_RSP, DISCONN_RSP "Client request quit.",
+ *    QUIT_RSP. A client that dies has its window finalised (CANN's v1
+ *    spins on a stale errno instead; not copied).
  *
- * v1 detail texts where CANN's are not known: START with no device set
- * fails with "Device is not set.", a START whose folder cannot be made
- * with "Start collection failed.", the 10001st START of the process
- * lifetime with "Start times exceed the limit."; STOP whose end_info
- * cannot be written with "Stop collection failed.". STOP and QUIT
- * successes carry no detail.
+ * v1 detail texts are CANN's: START "Started device Id: 0 1 " (each id
+ * followed by a blank), "Collection has been started.", "Start times over
+ * max limit." (the 10002nd START of the process lifetime), "Started device
+ * Id: " with a failure when no device is set, "Internal error." when the
+ * folder cannot be made or on_start refuses; STOP "Collection is not
+ * started.", "Internal error." when end_info cannot be written. STOP and
+ * QUIT successes carry no detail.
  *
  * A bad value in one of the variables above makes the start fail with
- * -EINVAL (logged when DYNPROF_AGENT_LOG is set); a bad
- * DYNAMIC_PROFILING_KEY_PID is ignored, as CANN ignores it.
+ * -EINVAL (logged when DYNPROF_AGENT_LOG is set), as a bad
+ * DYNAMIC_PROFILING_KEY_PID keeps CANN's server from starting.
  */
 #ifndef DYNPROF_AGENT_H
 #define DYNPROF_AGENT_H
@@ -105,10 +118,10 @@ int dynprof_agent_collecting(void);
 const char *dynprof_agent_socket_path(void);
 
 /*
- * Stop the server: a connected client gets DISCONNECT (v2: Msg{7,0} then
- * Msg{6,0}; v1: DISCONN_RSP "Server process exit."), an open window is
- * stopped (its folder completed), the socket file is removed, the thread
- * joined. Also run at exit (atexit), in the process that started the
+ * Stop the server: a connected client gets DISCONNECT (9.x: Msg{7,0} then
+ * Msg{6,0}; v1: DISCONN_RSP "Dynamic profiling Server exit" then QUIT_RSP;
+ * 8.5.0: nothing, the connection closes), an open window is stopped (its
+ * folder completed), the socket file is removed, the thread joined. Also run at exit (atexit), in the process that started the
  * server only: a fork()ed child never acts for its parent's server.
  * Waits at most a few seconds (every socket write has a 1 s deadline).
  */

@@ -27,9 +27,24 @@
 #define PROTO_DATA_MAX      4096 /* params JSON must be shorter than this */
 #define PROTO_V1_DETAIL_MAX 128  /* v1 response detail text */
 
-/* Limits both server generations enforce per connection. */
-#define PROTO_MAX_REQUESTS_PER_CONN 100
-#define PROTO_IDLE_DISCONNECT_SEC   1800
+/*
+ * CANN's limits, as its servers count them (PROTOCOL.md Part 2 sections 2
+ * and 3). 8.5.0 (the abstract socket) has none of them.
+ *  9.x: 101 START/STOP answered per connection (QUIT not counted), then
+ *       DISCONNECT(7,0), QUIT handling, (6,x).
+ *  v1:  101 requests including TEST_REQ (100 commands after the
+ *       handshake), then DISCONN_RSP "Receive too much requests from
+ *       client." and QUIT_RSP.
+ *  Idle: 1-s receive timeouts while not collecting, counted over the whole
+ *       connection (v1: the count restarts at every START_REQ); the
+ *       server disconnects at the 1801st.
+ *  Accepts: 128 connections per process lifetime (9.x, v1), then the
+ *       server stops listening for good.
+ */
+#define PROTO_V2_MAX_REQUESTS  101
+#define PROTO_V1_MAX_REQUESTS  101
+#define PROTO_IDLE_LIMIT_TICKS 1800
+#define PROTO_MAX_ACCEPTS      128
 
 enum proto_version {
 	PROTO_AUTO = 0,
@@ -125,7 +140,10 @@ static_assert(sizeof(struct proto_v1_response) == 140, "v1 Response is 140 bytes
 #define V1_DETAIL_CLIENT_QUIT     "Client request quit."
 #define V1_DETAIL_IDLE            "Idle link too long time."
 #define V1_DETAIL_TOO_MANY        "Receive too much requests from client."
-#define V1_DETAIL_SERVER_EXIT     "Server process exit."
+#define V1_DETAIL_SERVER_EXIT     "Dynamic profiling Server exit" /* no period, as CANN */
+#define V1_DETAIL_INTERNAL        "Internal error."
+/* A START's device list; alone (no id after it) with a failure: no device set. */
+#define V1_DETAIL_NO_DEVICE       "Started device Id: "
 
 /* ---- a decoded reply, either generation -------------------------------- */
 
@@ -167,6 +185,20 @@ void proto_v1_decode_test_ack(const struct proto_v1_response *in, struct proto_r
 void proto_v2_encode_response(struct proto_v2_msg *out, int32_t type, int32_t code);
 void proto_v1_encode_response(struct proto_v1_response *out, int32_t type, int32_t code,
 			      const char *detail);
+
+/*
+ * The first reply of a server that speaks the other generation, told by its
+ * bytes (PROTOCOL.md Part 2, section 0 item 17): `got` bytes of the reply to
+ * our handshake in `spoken`, whole or cut short by a timeout or a close.
+ *  - spoken v2: a v1 server answers our 4100-byte Params (a short v1
+ *    request to it) with DISCONN_RSP, type 8, which v2 does not have;
+ *  - spoken v1: a v2 server takes our TEST_REQ as Params and answers with
+ *    8-byte Msgs, PARAMS_RSP (0, 0|1) first, then stays silent: fewer bytes
+ *    than a v1 response, a whole number of Msgs.
+ * Returns the generation the server speaks, or PROTO_AUTO when the bytes
+ * do not show it.
+ */
+enum proto_version proto_other_generation(enum proto_version spoken, const void *in, size_t got);
 
 const char *proto_version_name(enum proto_version v);
 const char *proto_command_name(enum proto_command cmd);

@@ -89,6 +89,24 @@ test_protocol_auto_reads_the_mapped_toolkit_v2_from_8_5() {
 	grep -q '^params {' $T/peer.requests || fail "the server got no v2 params: $(cat $T/peer.requests)"
 }
 
+# libprofimpl.so mapped beside an 8.3.0 toolkit (a v2 server built into a
+# process whose toolkit file says otherwise): the server's library decides.
+test_protocol_auto_takes_a_mapped_libprofimpl_as_v2() {
+	local lib s; lib=$(fake_toolkit ascend-toolkit/8.3.0 8.3.0)
+	cp "$B/tests/libdpcalls.so" $(dirname $lib)/libprofimpl.so
+	env LD_PRELOAD="$lib:$(dirname $lib)/libprofimpl.so" BAD_PEER_LOG=$T/peer.requests \
+		"$BAD_PEER" log "$ROOT_HOME/dynamic_profiling_socket_%d" > $T/peer.log 2>&1 &
+	s=$!
+	remember_pid $s
+	wait_until 5 has_socket $s || fail "bad_peer never listened"
+	grep -q libprofimpl.so /proc/$s/maps || fail "libprofimpl.so not mapped in $s"
+	printf 'start\nstop\n' | dp --pid=$s --output=$T/o --timeout=3s
+	expect_status 0 $?
+	expect_no_line "protocol v1"
+	expect_line "^dynamic profiling for pid $s stop success$"
+	grep -q '^params {' $T/peer.requests || fail "the server got no v2 params: $(cat $T/peer.requests)"
+}
+
 test_two_targets_both_get_every_command_in_pid_order() {
 	local a b; a=$(start_target); b=$(start_target)
 	printf 'start\nstop\nquit\n' | dp --pid=$b,$a --output=$T/o
@@ -159,7 +177,7 @@ test_switches_reach_the_target_params() {
 	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o --task-time=l0 --aic-metrics=Memory \
 		--host-sys=cpu,mem --ascendcl=off
 	local s; s=$(prof_dirs_of $T/o $pid)/host/sample.json
-	for kv in '"taskTime":"on"' '"prof_level":"l0"' '"ai_core_metrics":"Memory"' \
+	for kv in '"taskTime":"l0"' '"prof_level":"l0"' '"ai_core_metrics":"Memory"' \
 		'"host_sys":"cpu,mem"' '"acl":"off"'; do
 		grep -q "$kv" "$s" || fail "params lack $kv: $(cat "$s")"
 	done

@@ -126,3 +126,22 @@ test_output_record_that_cannot_be_written_is_reported() {
 	expect_line "^\[ERROR\] dynprof: cannot add PROF_[^ ]+ to $T/o/${DP_PID}_profiling_output_record: Is a directory$"
 	expect_line "^\[INFO\] pid $pid: window saved in $T/o/PROF_"
 }
+
+# A server of the other generation is named, with the option to use, not
+# reported as busy: a v1 server answers a v2 Params with DISCONN_RSP, a v2
+# server answers a TEST_REQ with PARAMS_RSP and the Msgs after it. Both
+# servers survive the wrong first message and serve the right one next.
+test_other_generation_is_named_with_the_option_to_use() {
+	local v1 v2
+	v1=$(start_target DYNPROF_AGENT_PROTOCOL=v1)
+	v2=$(TARGET_CARD=1 start_target)
+	printf 'quit\n' | dp --pid=$v1 --output=$T/o --protocol=v2 --timeout=3s
+	expect_line "^\[ERROR\] dynprof: pid $v1 speaks protocol v1, not v2 \(chosen by --protocol=v2\): use --protocol=v1$"
+	expect_no_line "connected to another client"
+	printf 'quit\n' | dp --pid=$v2 --output=$T/o --protocol=v1 --timeout=3s
+	expect_line "^\[ERROR\] dynprof: pid $v2 speaks protocol v2, not v1 \(chosen by --protocol=v1\): use --protocol=v2$"
+	expect_no_line "connected to another client"
+	printf 'start\nstop\nquit\n' | dp --pid=$v1,$v2 --output=$T/o
+	expect_line "^dynamic profiling for pid $v1 stop success$"
+	expect_line "^dynamic profiling for pid $v2 stop success$"
+}

@@ -91,7 +91,8 @@ test_unsolicited_disconnect_v2_drops_target() {
 	local s; s=$(start_bad_peer disconnect)
 	{ sleep 2; echo start; } | dp --pid=$s --output=$T/o
 	expect_status 1 $?
-	expect_line "^Server disconnected, .*\(pid $s\)$"
+	# No limit reached, and the peer lives on: dynprof cannot tell why.
+	expect_line "^Server disconnected, reason unknown \(no limit was reached; requests sent: 0, idle: [0-9]+ s\) \(pid $s\)$"
 	expect_no_line "start success"
 }
 
@@ -102,15 +103,27 @@ test_unsolicited_disconnect_v1_shows_reason() {
 	expect_line "^Server disconnected, Idle link too long time\. \(pid $s\)$"
 }
 
-test_agent_request_limit_disconnect_reaches_console() {
-	# The third request reaches the limit: the server answers it, then
-	# pushes DISCONNECT and quits, closing the window that start opened.
-	local pid; pid=$(start_target DYNPROF_AGENT_MAX_REQUESTS=3)
-	{ printf 'start\nstop\nstart\n'; sleep 1; echo stop; } | dp --pid=$pid --output=$T/o
+test_agent_request_limit_disconnect_is_explained() {
+	# One request per connection: the server answers START, then pushes
+	# DISCONNECT and runs QUIT, which closes the window START opened.
+	local pid; pid=$(start_target DYNPROF_AGENT_MAX_REQUESTS=1)
+	{ echo start; sleep 2; echo stop; } | dp --pid=$pid --output=$T/o
 	expect_status 1 $?
-	expect_line "^Server disconnected, .*\(pid $pid\)$"
-	[ "$(count_lines 'start success')" -eq 2 ] || fail "expected two windows before the limit"
-	[ "$(count_lines 'window saved')" -eq 2 ] || fail "the window closed by the server was not reported"
+	expect_line "^Server disconnected, request limit reached \(the server answers 1 requests per connection\) \(pid $pid\)$"
+	[ "$(count_lines 'window saved')" -eq 1 ] || fail "the window closed by the server was not reported"
+	[ -s "$(prof_dirs_of $T/o $pid)/host/end_info" ] || fail "window left open"
+}
+
+test_agent_request_limit_console_reconnects_and_keeps_the_target() {
+	# Three requests per connection: every window's START and STOP fit on
+	# one; the console reconnects before the next START.
+	local pid; pid=$(start_target DYNPROF_AGENT_MAX_REQUESTS=3)
+	printf 'start\nstop\nstart\nstop\nstart\nstop\nquit\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_no_line "Server disconnected"
+	[ "$(count_lines "pid $pid: reconnected before the server's request limit \(3 requests per connection\)")" -eq 2 ] ||
+		fail "expected two reconnections"
+	[ "$(count_lines 'window saved')" -eq 3 ] || fail "expected three windows"
 	for d in $(prof_dirs_of $T/o $pid); do
 		[ -s $d/host/end_info ] || fail "$d left open"
 	done

@@ -3,6 +3,7 @@
 # a root dynprof lists them, attaches to them and brings their results out.
 
 # start_contained_target [hide-output]: echoes the host pid of a target that
+# (CTR_ENV: more VAR=value words for its environment)
 # runs as pid 1 of `unshare --pid --fork --mount --mount-proc`, with its own
 # passwd and a home only inside. With hide-output, the test's folder (and so
 # its --output) is a private tmpfs inside, as in a real container; the build
@@ -15,7 +16,7 @@ start_contained_target() {
 		echo "mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1"
 		echo "exec 3<$card"
 		[ "${1:-}" = hide-output ] && echo "mount -t tmpfs tmpfs $T || exit 1"
-		echo "export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'"
+		echo "export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' ${CTR_ENV:-}"
 		echo "exec $CARD_USER - 600"
 	} > $T/ctr/run.sh
 	# A private tmpfs on /home: the home exists only inside. exec keeps the
@@ -66,6 +67,20 @@ test_results_written_inside_a_container_are_moved_to_output() {
 		[ -s $d/host/end_info ] && [ -s $d/host/sample.json ] || fail "$d incomplete"
 		grep -q '"result_dir":"/home/inside-only/.dynprof/' $d/host/sample.json || fail "result_dir not the inside one"
 	done
+	[ -z "$(ls -A /proc/$pid/root/home/inside-only/.dynprof/*/ 2>/dev/null)" ] ||
+		fail "folders left inside: $(ls -R /proc/$pid/root/home/inside-only/.dynprof)"
+}
+
+# v1 names carry no pid: the folder found by what appeared in the result
+# folder inside, reported, recorded and moved out as 9.x folders are.
+test_v1_results_written_inside_a_container_are_found_and_moved_to_output() {
+	local pid; pid=$(CTR_ENV=DYNPROF_AGENT_PROTOCOL=v1 start_contained_target hide-output)
+	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o --protocol=v1
+	expect_status 0 $?
+	expect_line "^\[INFO\] pid $pid: window saved in $T/o/PROF_000001_[0-9]{17}_[A-R]{16}$"
+	local name; name=$(sed -n "s|^\[INFO\] pid $pid: window saved in $T/o/||p" $T/out)
+	[ -s "$T/o/$name/host/end_info" ] || fail "$name not moved out whole: $(ls -R $T/o)"
+	[ "$(cat $T/o/*_profiling_output_record)" = "$name" ] || fail "not recorded"
 	[ -z "$(ls -A /proc/$pid/root/home/inside-only/.dynprof/*/ 2>/dev/null)" ] ||
 		fail "folders left inside: $(ls -R /proc/$pid/root/home/inside-only/.dynprof)"
 }

@@ -4,7 +4,6 @@
 
 #include "config/options.h"
 #include "out/output.h"
-#include "config/params.h"
 #include "unit.h"
 
 static int parse(struct options *o, char **argv)
@@ -16,13 +15,6 @@ static int parse(struct options *o, char **argv)
 	return options_parse(argc, argv, o);
 }
 
-static const char *setting(const struct options *o, const char *key)
-{
-	for (int i = 0; i < o->nswitches; i++)
-		if (!strcmp(o->switches[i].json_key, key))
-			return o->switches[i].value;
-	return NULL;
-}
 
 TEST(pid_alone_implies_dynamic_on)
 {
@@ -47,17 +39,6 @@ TEST(first_non_option_begins_the_application)
 	options_free(&o);
 }
 
-TEST(task_time_level_sets_level_and_turns_task_time_on)
-{
-	struct options o;
-	char *argv[] = { "dynprof", "--pid=1", "--task-time=l2", NULL };
-
-	CHECK_INT(parse(&o, argv), 0);
-	CHECK_STR(setting(&o, "taskTime"), "on");
-	CHECK_STR(setting(&o, "prof_level"), "l2");
-	options_free(&o);
-}
-
 TEST(later_switch_replaces_earlier)
 {
 	struct options o;
@@ -65,17 +46,7 @@ TEST(later_switch_replaces_earlier)
 
 	CHECK_INT(parse(&o, argv), 0);
 	CHECK_INT(o.nswitches, 1);
-	CHECK_STR(setting(&o, "hcclTrace"), "off");
-	options_free(&o);
-}
-
-TEST(frequency_becomes_interval_ms)
-{
-	struct options o;
-	char *argv[] = { "dynprof", "--pid=1", "--host-sys-usage-freq=50", NULL };
-
-	CHECK_INT(parse(&o, argv), 0);
-	CHECK_STR(setting(&o, "hostProfilingSamplingInterval"), "20");
+	CHECK_STR(options_switch(&o, "hccl"), "off");
 	options_free(&o);
 }
 
@@ -117,19 +88,6 @@ TEST(environment_needs_name_value_pairs)
 	CHECK_INT(parse(&o, ok), 0);
 	options_free(&o);
 	CHECK(parse(&o, bad) != 0);
-}
-
-TEST(params_hold_result_dir_and_given_switches_only)
-{
-	struct options o;
-	char *argv[] = { "dynprof", "--pid=1", "--aicpu=on", NULL };
-	char *json;
-
-	CHECK_INT(parse(&o, argv), 0);
-	json = params_build(&o, "/data/out");
-	CHECK_STR(json, "{\"result_dir\":\"/data/out\",\"aicpuTrace\":\"on\"}");
-	free(json);
-	options_free(&o);
 }
 
 TEST(forbidden_output_characters)

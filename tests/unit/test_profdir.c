@@ -24,6 +24,18 @@ TEST(name_matches_documented_example)
 	CHECK_STR(name, "PROF_000001_20260101120000123_00012345ABCDEFGH");
 }
 
+TEST(v1_name_has_sixteen_letters_and_no_pid)
+{
+	const unsigned char rnd[16] = { 9, 11, 11, 11, 6, 1, 10, 4, 2, 10, 16, 7, 1, 0, 1, 2 };
+	struct tm tm = { .tm_year = 2026 - 1900, .tm_mon = 11, .tm_mday = 1,
+			 .tm_hour = 8, .tm_min = 0, .tm_sec = 12 };
+	char name[PROFNAME_V1_LEN + 1];
+
+	CHECK_INT(profname_format_v1(name, sizeof(name), 1, &tm, 605, rnd), PROFNAME_V1_LEN);
+	CHECK_STR(name, "PROF_000001_20261201080012605_JLLLGBKECKQHBABC");
+	CHECK_INT(profname_format_v1(name, sizeof(name), 1000000, &tm, 0, rnd), -EINVAL);
+}
+
 TEST(letters_stay_between_A_and_R)
 {
 	CHECK_INT(profname_letter(17), 'R');

@@ -199,6 +199,16 @@ TEST(v1_details_tell_already_and_not_started_apart)
 	CHECK_INT(v1_decode(5, 0, NULL, PROTO_CMD_QUIT).status, PROTO_OK);
 }
 
+TEST(v1_start_failed_on_no_device_is_not_set_device)
+{
+	/* CANN lists the devices it started: none when none is set. */
+	CHECK_INT(v1_decode(1, 1, "Started device Id: ", PROTO_CMD_START).status, PROTO_NOT_SET_DEVICE);
+	/* some started, one failed: a failure */
+	CHECK_INT(v1_decode(1, 1, "Started device Id: 0 ", PROTO_CMD_START).status, PROTO_FAIL);
+	CHECK_INT(v1_decode(1, 1, V1_DETAIL_INTERNAL, PROTO_CMD_START).status, PROTO_FAIL);
+	CHECK_STR(V1_DETAIL_SERVER_EXIT, "Dynamic profiling Server exit");
+}
+
 TEST(v1_disconnect_carries_its_reason)
 {
 	struct proto_reply r = v1_decode(8, 0, V1_DETAIL_IDLE, PROTO_CMD_STOP);
@@ -245,6 +255,27 @@ TEST(handshake_acks_decode)
 	proto_v1_encode_response(&t, V1_TEST_RSP, 0, NULL);
 	proto_v1_decode_test_ack(&t, &r);
 	CHECK_INT(r.status, PROTO_OK);
+}
+
+TEST(other_generation_told_by_the_first_reply)
+{
+	struct proto_v2_msg msgs[3] = { { V2_PARAMS_RSP, 0 }, { V2_DISCONNECT_RSP, 0 }, { V2_QUIT_RSP, 0 } };
+	struct proto_v1_response disc, test;
+
+	/* A 9.x server's answer to a TEST_REQ: three Msgs, then silence. */
+	CHECK_INT(proto_other_generation(PROTO_V1, msgs, sizeof(msgs)), PROTO_V2);
+	CHECK_INT(proto_other_generation(PROTO_V1, msgs, sizeof(msgs[0])), PROTO_V2);
+	/* Not a whole number of Msgs, or not a PARAMS_RSP first: nothing said. */
+	CHECK_INT(proto_other_generation(PROTO_V1, msgs, 12), PROTO_AUTO);
+	CHECK_INT(proto_other_generation(PROTO_V1, &msgs[1], 16), PROTO_AUTO);
+	CHECK_INT(proto_other_generation(PROTO_V1, msgs, 4), PROTO_AUTO);
+	/* A v1 server's answer to a v2 Params: DISCONN_RSP. */
+	proto_v1_encode_response(&disc, V1_DISCONN_RSP, 0, "Internal error.");
+	CHECK_INT(proto_other_generation(PROTO_V2, &disc, sizeof(struct proto_v2_msg)), PROTO_V1);
+	/* Replies of the spoken generation are not the other's. */
+	proto_v1_encode_response(&test, V1_TEST_RSP, 0, NULL);
+	CHECK_INT(proto_other_generation(PROTO_V1, &test, sizeof(test)), PROTO_AUTO);
+	CHECK_INT(proto_other_generation(PROTO_V2, msgs, sizeof(msgs[0])), PROTO_AUTO);
 }
 
 UNIT_MAIN()

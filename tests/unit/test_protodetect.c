@@ -134,6 +134,14 @@ TEST(agent_library_is_recognised)
 	CHECK_INT(protodetect_is_agent_lib("/home/libdynprof_agent/libc.so"), 0);
 }
 
+TEST(profimpl_library_is_recognised)
+{
+	CHECK_INT(protodetect_is_profimpl_lib("/usr/local/Ascend/cann-9.1.0/lib64/libprofimpl.so"), 1);
+	CHECK_INT(protodetect_is_profimpl_lib("/opt/lib64/libprofimpl.so.1"), 1);
+	CHECK_INT(protodetect_is_profimpl_lib("/opt/lib64/libprofimpl_stub.so"), 0);
+	CHECK_INT(protodetect_is_profimpl_lib("/opt/libprofimpl.so/libc.so"), 0);
+}
+
 TEST(maps_path_is_the_sixth_field_with_spaces_kept)
 {
 	char path[256];

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Agent settings from the environment (see config.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,41 +44,95 @@ static int protocol_env(enum proto_version *out)
 	return 0;
 }
 
-/* Unset or "file": the file socket; "abstract": CANN 8.5.0's name (v2 only). */
-static int flavour_env(enum proto_version protocol, int *abstract)
+/* DYNPROF_AGENT_FLAVOUR: unset or "file" (9.x), "abstract" (8.5.0; v2 only). */
+static int flavour_env(const struct agent_config *cfg, int *abstract)
 {
 	const char *text = getenv(AGENT_FLAVOUR_ENV);
 
-	*abstract = text && !strcmp(text, "abstract");
-	if (text && !*abstract && strcmp(text, "file"))
+	*abstract = 0;
+	if (!text || !strcmp(text, "file"))
+		return 0;
+	if (strcmp(text, "abstract") || cfg->protocol != PROTO_V2)
 		return -EINVAL;
-	return *abstract && protocol != PROTO_V2 ? -EINVAL : 0;
+	*abstract = 1;
+	return 0;
+}
+
+int agent_key_parse(const char *text, long *value)
+{
+	const char *p = text;
+	int neg = 0;
+	uint64_t v;
+
+	if (!text || !*text) {
+		*value = 0;
+		return 0;
+	}
+	/* As C++ stoi with the whole text consumed: blanks, a sign, digits, nothing after. */
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '+' || *p == '-')
+		neg = *p++ == '-';
+	if (decimal_u64(p, 0, (uint64_t)INT32_MAX + (uint64_t)neg, &v))
+		return -EINVAL;
+	*value = neg ? -(long)v : (long)v;
+	return 0;
+}
+
+/* The key CANN 9.x would name its socket with: the raw text when > 0, else none. */
+static int key_env(struct agent_config *cfg)
+{
+	const char *text = getenv(DYNPROF_KEY_ENV);
+	long v;
+
+	cfg->key[0] = '\0';
+	if (cfg->protocol != PROTO_V2) /* v1 servers key on their pid alone */
+		return 0;
+	if (agent_key_parse(text, &v))
+		return -EINVAL;
+	if (v <= 0)
+		return 0;
+	if (strlen(text) >= sizeof(cfg->key))
+		return -EINVAL;
+	memcpy(cfg->key, text, strlen(text) + 1);
+	return 0;
+}
+
+/* CANN's limits per server kind (PROTOCOL.md Part 2 section 3): 8.5.0 has none. */
+static int limits_env(struct agent_config *cfg, const char **bad)
+{
+	int def_requests = cfg->protocol == PROTO_V1 ? PROTO_V1_MAX_REQUESTS : PROTO_V2_MAX_REQUESTS;
+
+	if (positive_env(AGENT_MAX_REQUESTS_ENV, def_requests, &cfg->max_requests)) {
+		*bad = AGENT_MAX_REQUESTS_ENV;
+		return -EINVAL;
+	}
+	if (positive_env(AGENT_IDLE_TIMEOUT_ENV, PROTO_IDLE_LIMIT_TICKS, &cfg->idle_timeout_sec)) {
+		*bad = AGENT_IDLE_TIMEOUT_ENV;
+		return -EINVAL;
+	}
+	if (cfg->abstract)
+		cfg->max_requests = cfg->idle_timeout_sec = 0;
+	return 0;
 }
 
 int agent_config_load(struct agent_config *cfg, const char **bad)
 {
-	int key;
-
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->log = getenv(AGENT_LOG_ENV) != NULL;
 	if (protocol_env(&cfg->protocol)) {
 		*bad = AGENT_PROTOCOL_ENV;
 		return -EINVAL;
 	}
-	if (positive_env(AGENT_MAX_REQUESTS_ENV, PROTO_MAX_REQUESTS_PER_CONN, &cfg->max_requests)) {
-		*bad = AGENT_MAX_REQUESTS_ENV;
-		return -EINVAL;
-	}
-	if (positive_env(AGENT_IDLE_TIMEOUT_ENV, PROTO_IDLE_DISCONNECT_SEC, &cfg->idle_timeout_sec)) {
-		*bad = AGENT_IDLE_TIMEOUT_ENV;
-		return -EINVAL;
-	}
-	if (flavour_env(cfg->protocol, &cfg->abstract)) {
+	if (flavour_env(cfg, &cfg->abstract)) {
 		*bad = AGENT_FLAVOUR_ENV;
 		return -EINVAL;
 	}
-	/* Only v2 servers honour the key; v1 servers key on their pid alone. */
-	key = parse_positive(getenv(DYNPROF_KEY_ENV));
-	cfg->key = cfg->protocol == PROTO_V2 && key > 0 ? key : 0;
+	if (limits_env(cfg, bad))
+		return -EINVAL;
+	if (key_env(cfg)) {
+		*bad = DYNPROF_KEY_ENV;
+		return -EINVAL;
+	}
 	return 0;
 }

@@ -12,26 +12,33 @@
 #include "shared/compiler.h"
 
 #define AGENT_PROTOCOL_ENV     "DYNPROF_AGENT_PROTOCOL"
+#define AGENT_FLAVOUR_ENV      "DYNPROF_AGENT_FLAVOUR"
 #define AGENT_MAX_REQUESTS_ENV "DYNPROF_AGENT_MAX_REQUESTS"
 #define AGENT_IDLE_TIMEOUT_ENV "DYNPROF_AGENT_IDLE_TIMEOUT"
 #define AGENT_LOG_ENV          "DYNPROF_AGENT_LOG"
-#define AGENT_FLAVOUR_ENV      "DYNPROF_AGENT_FLAVOUR"
+
+#define AGENT_KEY_MAX 32 /* the key text, as it goes into the socket name */
 
 struct agent_config {
 	enum proto_version protocol; /* PROTO_V1 or PROTO_V2 */
-	int max_requests;            /* per connection, then DISCONNECT */
-	int idle_timeout_sec;        /* idle (not collecting), then DISCONNECT */
-	int key;                     /* DYNAMIC_PROFILING_KEY_PID (v2, > 0), else 0 */
-	int log;                     /* DYNPROF_AGENT_LOG set */
 	int abstract;                /* DYNPROF_AGENT_FLAVOUR=abstract: CANN 8.5.0's
-					\0dyn_prof_sock_<key> (v2 only) */
+					\0dyn_prof_sock_<key>, no limits (v2 only) */
+	int max_requests;            /* answered per connection, then DISCONNECT; 0: no limit */
+	int idle_timeout_sec;        /* 1-s idle ticks allowed per connection; 0: no limit */
+	char key[AGENT_KEY_MAX];     /* DYNAMIC_PROFILING_KEY_PID's raw text when > 0 (v2), else "" */
+	int log;                     /* DYNPROF_AGENT_LOG set */
 };
 
 /*
  * Fill `cfg` from the environment. Returns 0, or -EINVAL when a variable
  * holds a value the agent cannot use (the variable name goes to `bad`).
- * An unusable DYNAMIC_PROFILING_KEY_PID is ignored, as CANN ignores it.
+ * DYNAMIC_PROFILING_KEY_PID is read as CANN 9.x reads it (stoi, whole
+ * text): not an integer, or outside int32, fails the start as it keeps
+ * CANN's server from starting.
  */
 int agent_config_load(struct agent_config *cfg, const char **bad) DP_MUST_CHECK;
+
+/* The key's value as stoi reads it; "" or NULL is 0. 0, or -EINVAL. */
+int agent_key_parse(const char *text, long *value) DP_MUST_CHECK;
 
 #endif /* DYNPROF_AGENT_CONFIG_H */

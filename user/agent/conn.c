@@ -16,18 +16,12 @@ void conn_init(struct agent_conn *c, int fd, int wake_fd, const struct agent_con
 	c->wake_fd = wake_fd;
 	c->cfg = cfg;
 	c->requests = 0;
-	c->last_ms = clock_ms();
+	c->idle_ticks = 0;
 }
 
-/* Milliseconds poll may wait: the idle limit counts only while not collecting. */
-static int wait_budget(const struct agent_conn *c)
+void conn_reset_idle(struct agent_conn *c)
 {
-	int64_t deadline;
-
-	if (window_collecting())
-		return -1;
-	deadline = c->last_ms + (int64_t)c->cfg->idle_timeout_sec * 1000;
-	return clock_ms_left(deadline);
+	c->idle_ticks = 0;
 }
 
 enum conn_event conn_wait(struct agent_conn *c)
@@ -37,7 +31,8 @@ enum conn_event conn_wait(struct agent_conn *c)
 			{ .fd = c->wake_fd, .events = POLLIN },
 			{ .fd = c->fd, .events = POLLIN },
 		};
-		int n = poll(pfd, 2, wait_budget(c));
+		/* CANN's 1-s receive timeout: a second that ends in a request is not counted. */
+		int n = poll(pfd, 2, c->cfg->idle_timeout_sec ? CONN_IDLE_TICK_MS : -1);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -49,7 +44,8 @@ enum conn_event conn_wait(struct agent_conn *c)
 			return CONN_READABLE;
 		if (pfd[1].revents)
 			return CONN_GONE;
-		if (!window_collecting())
+		/* Idle only while not collecting, over the whole connection (never reset in 9.x). */
+		if (n == 0 && !window_collecting() && ++c->idle_ticks > c->cfg->idle_timeout_sec)
 			return CONN_IDLE;
 	}
 }
@@ -85,6 +81,5 @@ void conn_log_gone(int rc)
 
 int conn_count_request(struct agent_conn *c)
 {
-	c->last_ms = clock_ms();
-	return ++c->requests >= c->cfg->max_requests;
+	return ++c->requests >= c->cfg->max_requests && c->cfg->max_requests > 0;
 }

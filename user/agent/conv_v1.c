@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * One v1 connection (CANN releases from late 2022 until v2): 4104-byte
- * requests, 140-byte responses with a detail text; a request whose
- * msgDataLen is not the length of its NUL-padded msgData ends it.
+ * requests, 140-byte responses with a detail text. Every end the server
+ * chooses (too many requests, idle, an unknown type, a request whose
+ * msgDataLen is not the length of its NUL-padded msgData, a failed read,
+ * exit) is DISCONN_RSP with CANN's reason, then QUIT_RSP, as CANN sends.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,14 +15,11 @@
 #include "agent/log.h"
 #include "agent/window.h"
 
-#define V1_MAX_STARTS 10000 /* per process lifetime, as CANN's v1 server */
+#define V1_MAX_STARTS 10001 /* successful STARTs per process lifetime, as CANN's v1 server */
 
-/* Our texts where CANN's are not known (documented in dynprof/agent.h). */
-#define V1_DETAIL_STARTED      "Started device Id: "
-#define V1_DETAIL_NO_DEVICE    "Device is not set."
-#define V1_DETAIL_START_FAILED "Start collection failed."
-#define V1_DETAIL_STOP_FAILED  "Stop collection failed."
-#define V1_DETAIL_START_LIMIT  "Start times exceed the limit."
+/* CANN's v1 texts (PROTOCOL.md Part 2 section 6). */
+#define V1_DETAIL_STARTED     V1_DETAIL_NO_DEVICE /* followed by the ids */
+#define V1_DETAIL_START_LIMIT "Start times over max limit."
 
 enum step { CONTINUE, END };
 
@@ -35,14 +34,17 @@ static int send_rsp(struct agent_conn *c, int32_t type, int32_t code, const char
 	return conn_send(c, &r, sizeof(r));
 }
 
-/* Open a window; NULL on success, else the failure's detail text. */
+/*
+ * Open a window; NULL on success, else the failure's detail text. No
+ * device: CANN lists the devices it started, none (its failure text).
+ */
 static const char *try_start(const char *json, struct agent_devset *devs)
 {
 	if (window_collecting())
 		return V1_DETAIL_ALREADY_STARTED;
 	if (v1_starts >= V1_MAX_STARTS)
 		return V1_DETAIL_START_LIMIT;
-	switch (window_start(json, devs)) {
+	switch (window_start(1, json, devs)) {
 	case WINDOW_STARTED:
 		v1_starts++;
 		return NULL;
@@ -53,7 +55,7 @@ static const char *try_start(const char *json, struct agent_devset *devs)
 	case WINDOW_FAILED:
 		break;
 	}
-	return V1_DETAIL_START_FAILED;
+	return V1_DETAIL_INTERNAL;
 }
 
 static int answer_start(struct agent_conn *c, const char *json)
@@ -85,28 +87,38 @@ static int answer_stop(struct agent_conn *c)
 		fail = V1_DETAIL_NOT_STARTED;
 		break;
 	case WINDOW_STOP_FAILED:
-		fail = V1_DETAIL_STOP_FAILED;
+		fail = V1_DETAIL_INTERNAL;
 		break;
 	}
 	agent_log("stop -> %d%s%s", fail ? 1 : 0, fail ? " " : "", fail ? fail : "");
 	return send_rsp(c, V1_STOP_RSP, fail ? 1 : 0, fail);
 }
 
-/* The server ends the connection: close the window, say why. */
+/* QUIT handling: the window stopped and finalised, QUIT_RSP ("Internal error." when that failed). */
+static int quit_rsp(struct agent_conn *c)
+{
+	int failed = window_stop() == WINDOW_STOP_FAILED;
+
+	return send_rsp(c, V1_QUIT_RSP, failed, failed ? V1_DETAIL_INTERNAL : NULL);
+}
+
+/* The server ends the connection: DISCONN_RSP with the reason, then QUIT_RSP. */
 static void disconnect(struct agent_conn *c, const char *why)
 {
-	window_stop();
 	agent_log("disconnect: %s", why);
-	send_rsp(c, V1_DISCONN_RSP, 0, why);
+	if (send_rsp(c, V1_DISCONN_RSP, 0, why)) {
+		/* The client is gone: the window is finalised all the same. */
+	}
+	if (quit_rsp(c)) {
+		/* Nothing more to tell a client that is gone. */
+	}
 }
 
 static enum step quit(struct agent_conn *c)
 {
-	window_stop();
 	agent_log("quit");
-	if (!send_rsp(c, V1_QUIT_RSP, 0, NULL) &&
-	    !send_rsp(c, V1_DISCONN_RSP, 0, V1_DETAIL_CLIENT_QUIT))
-		send_rsp(c, V1_QUIT_RSP, 0, NULL);
+	if (!quit_rsp(c))
+		disconnect(c, V1_DETAIL_CLIENT_QUIT);
 	return END;
 }
 
@@ -119,6 +131,7 @@ static enum step answer(struct agent_conn *c, const struct proto_v1_request *req
 		rc = send_rsp(c, V1_TEST_RSP, 0, NULL);
 		break;
 	case V1_START_REQ:
+		conn_reset_idle(c); /* v1 restarts its idle count at every START_REQ */
 		rc = answer_start(c, req->msg_data);
 		break;
 	case V1_STOP_REQ:
@@ -127,9 +140,12 @@ static enum step answer(struct agent_conn *c, const struct proto_v1_request *req
 	case V1_QUIT_REQ:
 		return quit(c);
 	default:
-		agent_log("request type %d unknown: closing", req->msg_type);
+		agent_log("request type %d unknown", req->msg_type);
+		disconnect(c, V1_DETAIL_INTERNAL);
 		return END;
 	}
+	if (rc)
+		disconnect(c, V1_DETAIL_INTERNAL);
 	return rc ? END : CONTINUE;
 }
 
@@ -157,16 +173,21 @@ static enum step receive(struct agent_conn *c, struct proto_v1_request *req)
 		return END;
 	case CONN_GONE:
 		agent_log("client gone");
+		disconnect(c, V1_DETAIL_INTERNAL);
 		return END;
 	}
 	rc = conn_read(c, req, sizeof(*req), CONN_IO_TIMEOUT_MS, NULL);
 	if (rc) {
+		/* A failed recv: "Internal error.", QUIT handling, close (CANN's spin on a
+		 * stale EAGAIN is not copied). */
 		conn_log_gone(rc);
+		disconnect(c, V1_DETAIL_INTERNAL);
 		return END;
 	}
 	if (!well_formed(req)) {
-		agent_log("request type %d: msgDataLen %u does not match its data: closing",
+		agent_log("request type %d: msgDataLen %u does not match its data",
 			  req->msg_type, req->msg_data_len);
+		disconnect(c, V1_DETAIL_INTERNAL);
 		return END;
 	}
 	return CONTINUE;

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * One v2 connection (CANN 8.x/9.x): Params, then Msg requests, each
- * answered Msg{type + 1, code}; QUIT and the limits end it with the
- * DISCONNECT + QUIT_RSP pair CANN sends.
+ * One v2 connection: Params, then Msg requests, each answered
+ * Msg{type + 1, code}. As CANN 9.x: the limits, an unknown type, the
+ * client's death and the server's exit end it with DISCONNECT(7,0) then
+ * QUIT handling (an open window stopped and finalised) and QUIT_RSP.
+ * As CANN 8.5.0 (cfg->abstract): no limits and no DISCONNECT type; the
+ * window outlives its client; an unknown type or exit ends the connection
+ * without a word.
  */
 #include <errno.h>
 #include <string.h>
@@ -56,7 +60,7 @@ static int32_t start_code(const char *json)
 {
 	struct agent_devset devs;
 
-	switch (window_start(json, &devs)) {
+	switch (window_start(0, json, &devs)) {
 	case WINDOW_STARTED:
 		return V2_SUCCESS;
 	case WINDOW_ALREADY:
@@ -82,21 +86,51 @@ static int32_t stop_code(void)
 	return V2_FAIL;
 }
 
-/* The end of every connection the server ends: DISCONNECT, then a QUIT. */
-static void disconnect(struct agent_conn *c)
+/* QUIT handling: an open window is stopped and finalised; (6,0), or (6,1) when that failed. */
+static void quit_handling(struct agent_conn *c)
 {
-	if (send_msg(c, V2_DISCONNECT_RSP, V2_SUCCESS))
+	int32_t code = window_stop() == WINDOW_STOP_FAILED ? V2_FAIL : V2_SUCCESS;
+
+	if (send_msg(c, V2_QUIT_RSP, code)) {
+		/* The client is gone: the window is finalised all the same. */
+	}
+}
+
+/*
+ * 9.x ends a connection with DISCONNECT(7,0), then QUIT handling, even
+ * into a connection whose client is gone (the sends fail, the window is
+ * finalised). 8.5.0 has no DISCONNECT and sends nothing.
+ */
+static void disconnect(struct agent_conn *c, const char *why)
+{
+	agent_log("%s: %s", why, c->cfg->abstract ? "connection ended, nothing sent" : "disconnect");
+	if (c->cfg->abstract)
 		return;
-	window_stop();
-	send_msg(c, V2_QUIT_RSP, V2_SUCCESS);
+	if (send_msg(c, V2_DISCONNECT_RSP, V2_SUCCESS)) {
+		/* Into EPIPE when the client died: QUIT handling follows regardless. */
+	}
+	quit_handling(c);
 }
 
 static enum step quit(struct agent_conn *c)
 {
-	window_stop();
 	agent_log("quit");
-	if (!send_msg(c, V2_QUIT_RSP, V2_SUCCESS))
-		disconnect(c);
+	quit_handling(c);
+	return END;
+}
+
+/*
+ * A failed command read (EOF: the client died; a short message): 9.x
+ * sends DISCONNECT and QUIT handling into it, which finalises an open
+ * window; 8.5.0 goes back to accept, leaving the window open.
+ */
+static enum step client_gone(struct agent_conn *c, int rc)
+{
+	if (rc)
+		conn_log_gone(rc);
+	else
+		agent_log("client gone");
+	disconnect(c, window_collecting() ? "command read failed mid-window" : "command read failed");
 	return END;
 }
 
@@ -114,11 +148,12 @@ static enum step answer(struct agent_conn *c, const struct proto_v2_msg *req, co
 	case V2_QUIT_REQ:
 		return quit(c);
 	default:
-		agent_log("request type %d unknown: closing", req->msg_type);
+		agent_log("request type %d unknown", req->msg_type);
+		disconnect(c, "unknown request");
 		return END;
 	}
 	agent_log("%s -> %d", req->msg_type == V2_START_REQ ? "start" : "stop", code);
-	return send_msg(c, req->msg_type + 1, code) ? END : CONTINUE;
+	return send_msg(c, req->msg_type + 1, code) ? client_gone(c, -EPIPE) : CONTINUE;
 }
 
 /* One request; END when the connection is over. */
@@ -131,27 +166,22 @@ static enum step serve_one(struct agent_conn *c, const char *json)
 	case CONN_READABLE:
 		break;
 	case CONN_IDLE:
-		agent_log("idle %d s: disconnect", c->cfg->idle_timeout_sec);
-		disconnect(c);
+		disconnect(c, "idle limit");
 		return END;
 	case CONN_SHUTDOWN:
-		agent_log("server exit: disconnect");
-		disconnect(c);
+		disconnect(c, "server exit");
 		return END;
 	case CONN_GONE:
-		agent_log("client gone");
-		return END;
+		return client_gone(c, 0);
 	}
 	rc = conn_read(c, &req, sizeof(req), CONN_IO_TIMEOUT_MS, NULL);
-	if (rc) {
-		conn_log_gone(rc);
-		return END;
-	}
+	if (rc)
+		return client_gone(c, rc);
 	if (answer(c, &req, json) == END)
 		return END;
 	if (conn_count_request(c)) {
-		agent_log("%d requests: disconnect", c->requests);
-		disconnect(c);
+		agent_log("%d requests answered", c->requests);
+		disconnect(c, "request limit");
 		return END;
 	}
 	return CONTINUE;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agent/clockinfo.h"
+#include "agent/config.h"
 #include "agent/ctlfile.h"
 #include "agent/hostinfo.h"
 #include "agent/params.h"
@@ -33,10 +34,10 @@ static void random_bytes(unsigned char *buf, size_t len)
 		buf[i] = (unsigned char)((ns >> (i * 3)) ^ (uint64_t)(getpid() >> i));
 }
 
-/* Make dir/PROF_... with a fresh name; `out` gets its path. */
-static int make_named_dir(const char *dir, char *out, size_t len)
+/* Make dir/PROF_... with a fresh name (v1's without the pid); `out` gets its path. */
+static int make_named_dir(const char *dir, int v1_name, char *out, size_t len)
 {
-	unsigned char rnd[PROFNAME_RAND_LEN];
+	unsigned char rnd[PROFNAME_V1_RAND_LEN];
 	char name[PROFNAME_LEN + 1];
 	struct tm tm;
 	int rc = -EEXIST;
@@ -47,8 +48,12 @@ static int make_named_dir(const char *dir, char *out, size_t len)
 
 		localtime_r(&sec, &tm);
 		random_bytes(rnd, sizeof(rnd));
-		rc = profname_format(name, sizeof(name), PROF_INDEX, &tm, (int)(us / 1000 % 1000),
-				     (long)getpid(), rnd);
+		if (v1_name)
+			rc = profname_format_v1(name, sizeof(name), PROF_INDEX, &tm,
+						(int)(us / 1000 % 1000), rnd);
+		else
+			rc = profname_format(name, sizeof(name), PROF_INDEX, &tm,
+					     (int)(us / 1000 % 1000), (long)getpid(), rnd);
 		if (rc < 0)
 			return rc;
 		if (snprintf(out, len, "%s/%s", dir, name) >= (int)len)
@@ -95,6 +100,9 @@ static int write_start_files(const char *host, const char *params,
 
 	clock_stamp_take(&st);
 	rc = ctlfile_write(host, "sample.json", params, strlen(params));
+	/* Not a CANN file: what the server ended up with, for tests and users to check. */
+	if (!rc)
+		rc = write_owned(host, PROFDIR_EFFECTIVE_PARAMS, agent_params_effective_json());
 	if (!rc)
 		rc = write_owned(host, "start_info", clock_stamp_info_json(&st, "Begin"));
 	if (!rc) {
@@ -106,16 +114,20 @@ static int write_start_files(const char *host, const char *params,
 	return rc;
 }
 
-int profdir_open(struct profdir *pd, const char *params_json, const struct agent_devset *devs)
+int profdir_open(struct profdir *pd, int v1_name, const char *params_json,
+		 const struct agent_devset *devs)
 {
 	char result_dir[PATH_MAX], host[PATH_MAX];
 	int rc;
 
-	rc = params_result_dir(params_json, result_dir, sizeof(result_dir));
+	/* As CANN, each START parses its connection's params into the kept set. */
+	rc = agent_params_apply(v1_name ? PROTO_V1 : PROTO_V2, params_json);
+	if (!rc)
+		rc = agent_params_result_dir(result_dir, sizeof(result_dir));
 	if (!rc)
 		rc = mkdir_p(result_dir, PROFDIR_MODE); /* the client names it as this process sees it */
 	if (!rc)
-		rc = make_named_dir(result_dir, pd->path, sizeof(pd->path));
+		rc = make_named_dir(result_dir, v1_name, pd->path, sizeof(pd->path));
 	if (!rc)
 		rc = make_subdir(pd->path, "host");
 	if (!rc)

@@ -13,16 +13,25 @@
 #include "agent/device.h"
 #include "shared/compiler.h"
 
+/*
+ * host/<this>: the params the window runs with after CANN's overlay (v2) or
+ * replace (v1) and the dataTypeConfig the server computes from them
+ * (agent/params.h). dynprof's own file, not CANN's.
+ */
+#define PROFDIR_EFFECTIVE_PARAMS "dynprof_params.json"
+
 struct profdir {
 	char path[PATH_MAX];
 };
 
 /*
- * Make the folder under the params' result_dir (created when missing) and
- * write sample.json, start_info, host_start.log and info.json. Returns 0
+ * Parse the START's params into the kept set (agent/params.h), make the
+ * folder under its result_dir (created when missing) and write sample.json,
+ * dynprof_params.json, start_info, host_start.log and info.json. Returns 0
  * or a negative errno; on failure after mkdir the partial folder stays.
+ * `v1_name`: named as CANN's v1 names it (no pid, 16 letters).
  */
-int profdir_open(struct profdir *pd, const char *params_json,
+int profdir_open(struct profdir *pd, int v1_name, const char *params_json,
 		 const struct agent_devset *devs) DP_MUST_CHECK;
 
 /* Write end_info. 0 or a negative errno. */

@@ -58,9 +58,9 @@ static int bind_path(struct agent_socket *s)
 	return 0;
 }
 
-static int open_at_key(struct agent_socket *s, const char *home, int key)
+static int open_at_key(struct agent_socket *s, const char *home, const char *key)
 {
-	int n = snprintf(s->path, sizeof(s->path), "%s/%s%d", home, DYNPROF_SOCKET_PREFIX, key);
+	int n = snprintf(s->path, sizeof(s->path), "%s/%s%s", home, DYNPROF_SOCKET_PREFIX, key);
 	int rc;
 
 	if (n < 0 || (size_t)n >= sizeof(s->path))
@@ -81,10 +81,10 @@ static int open_at_key(struct agent_socket *s, const char *home, int key)
 }
 
 /* \0dyn_prof_sock_<key>: addrlen counts the leading NUL, not a trailing one. */
-static int open_abstract(struct agent_socket *s, int key)
+static int open_abstract(struct agent_socket *s, const char *key)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
+	int n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%s",
 			 DYNPROF_SOCKET_PREFIX_ALT, key);
 	int rc = 0;
 
@@ -105,25 +105,26 @@ static int open_abstract(struct agent_socket *s, int key)
 	return rc;
 }
 
-int agent_socket_open(struct agent_socket *s, int key, int abstract)
+int agent_socket_open(struct agent_socket *s, const char *key, int abstract)
 {
-	char home[sizeof(s->path)];
-	int pid = (int)getpid();
+	char home[sizeof(s->path)], pid[16];
 	int rc;
 
 	s->fd = -1;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	s->abstract = abstract;
 	if (abstract) {
-		rc = open_abstract(s, key > 0 ? key : pid);
-		if (rc == -EADDRINUSE && key > 0 && key != pid)
+		rc = open_abstract(s, key && *key ? key : pid);
+		if (rc == -EADDRINUSE && key && *key && strcmp(key, pid))
 			rc = open_abstract(s, pid);
 		return rc;
 	}
 	rc = home_dir(home, sizeof(home));
 	if (rc)
 		return rc;
-	rc = open_at_key(s, home, key > 0 ? key : pid);
-	if (rc == -EADDRINUSE && key > 0 && key != pid)
+	/* The key's raw text, as CANN: "0777" names ..._0777. */
+	rc = open_at_key(s, home, key && *key ? key : pid);
+	if (rc == -EADDRINUSE && key && *key && strcmp(key, pid))
 		rc = open_at_key(s, home, pid);
 	return rc;
 }

@@ -24,12 +24,14 @@ struct agent_socket {
 };
 
 /*
- * Bind and listen on the path (abstract: the name) for `key` (> 0),
- * falling back to the pid when it is in use (EADDRINUSE: only the abstract
- * name can be, the file is unlinked first); key 0 means the pid. Returns 0
- * or a negative errno (-ENAMETOOLONG when the path does not fit sun_path).
+ * Bind and listen on the path (abstract: the name) for `key` (the raw
+ * text of a positive DYNAMIC_PROFILING_KEY_PID, used as written: "0777"
+ * names ..._0777), falling back to the pid when it is in use (EADDRINUSE:
+ * only the abstract name can be, the file is unlinked first); NULL or ""
+ * means the pid. Returns 0 or a negative errno (-ENAMETOOLONG when the
+ * path does not fit sun_path).
  */
-int agent_socket_open(struct agent_socket *s, int key, int abstract) DP_MUST_CHECK;
+int agent_socket_open(struct agent_socket *s, const char *key, int abstract) DP_MUST_CHECK;
 
 /* Close, and unlink the path if it is still the file we bound (abstract: close). */
 void agent_socket_close(struct agent_socket *s);

@@ -24,9 +24,10 @@ void window_set_ops(const struct dynprof_agent_ops *ops)
 	pthread_mutex_unlock(&window_lock);
 }
 
-static enum window_start_rc open_locked(const char *params, const struct agent_devset *devs)
+static enum window_start_rc open_locked(int v1_name, const char *params,
+				       const struct agent_devset *devs)
 {
-	int rc = profdir_open(&current, params, devs);
+	int rc = profdir_open(&current, v1_name, params, devs);
 
 	if (rc) {
 		agent_log("start: no PROF folder: %s", strerror(-rc));
@@ -41,7 +42,7 @@ static enum window_start_rc open_locked(const char *params, const struct agent_d
 	return WINDOW_STARTED;
 }
 
-enum window_start_rc window_start(const char *params_json, struct agent_devset *devs)
+enum window_start_rc window_start(int v1_name, const char *params_json, struct agent_devset *devs)
 {
 	enum window_start_rc rc;
 
@@ -51,7 +52,7 @@ enum window_start_rc window_start(const char *params_json, struct agent_devset *
 		rc = WINDOW_ALREADY;
 	} else {
 		agent_devices_current(devs);
-		rc = devs->count ? open_locked(params_json, devs) : WINDOW_NO_DEVICE;
+		rc = devs->count ? open_locked(v1_name, params_json, devs) : WINDOW_NO_DEVICE;
 	}
 	pthread_mutex_unlock(&window_lock);
 	return rc;

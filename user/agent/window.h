@@ -2,7 +2,8 @@
 /*
  * The collection window: the one piece of state a START opens and a STOP
  * closes, shared by both protocol generations and by every connection
- * (a window outlives the client that opened it, as in CANN).
+ * (a window can outlive the client that opened it: CANN 8.5.0 leaves it
+ * open for the next client; 9.x and v1 finalise it, see conv_v2.c).
  *
  * Only the server thread and shutdown (after joining it) open and close
  * windows; the host reads window_collecting() lock-free.
@@ -29,8 +30,12 @@ enum window_stop_rc {
 
 void window_set_ops(const struct dynprof_agent_ops *ops);
 
-/* Open a window with the client's params; `devs` gets the devices used. */
-enum window_start_rc window_start(const char *params_json, struct agent_devset *devs) DP_MUST_CHECK;
+/*
+ * Open a window with the client's params; `devs` gets the devices used.
+ * `v1_name`: its folder named as CANN's v1 names it (no pid).
+ */
+enum window_start_rc window_start(int v1_name, const char *params_json,
+				  struct agent_devset *devs) DP_MUST_CHECK;
 
 enum window_stop_rc window_stop(void);
 

@@ -117,9 +117,10 @@ static void run_command(struct console *c, char *raw)
 
 	if (!*cmd)
 		return;
-	if (!strcmp(cmd, "start"))
+	if (!strcmp(cmd, "start")) {
+		session_make_room(c->s); /* a window's START and STOP fit, no idle limit near */
 		session_command(c->s, PROTO_CMD_START);
-	else if (!strcmp(cmd, "stop"))
+	} else if (!strcmp(cmd, "stop"))
 		session_command(c->s, PROTO_CMD_STOP);
 	else if (!strcmp(cmd, "quit") || !strcmp(cmd, "q"))
 		quit(c, 0);
@@ -225,6 +226,9 @@ static int poll_timeout(const struct console *c)
 {
 	int ms = c->tracker ? tracker_timeout_ms(c->tracker) : -1;
 
+	/* Wake in time to reconnect before a target's idle limit. */
+	ms = (int)clock_sooner(ms, session_keepalive_due_ms(c->s));
+
 	if (c->src->triggers)
 		ms = (int)clock_sooner(ms, triggers_timeout_ms(c->src->triggers));
 	if (c->src->commands)
@@ -303,6 +307,9 @@ static void poll_once(struct console *c)
 		c->src->on_tick(c->src->tick_ctx);
 	if (c->exit_status < 0)
 		run_scripts(c);
+	/* Console, --commands, --control and rules all wait here: no target may idle out. */
+	if (c->exit_status < 0)
+		session_keepalive(c->s);
 }
 
 int console_run(struct session *s, const struct console_sources *src)

@@ -12,63 +12,90 @@
 #include "config/rule.h"
 #include "shared/decimal.h"
 #include "shared/array_size.h"
+#include "config/pmu.h"
 
 /* ---- value domains --------------------------------------------------------- */
 
 static const char *const on_off[] = { "on", "off", NULL };
-static const char *const task_time_values[] = { "on", "off", "l0", "l1", "l2", NULL };
+static const char *const task_time_values[] = { "on", "off", "l0", "l1", "l2", "l3", NULL };
 static const char *const modes[] = { "task-based", "sample-based", NULL };
-static const char *const metrics[] = { "PipeUtilization", "ArithmeticUtilization", "Memory",
-				       "MemoryL0", "MemoryUB", NULL };
 static const char *const ge_api_values[] = { "off", "l0", "l1", NULL };
 static const char *const export_types[] = { "text", "db", NULL };
-static const char *const host_sys_items[] = { "cpu", "mem", "disk", "network", "osrt", NULL };
+static const char *const host_sys_items[] = { "cpu", "mem", "disk", "network", "osrt", "numa", NULL };
 static const char *const host_usage_items[] = { "cpu", "mem", NULL };
 
 enum domain_kind {
 	DOM_ONE_OF,   /* exactly one of `words` */
 	DOM_LIST_OF,  /* comma-separated, each of `words`, no repeats */
 	DOM_STORAGE,  /* <N>MB, 200..4294967295 */
-	DOM_FREQ,     /* 1..50 (Hz) */
+	DOM_RANGE,    /* an integer in [lo, hi] */
 	DOM_ENV,      /* k=v;k=v */
+	DOM_METRIC,   /* a metric name msprof knows, or Custom:<hex,...> */
+	DOM_TEXT,     /* any non-empty text */
 };
 
 struct switch_def {
 	const char *option;
-	const char *json_key;
 	enum domain_kind kind;
 	const char *const *words;
+	int lo, hi; /* DOM_RANGE */
 };
 
-/* msprof's collection switches dynprof forwards, with their params keys. */
+/*
+ * msprof's collection switches dynprof takes; config/params_v2.c and
+ * params_v1.c turn them into each generation's keys.
+ */
 static const struct switch_def switch_defs[] = {
-	{ "ascendcl", "acl", DOM_ONE_OF, on_off },
-	{ "model-execution", "modelExecution", DOM_ONE_OF, on_off },
-	{ "runtime-api", "runtimeApi", DOM_ONE_OF, on_off },
-	{ "task-time", "taskTime", DOM_ONE_OF, task_time_values },
-	{ "aicpu", "aicpuTrace", DOM_ONE_OF, on_off },
-	{ "hccl", "hcclTrace", DOM_ONE_OF, on_off },
-	{ "msproftx", "msproftx", DOM_ONE_OF, on_off },
-	{ "l2", "l2CacheTaskProfiling", DOM_ONE_OF, on_off },
-	{ "ai-core", "ai_core_profiling", DOM_ONE_OF, on_off },
-	{ "ai-vector-core", "aiv_profiling", DOM_ONE_OF, on_off },
-	{ "aic-mode", "ai_core_profiling_mode", DOM_ONE_OF, modes },
-	{ "aiv-mode", "aiv_profiling_mode", DOM_ONE_OF, modes },
-	{ "aic-metrics", "ai_core_metrics", DOM_ONE_OF, metrics },
-	{ "aiv-metrics", "aiv_metrics", DOM_ONE_OF, metrics },
-	{ "ge-api", "geApi", DOM_ONE_OF, ge_api_values },
-	{ "task-memory", "taskMemory", DOM_ONE_OF, on_off },
-	{ "storage-limit", "storageLimit", DOM_STORAGE, NULL },
-	{ "host-sys", "host_sys", DOM_LIST_OF, host_sys_items },
-	{ "host-sys-usage", "hostSysUsage", DOM_LIST_OF, host_usage_items },
-	{ "host-sys-usage-freq", "hostProfilingSamplingInterval", DOM_FREQ, NULL },
-	{ "type", "exportType", DOM_ONE_OF, export_types },
-	{ "environment", "app_env", DOM_ENV, NULL },
+	{ "ascendcl", DOM_ONE_OF, on_off, 0, 0 },
+	{ "model-execution", DOM_ONE_OF, on_off, 0, 0 },
+	{ "runtime-api", DOM_ONE_OF, on_off, 0, 0 },
+	{ "task-time", DOM_ONE_OF, task_time_values, 0, 0 },
+	{ "aicpu", DOM_ONE_OF, on_off, 0, 0 },
+	{ "hccl", DOM_ONE_OF, on_off, 0, 0 },
+	{ "msproftx", DOM_ONE_OF, on_off, 0, 0 },
+	{ "mstx-domain-include", DOM_TEXT, NULL, 0, 0 },
+	{ "mstx-domain-exclude", DOM_TEXT, NULL, 0, 0 },
+	{ "l2", DOM_ONE_OF, on_off, 0, 0 },
+	{ "ai-core", DOM_ONE_OF, on_off, 0, 0 },
+	{ "aic-mode", DOM_ONE_OF, modes, 0, 0 },
+	{ "aic-metrics", DOM_METRIC, NULL, 0, 0 },
+	{ "aic-freq", DOM_RANGE, NULL, 1, 100 },
+	/* Nano only (check_combination): elsewhere msprof does not know them. */
+	{ "ai-vector-core", DOM_ONE_OF, on_off, 0, 0 },
+	{ "aiv-mode", DOM_ONE_OF, modes, 0, 0 },
+	{ "aiv-metrics", DOM_METRIC, NULL, 0, 0 },
+	{ "aiv-freq", DOM_RANGE, NULL, 1, 100 },
+	{ "ge-api", DOM_ONE_OF, ge_api_values, 0, 0 },
+	{ "task-memory", DOM_ONE_OF, on_off, 0, 0 },
+	{ "task-tsfw", DOM_ONE_OF, on_off, 0, 0 },
+	{ "storage-limit", DOM_STORAGE, NULL, 0, 0 },
+	{ "host-sys", DOM_LIST_OF, host_sys_items, 0, 0 },
+	{ "host-sys-usage", DOM_LIST_OF, host_usage_items, 0, 0 },
+	{ "host-sys-usage-freq", DOM_RANGE, NULL, 1, 50 },
+	{ "host-sys-pid", DOM_RANGE, NULL, 0, 2147483647 },
+	{ "sys-profiling", DOM_ONE_OF, on_off, 0, 0 },
+	{ "sys-sampling-freq", DOM_RANGE, NULL, 1, 10 },
+	{ "sys-pid-profiling", DOM_ONE_OF, on_off, 0, 0 },
+	{ "sys-pid-sampling-freq", DOM_RANGE, NULL, 1, 10 },
+	{ "type", DOM_ONE_OF, export_types, 0, 0 },
+	{ "environment", DOM_ENV, NULL, 0, 0 },
 };
 
-/* msprof options that dynamic mode refuses. */
+/* msprof options that dynamic mode refuses (its check after parsing). */
 static const char *const refused_in_dynamic[] = {
-	"sys-devices", "sys-period", "sys-cpu-profiling", "delay", "duration", NULL,
+	"sys-devices", "sys-period", "sys-cpu-profiling", NULL,
+};
+
+/*
+ * msprof switches of its whitelist that dynprof does not derive yet: refused
+ * with a line saying so, rather than sent without their derived keys.
+ */
+static const char *const not_supported[] = {
+	"sys-hardware-mem", "sys-hardware-mem-freq", "llc-profiling", "sys-io-profiling",
+	"sys-io-sampling-freq", "sys-interconnection-profiling", "sys-interconnection-freq",
+	"dvpp-profiling", "dvpp-freq", "task-block", "sys-lp", "sys-lp-freq", "instr-profiling",
+	"instr-profiling-freq", "npu-events", "optype", "sys-mem-serviceflow", "delay", "duration",
+	NULL,
 };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -148,16 +175,31 @@ static bool env_valid(const char *v)
 	return true;
 }
 
-static int parse_freq(const char *v)
+/* Custom:<hex>[,<hex>...], each 0x followed by 1 to 8 hex digits. */
+static bool custom_metric_valid(const char *v)
 {
-	int n;
+	if (strncmp(v, "Custom:", 7))
+		return false;
+	for (const char *p = v + 7;;) {
+		size_t n = 0;
 
-	return decimal_int(v, 1, 50, &n) ? -1 : n;
+		if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+			return false;
+		for (p += 2; isxdigit((unsigned char)*p); p++)
+			n++;
+		if (n == 0 || n > 8)
+			return false;
+		if (!*p)
+			return true;
+		if (*p++ != ',')
+			return false;
+	}
 }
 
 static int check_switch(const struct switch_def *d, const char *v)
 {
 	char words[160];
+	int n;
 
 	switch (d->kind) {
 	case DOM_ONE_OF:
@@ -176,22 +218,45 @@ static int check_switch(const struct switch_def *d, const char *v)
 			return 0;
 		return fail("Argument --%s: invalid value: %s. Please input an integer in [200, 4294967295] followed by MB, e.g. 1024MB.",
 			    d->option, v);
-	case DOM_FREQ:
-		if (parse_freq(v) > 0)
+	case DOM_RANGE:
+		if (!decimal_int(v, d->lo, d->hi, &n))
 			return 0;
-		return fail("Argument --%s: invalid value: %s. Please input an integer in [1, 50].",
-			    d->option, v);
+		return fail("Argument --%s: invalid value: %s. Please input an integer in [%d, %d].",
+			    d->option, v, d->lo, d->hi);
 	case DOM_ENV:
 		if (env_valid(v))
 			return 0;
 		return fail("Argument --%s: invalid value: %s. Please input 'name=value;name=value'.",
 			    d->option, v);
+	case DOM_METRIC:
+		if (pmu_metric_known(v) || custom_metric_valid(v))
+			return 0;
+		return fail("Argument --%s: invalid value: %s. Please input PipeUtilization, ArithmeticUtilization, Memory, MemoryL0, MemoryUB, ResourceConflictRatio, L2Cache, MemoryAccess, PipelineExecuteUtilization or Custom:<hex>,<hex>...",
+			    d->option, v);
+	case DOM_TEXT:
+		if (*v)
+			return 0;
+		return fail("Argument --%s: empty value.", d->option);
 	}
 	return -EINVAL;
 }
 
-/* Record key=value, replacing an earlier setting of the same key. */
-static int set_switch(struct options *o, const char *option, const char *key, const char *value)
+/*
+ * CANN 9.x's params parser ends a string at the next '"' and decodes no
+ * escape (PROTOCOL.md Part 2 section 5): a '"' makes START fail, a '\'
+ * or a control character arrives as its JSON escape, not as typed.
+ */
+static int check_carried(const char *option, const char *v)
+{
+	for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+		if (*c == '"' || *c == '\\' || *c < 0x20 || *c == 0x7f)
+			return fail("Argument --%s: invalid value: %s. CANN's parameter parser cannot carry '\"', '\\' or control characters; please remove them.",
+				    option, v);
+	return 0;
+}
+
+/* Record the switch, replacing an earlier setting of the same one. */
+static int set_switch(struct options *o, const char *option, const char *value)
 {
 	char *copy = strdup(value);
 	int i;
@@ -199,7 +264,7 @@ static int set_switch(struct options *o, const char *option, const char *key, co
 	if (!copy)
 		return fail("dynprof: out of memory");
 	for (i = 0; i < o->nswitches; i++)
-		if (!strcmp(o->switches[i].json_key, key))
+		if (!strcmp(o->switches[i].option, option))
 			break;
 	if (i == OPTIONS_MAX_SWITCHES) {
 		free(copy);
@@ -209,31 +274,15 @@ static int set_switch(struct options *o, const char *option, const char *key, co
 		o->nswitches++;
 	else
 		free(o->switches[i].value);
-	o->switches[i] = (struct switch_setting){ option, key, copy };
+	o->switches[i] = (struct switch_setting){ option, copy };
 	return 0;
 }
 
-/*
- * Some switches map to more than one params key, as msprof maps them:
- * --task-time=l0|l1|l2 sets the level and turns task time on; the
- * frequency becomes a sampling interval in milliseconds.
- */
-static int apply_switch(struct options *o, const struct switch_def *d, const char *v)
+/* msprof's notes on the switches it keeps only for compatibility. */
+static void switch_notes(const char *option)
 {
-	char buf[32];
-
-	if (!strcmp(d->option, "task-time")) {
-		bool level = v[0] == 'l';
-
-		if (set_switch(o, d->option, "prof_level", level ? v : !strcmp(v, "on") ? "l1" : "off"))
-			return -ENOMEM;
-		return set_switch(o, d->option, d->json_key, level ? "on" : v);
-	}
-	if (d->kind == DOM_FREQ) {
-		snprintf(buf, sizeof(buf), "%d", 1000 / parse_freq(v));
-		return set_switch(o, d->option, d->json_key, buf);
-	}
-	return set_switch(o, d->option, d->json_key, v);
+	if (!strcmp(option, "model-execution") || !strcmp(option, "hccl"))
+		report_warning("[Note] [%s] This option will be discarded in later versions.", option);
 }
 
 static const struct switch_def *find_switch(const char *name)
@@ -320,17 +369,24 @@ static int parse_flag(struct options *o, const char *name)
 		o->watch = true;
 	else if (!strcmp(name, "json"))
 		o->json = true;
+	else if (!strcmp(name, "dry-run"))
+		o->dry_run = true;
 	else
 		return -ENOENT;
 	return 0;
 }
 
-static bool refused_in_dynamic_mode(const char *name)
+static bool in_list(const char *const *list, const char *name)
 {
-	for (int i = 0; refused_in_dynamic[i]; i++)
-		if (!strcmp(refused_in_dynamic[i], name))
+	for (int i = 0; list[i]; i++)
+		if (!strcmp(list[i], name))
 			return true;
 	return false;
+}
+
+static bool refused_in_dynamic_mode(const char *name)
+{
+	return in_list(refused_in_dynamic, name);
 }
 
 static int parse_valued(struct options *o, const char *name, const char *v)
@@ -381,14 +437,23 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 		o->timeout_ms = ms;
 		return 0;
 	}
+	if (!strcmp(name, "chip")) {
+		if (!chip_by_text(v))
+			return fail("Argument --chip: invalid value: %s. Please input a chip number (0-18) or name, e.g. 5 or CHIP_V4_1_0 (ascend910b).", v);
+		o->chip = v;
+		return 0;
+	}
 	if (refused_in_dynamic_mode(name))
 		return fail("Argument --dynamic and --%s cannot be configured at the same time.", name);
+	if (in_list(not_supported, name))
+		return fail("Argument --%s: dynprof does not derive this msprof switch's keys yet; it is not sent. Run 'dynprof --help' for the switches it takes.", name);
 	d = find_switch(name);
 	if (!d)
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
-	if (check_switch(d, v))
+	if (check_switch(d, v) || check_carried(name, v))
 		return -EINVAL;
-	return apply_switch(o, d, v);
+	switch_notes(d->option);
+	return set_switch(o, d->option, v);
 }
 
 static int parse_one(struct options *o, const char *arg)
@@ -406,7 +471,7 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "output") || !strcmp(name, "dynamic") || !strcmp(name, "application") ||
 		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
 		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
-		    !strcmp(name, "commands") || !strcmp(name, "control"))
+		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -418,6 +483,52 @@ static int parse_one(struct options *o, const char *arg)
 	return parse_valued(o, key, eq + 1);
 }
 
+const char *options_switch(const struct options *o, const char *option)
+{
+	for (int i = 0; i < o->nswitches; i++)
+		if (!strcmp(o->switches[i].option, option))
+			return o->switches[i].value;
+	return NULL;
+}
+
+/*
+ * msprof removes the AI vector core switches from its options with
+ * --dynamic on every chip but Nano: getopt then calls them unrecognized.
+ */
+static int check_aiv_switches(const struct options *o)
+{
+	static const char *const aiv[] = { "ai-vector-core", "aiv-mode", "aiv-metrics", "aiv-freq" };
+	const struct chip_info *chip = o->chip ? chip_by_text(o->chip) : NULL;
+
+	if (chip && chip->id == CHIP_NANO_V1)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(aiv); i++) {
+		const char *v = options_switch(o, aiv[i]);
+
+		if (v)
+			return fail("dynprof: unrecognized option '--%s=%s' (as msprof with --dynamic: the AI vector core follows --ai-core, --aic-mode, --aic-metrics and --aic-freq; only Nano, --chip=NANO_V1, takes it).",
+				    aiv[i], v);
+	}
+	return 0;
+}
+
+/* msprof's checks across collection switches. */
+static int check_switch_combination(const struct options *o)
+{
+	bool include = options_switch(o, "mstx-domain-include") != NULL;
+	bool exclude = options_switch(o, "mstx-domain-exclude") != NULL;
+	const char *tx = options_switch(o, "msproftx");
+
+	if (check_aiv_switches(o))
+		return -EINVAL;
+	if (include && exclude)
+		return fail("Argument --mstx-domain-include and --mstx-domain-exclude cannot be configured at the same time.");
+	if ((include || exclude) && (!tx || strcmp(tx, "on")))
+		return fail("Argument --%s: it needs --msproftx=on.",
+			    include ? "mstx-domain-include" : "mstx-domain-exclude");
+	return 0;
+}
+
 /* msprof's checks across options. */
 static int check_combination(struct options *o)
 {
@@ -425,6 +536,8 @@ static int check_combination(struct options *o)
 
 	if (o->help || o->version)
 		return 0;
+	if (check_switch_combination(o))
+		return -EINVAL;
 	if (o->watch && !o->list)
 		return fail("Argument --watch: it goes with --list.");
 	if (o->json && !o->list)
@@ -444,6 +557,8 @@ static int check_combination(struct options *o)
 		return fail("Argument --dynamic=off, but --pid is set.");
 	if (o->dynamic == -1 && o->pid_list)
 		o->dynamic = 1; /* --pid alone implies dynamic mode */
+	if (o->dry_run)
+		return 0; /* nothing is reached: --pid and an application are optional */
 	if (o->dynamic != 1)
 		return fail("Argument --dynamic: dynprof needs --dynamic=on (or --pid). Run 'dynprof --help' for usage.");
 	if (!o->pid_list && !has_app)
@@ -584,16 +699,27 @@ void options_print_help(void)
 "  --help, -h              this text\n"
 "  --version               version\n"
 "\n"
-"Collection switches (forwarded to the targets, msprof's names and values):\n"
-"  --ascendcl --model-execution --runtime-api --aicpu --hccl --msproftx --l2\n"
-"  --ai-core --ai-vector-core --task-memory          on|off\n"
-"  --task-time=on|off|l0|l1|l2   --ge-api=off|l0|l1   --type=text|db\n"
-"  --aic-mode, --aiv-mode=task-based|sample-based\n"
-"  --aic-metrics, --aiv-metrics=PipeUtilization|ArithmeticUtilization|Memory|\n"
-"                               MemoryL0|MemoryUB\n"
+"Collection switches (msprof's names and values; each target gets every key\n"
+"of its generation at msprof's default, then what these set, as msprof sets it):\n"
+"  --ascendcl --runtime-api --aicpu --hccl --msproftx --l2 --ai-core\n"
+"  --task-memory --task-tsfw --sys-profiling --sys-pid-profiling   on|off\n"
+"  --task-time=on|off|l0|l1|l2|l3   --ge-api=off|l0|l1\n"
+"  --aic-mode=task-based|sample-based   --aic-freq=1..100\n"
+"  --aic-metrics=PipeUtilization|ArithmeticUtilization|Memory|MemoryL0|MemoryUB|\n"
+"               ResourceConflictRatio|L2Cache|MemoryAccess|\n"
+"               PipelineExecuteUtilization|Custom:<hex>,...\n"
 "  --storage-limit=<N>MB (200..4294967295)   --environment='k=v;k=v'\n"
-"  --host-sys=cpu,mem,disk,network,osrt   --host-sys-usage=cpu,mem\n"
-"  --host-sys-usage-freq=1..50\n"
+"  --host-sys=cpu,mem,disk,network,osrt,numa   --host-sys-usage=cpu,mem\n"
+"  --host-sys-usage-freq=1..50   --host-sys-pid=PID\n"
+"  --sys-sampling-freq, --sys-pid-sampling-freq=1..10\n"
+"  --mstx-domain-include, --mstx-domain-exclude=NAMES (with --msproftx=on)\n"
+"  --model-execution, --type=text|db: accepted, send nothing (as msprof)\n"
+"  --ai-vector-core, --aiv-*: refused as msprof does, except with --chip=NANO_V1\n"
+"  --chip=NAME|NUMBER      the chip for the PMU event lists when neither the\n"
+"                          driver nor a PROF_ folder's info.json in --output says\n"
+"                          (e.g. 5 or CHIP_V4_1_0 for Ascend 910B)\n"
+"  --dry-run               print the params JSON as it would be sent (per\n"
+"                          generation, or per --pid target), connect to nothing\n"
 "\n"
 "Console commands (from a terminal, or one per line on standard input):\n"
 "  start        open a collection window in every target\n"

@@ -21,11 +21,10 @@
 #define OPTIONS_DEFAULT_TIMEOUT_MS 60000 /* per command, as msprof */
 #define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
 
-/* One msprof collection switch the user gave, ready for the params JSON. */
+/* One msprof collection switch the user gave (config/params.h turns it into keys). */
 struct switch_setting {
-	const char *option;   /* e.g. "task-time" */
-	const char *json_key; /* e.g. "taskTime" */
-	char *value;          /* the JSON value, as text */
+	const char *option; /* e.g. "task-time" (static) */
+	char *value;        /* as given, checked against the switch's domain */
 };
 
 struct options {
@@ -50,6 +49,8 @@ struct options {
 	const char *container;   /* --container=ID (prefix of the container id) */
 	int ndevices;            /* --device=GLOB, repeatable */
 	const char *devices[OPTIONS_MAX_DEVICES];
+	const char *chip;        /* --chip=NAME|NUMBER (config/pmu.h), NULL: found or unknown */
+	bool dry_run;            /* --dry-run: print the params JSON, connect to nothing */
 	bool help;
 	bool version;
 	int nswitches;
@@ -65,6 +66,9 @@ void options_free(struct options *o);
 
 /* The card patterns: --device globs, else the defaults (no copy made). */
 void options_card_patterns(const struct options *o, struct card_patterns *p);
+
+/* The value of a collection switch the user gave, or NULL. */
+const char *options_switch(const struct options *o, const char *option);
 
 /* The full --help text. */
 void options_print_help(void);

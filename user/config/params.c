@@ -1,39 +1,98 @@
 // SPDX-License-Identifier: MIT
 /* The params JSON sent to each target (see params.h). */
-#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "dynprof/proto.h"
+#include "config/chip.h"
 #include "config/params.h"
+#include "config/params_derive.h"
 #include "out/report.h"
 
-char *params_build(const struct options *o, const char *result_dir)
+/* ---- the chip, once per run ------------------------------------------------- */
+
+static const struct chip_info *run_chip;
+static bool run_chip_known;
+
+const struct chip_info *params_chip(const struct options *o, const char *output)
 {
-	cJSON *obj = cJSON_CreateObject();
-	char *text = NULL;
+	struct chip_found f;
+
+	if (run_chip_known)
+		return run_chip;
+	chip_detect(o->chip, output, &f);
+	run_chip = f.chip;
+	run_chip_known = true;
+	if (!f.chip)
+		report_warning(
+			"dynprof: the chip is not known (%s): the AI core metric events%s are sent empty. Give it with --chip=<name|number>, e.g. --chip=CHIP_V4_1_0 (5) for Ascend 910B.",
+			f.why, options_switch(o, "l2") ? ", the --l2 events" : "");
+	else if (f.note[0])
+		report_warning("dynprof: %s", f.note);
+	if (f.chip && f.chip->dynamic_refused)
+		report_warning(
+			"dynprof: msprof refuses --dynamic on %s; its params are sent as for the other chips.",
+			f.chip->name);
+	return run_chip;
+}
+
+/* ---- the JSON ------------------------------------------------------------------ */
+
+static bool refuse_uncarried(const struct paramset *ps)
+{
+	char bad, name[16];
+	const char *key = paramset_uncarried(ps, &bad);
+
+	if (!key)
+		return false;
+	if ((unsigned char)bad < 0x20 || bad == 0x7f)
+		snprintf(name, sizeof(name), "0x%02x", (unsigned char)bad);
+	else
+		snprintf(name, sizeof(name), "'%c'", bad);
+	report_error(
+		"dynprof: the value of %s holds %s, which CANN's parameter parser cannot carry (it ends strings at '\"' and decodes no escapes): \"%s\". Nothing was sent.",
+		key, name, paramset_str(ps, key));
+	return true;
+}
+
+char *params_build(const struct options *o, enum proto_version gen, const char *result_dir,
+		   const struct chip_info *chip)
+{
+	bool v1 = gen == PROTO_V1;
+	struct paramset ps;
+	char *text;
 	size_t len;
 
-	if (!obj || !cJSON_AddStringToObject(obj, "result_dir", result_dir))
+	if (paramset_init(&ps, v1 ? mp_v1_keys : mp_v2_keys, v1 ? mp_v1_nkeys : mp_v2_nkeys))
 		goto oom;
-	for (int i = 0; i < o->nswitches; i++)
-		if (!cJSON_AddStringToObject(obj, o->switches[i].json_key, o->switches[i].value))
-			goto oom;
-	text = cJSON_PrintUnformatted(obj);
-	cJSON_Delete(obj);
+	paramset_set(&ps, "result_dir", result_dir);
+	paramset_num(&ps, "msprofBinPid", getpid());
+	if (v1)
+		params_v1_derive(&ps, o, chip);
+	else
+		params_v2_derive(&ps, o, chip);
+	/* v1's parser (nlohmann) decodes escapes; 9.x's (NanoJson) does not. */
+	if (!v1 && refuse_uncarried(&ps)) {
+		paramset_free(&ps);
+		return NULL;
+	}
+	text = paramset_json(&ps, v1);
+	paramset_free(&ps);
 	if (!text)
-		goto oom_text;
+		goto oom;
 	len = strlen(text);
 	if (len >= PROTO_DATA_MAX) {
-		report_error("dynprof: the collection parameters take %zu bytes, more than the protocol's %d: shorten --output or give fewer switches.",
-			     len, PROTO_DATA_MAX - 1);
-		cJSON_free(text);
+		report_error(
+			"dynprof: the collection parameters take %zu bytes, more than the protocol's %d (result_dir takes %zu, app_env %zu): shorten --output or --environment.",
+			len, PROTO_DATA_MAX - 1, strlen(result_dir),
+			strlen(params_sw(o, "environment", "")));
+		free(text);
 		return NULL;
 	}
 	return text;
 oom:
-	cJSON_Delete(obj);
-oom_text:
 	report_error("dynprof: out of memory building the collection parameters");
 	return NULL;
 }

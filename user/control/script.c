@@ -164,6 +164,7 @@ static bool begin(struct script *sc, struct script_cmd *cmd, char *err, size_t e
 {
 	switch (cmd->op) {
 	case SCRIPT_START:
+		session_make_room(sc->host.s); /* a window's START and STOP fit, no idle limit near */
 		session_command(sc->host.s, PROTO_CMD_START);
 		return true;
 	case SCRIPT_STOP:

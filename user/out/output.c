@@ -132,6 +132,11 @@ static int remember(char **known, const char *name)
 	return 0;
 }
 
+int output_prof_known_add(char **known, const char *name)
+{
+	return name_is_known(*known, name) ? 0 : remember(known, name);
+}
+
 /* PROF_<6>_<17>_<pid8><rand8>: is this folder the given process's? */
 static bool prof_name_of(const char *name, int nspid)
 {
@@ -144,6 +149,38 @@ static bool prof_name_of(const char *name, int nspid)
 	return !strncmp(name + len - 16, pid8, 8);
 }
 
+/* `n` characters of s from `from`, each within [lo, hi]. */
+static bool chars_in(const char *s, size_t from, size_t n, char lo, char hi)
+{
+	for (size_t i = from; i < from + n; i++)
+		if (s[i] < lo || s[i] > hi)
+			return false;
+	return true;
+}
+
+bool output_is_v1_prof_name(const char *name)
+{
+	/* PROF_ 6 digits _ 17 digits _ 16 letters A..R, nothing else */
+	return strlen(name) == 5 + 6 + 1 + 17 + 1 + 16 && !strncmp(name, "PROF_", 5) &&
+	       chars_in(name, 5, 6, '0', '9') && name[11] == '_' && chars_in(name, 12, 17, '0', '9') &&
+	       name[29] == '_' && chars_in(name, 30, 16, 'A', 'R');
+}
+
+/* A real folder (a target may plant a symlink or a file with the name). */
+static bool is_real_dir(DIR *d, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+}
+
+static bool wanted(DIR *d, const char *name, int nspid)
+{
+	if (nspid == OUTPUT_V1_NAMES)
+		return output_is_v1_prof_name(name) && is_real_dir(d, name);
+	return prof_name_of(name, nspid) && is_real_dir(d, name);
+}
+
 int output_new_prof_dirs(const char *dir, int nspid, char **known,
 			 void (*found)(void *ctx, const char *name), void *ctx)
 {
@@ -153,7 +190,7 @@ int output_new_prof_dirs(const char *dir, int nspid, char **known,
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (!prof_name_of(de->d_name, nspid) || name_is_known(*known, de->d_name))
+		if (name_is_known(*known, de->d_name) || !wanted(d, de->d_name, nspid))
 			continue;
 		if (remember(known, de->d_name))
 			break;

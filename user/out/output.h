@@ -11,6 +11,7 @@
 #define DYNPROF_OUTPUT_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "shared/compiler.h"
@@ -34,10 +35,23 @@ int output_prepare(const char *given, char *abs, size_t len) DP_MUST_CHECK;
 /*
  * PROF_* folders under `dir` written by the process whose pid (in its own
  * namespace) is `nspid` and not yet in `known` (a '\n'-separated list the
- * call extends). Calls found(ctx, name) for each new one.
+ * call extends). Calls found(ctx, name) for each new one. Only real
+ * folders count (no symlink, no file of that name).
+ *
+ * nspid OUTPUT_V1_NAMES: v1 names, which carry no pid
+ * (PROF_<6 digits>_<17 digits>_<16 letters A-R>, exactly): the caller
+ * tells a window's folder by what appeared between a call before its
+ * START (found NULL: a snapshot) and one after its STOP.
  */
+#define OUTPUT_V1_NAMES (-1)
 int output_new_prof_dirs(const char *dir, int nspid, char **known,
 			 void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
+
+/* Add `name` to a `known` list (claimed by another target). 0 or -ENOMEM. */
+int output_prof_known_add(char **known, const char *name) DP_MUST_CHECK;
+
+/* The exact v1 PROF_ folder name shape. */
+bool output_is_v1_prof_name(const char *name);
 
 /* Append a PROF_ folder name to <dir>/<pid>_profiling_output_record. */
 int output_record(const char *dir, const char *prof_name) DP_MUST_CHECK;

@@ -145,7 +145,9 @@ static void v1_copy_detail(const struct proto_v1_response *in, struct proto_repl
 
 /*
  * v1 has only success/failure; the detail text tells ALREADY_STARTED and
- * NOT_STARTED apart from a plain failure, as msprof's console does.
+ * NOT_STARTED apart from a plain failure, as msprof's console does, and a
+ * START that failed listing no started device ("Started device Id: ") as
+ * NOT_SET_DEVICE.
  */
 void proto_v1_decode_reply(const struct proto_v1_response *in, enum proto_command cmd,
 			   struct proto_reply *out)
@@ -169,6 +171,8 @@ void proto_v1_decode_reply(const struct proto_v1_response *in, enum proto_comman
 		out->status = PROTO_OK;
 	else if (cmd == PROTO_CMD_START && !strcmp(out->detail, V1_DETAIL_ALREADY_STARTED))
 		out->status = PROTO_ALREADY_STARTED;
+	else if (cmd == PROTO_CMD_START && !strcmp(out->detail, V1_DETAIL_NO_DEVICE))
+		out->status = PROTO_NOT_SET_DEVICE; /* it started on no device: none is set */
 	else if (cmd == PROTO_CMD_STOP && !strcmp(out->detail, V1_DETAIL_NOT_STARTED))
 		out->status = PROTO_NOT_STARTED;
 	else
@@ -208,6 +212,23 @@ void proto_v1_encode_response(struct proto_v1_response *out, int32_t type, int32
 	out->msg_data_len = (uint32_t)len;
 	if (len)
 		memcpy(out->msg_data, detail, len);
+}
+
+enum proto_version proto_other_generation(enum proto_version spoken, const void *in, size_t got)
+{
+	int32_t type, code;
+
+	if (got < sizeof(struct proto_v2_msg))
+		return PROTO_AUTO;
+	memcpy(&type, in, sizeof(type));
+	memcpy(&code, (const char *)in + sizeof(type), sizeof(code));
+	if (spoken == PROTO_V2 && type == V1_DISCONN_RSP)
+		return PROTO_V1;
+	if (spoken == PROTO_V1 && got < sizeof(struct proto_v1_response) &&
+	    got % sizeof(struct proto_v2_msg) == 0 && type == V2_PARAMS_RSP &&
+	    (code == V2_SUCCESS || code == V2_FAIL))
+		return PROTO_V2;
+	return PROTO_AUTO;
 }
 
 const char *proto_version_name(enum proto_version v)

@@ -77,6 +77,14 @@ int protodetect_path_arch(const char *lib_path, char *arch, size_t len)
 	return 0;
 }
 
+int protodetect_is_profimpl_lib(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libprofimpl.so", 14) && (base[14] == '\0' || base[14] == '.');
+}
+
 int protodetect_is_agent_lib(const char *path)
 {
 	return !strncmp(base_name(path), "libdynprof_agent", 16);
@@ -311,6 +319,7 @@ struct toolkit {
 
 struct maps_scan {
 	int agent;
+	int profimpl; /* libprofimpl.so: where every v2 server is compiled in */
 	int cann;     /* CANN libraries seen (with or without a usable root) */
 	int nroots;
 	struct toolkit roots[MAX_ROOTS];
@@ -327,6 +336,8 @@ static void maps_line(struct maps_scan *m, const char *line)
 		m->agent = 1;
 		return;
 	}
+	if (protodetect_is_profimpl_lib(path))
+		m->profimpl = 1;
 	if (!protodetect_is_cann_lib(path))
 		return;
 	m->cann = 1;
@@ -485,7 +496,18 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 		return PROTO_V2;
 	}
 
-	/* 2. the CANN toolkit it runs */
+	/*
+	 * 2a. the v2 server's library. Both v2 code lines (8.5.0 and 9.x) build
+	 * the server into libprofimpl; v1 trees have no such library (the v1
+	 * server is in libmsprofiler). Its absence proves nothing: it may load later.
+	 */
+	if (m->profimpl) {
+		free(m);
+		errbuf_set(why, whylen, "libprofimpl.so mapped (the v2 server's library): v2");
+		return PROTO_V2;
+	}
+
+	/* 2b. the CANN toolkit it runs */
 	if (m->nroots)
 		rootfd = procfs_open_root(pid);
 	for (int i = 0; rootfd >= 0 && i < m->nroots && major < 0; i++)

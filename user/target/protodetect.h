@@ -6,7 +6,8 @@
  *  1. our agent mapped in the target (libdynprof_agent in /proc/<pid>/maps):
  *     DYNPROF_AGENT_PROTOCOL from its environ, exactly "v1" means v1,
  *     anything else or unset v2 (the agent's default);
- *  2. the CANN toolkit the target has mapped (libascendcl, libmsprofiler,
+ *  2. libprofimpl.so mapped: v2 (every v2 server is built into it);
+ *  2b. the CANN toolkit the target has mapped (libascendcl, libmsprofiler,
  *     libprofapi, or libruntime under an Ascend folder; never the driver's
  *     libraries): its version file, read inside the target's root
  *     (/proc/<pid>/root, symlinks such as "latest" resolved there);
@@ -53,6 +54,9 @@ int protodetect_path_arch(const char *lib_path, char *arch, size_t len) DP_MUST_
 
 /* 1 when a mapped file is one of CANN's libraries, else 0 (the driver's are not). */
 int protodetect_is_cann_lib(const char *path);
+
+/* 1 when a mapped file is libprofimpl.so (any version suffix), else 0. */
+int protodetect_is_profimpl_lib(const char *path);
 
 /* 1 when a mapped file is libdynprof_agent, else 0. */
 int protodetect_is_agent_lib(const char *path);

@@ -48,7 +48,7 @@ bool session_target_collecting(const struct session *s, int index)
 
 int session_target_requests(const struct session *s, int index)
 {
-	return s->targets[index].requests;
+	return s->targets[index].count.commands;
 }
 
 int session_target_last_status(const struct session *s, int index)
@@ -75,6 +75,22 @@ static void leave(struct target *t, const char *reason)
 	target_drop(t);
 }
 
+/*
+ * A v1 folder carries no pid: once one target claimed it, the other v1
+ * targets writing to the same folder must not claim it too.
+ */
+static void claimed(struct session *s, const struct target *by, const char *name)
+{
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (t == by || t->proto != PROTO_V1 || strcmp(t->result_host, by->result_host))
+			continue;
+		if (output_prof_known_add(&t->prof_seen, name))
+			report_target_error(t->pid, "dynprof: out of memory noting %s", name);
+	}
+}
+
 static void report_prof_dir(void *ctx, const char *name)
 {
 	struct prof_report *r = ctx;
@@ -92,6 +108,7 @@ static void report_prof_dir(void *ctx, const char *name)
 		}
 	}
 	r->s->prof_dirs++;
+	claimed(r->s, r->t, name);
 	rc = output_record(r->s->output, name);
 	if (rc)
 		report_target_error(r->t->pid, "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
@@ -105,7 +122,7 @@ static void report_prof_dir(void *ctx, const char *name)
 static void report_new_prof_dirs(struct session *s, struct target *t)
 {
 	struct prof_report r = { s, t, events_window_close_begin(t->pid) };
-	int rc = output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, report_prof_dir, &r);
+	int rc = output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, report_prof_dir, &r);
 
 	if (rc)
 		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
@@ -118,32 +135,60 @@ static void report_new_prof_dirs(struct session *s, struct target *t)
 /*
  * A server that ends the connection (DISCONNECT, or a plain close) is
  * usually exiting: CANN says goodbye from its exit path, and the files
- * close before the process becomes a zombie. Give it a moment before
- * calling the leave a disconnect; only the event needs the distinction.
+ * close before the process becomes a zombie. Give it a moment.
  */
-static const char *closed_reason(const struct target *t)
+static bool exiting(const struct target *t)
 {
 	int64_t end = clock_ms() + EXIT_GRACE_MS;
 
-	if (!events_enabled())
-		return "disconnect";
 	while (procfs_alive(t->pid)) {
 		if (clock_ms() >= end)
-			return "disconnect";
+			return false;
 		usleep(5000);
 	}
-	return "exit";
+	return true;
+}
+
+/* Only the event needs the distinction: without --events, no wait. */
+static const char *closed_reason(const struct target *t)
+{
+	return events_enabled() && exiting(t) ? "exit" : "disconnect";
+}
+
+/*
+ * Why the server ended the connection: v1 says it (CANN's detail text);
+ * a v2 DISCONNECT carries nothing, so the counts tell: the request limit,
+ * the process exiting, the idle limit, else unknown.
+ */
+static void disconnect_why(const struct target *t, const struct target_outcome *out, bool *gone,
+			   char *buf, size_t len)
+{
+	int64_t now = clock_ms();
+	enum server_cause cause;
+
+	*gone = false;
+	if (out->reply.detail[0]) {
+		snprintf(buf, len, "%s", out->reply.detail);
+		return;
+	}
+	cause = server_disconnect_cause(&t->limits, &t->count, now, false);
+	if (cause != SERVER_CAUSE_REQUESTS && exiting(t)) {
+		*gone = true;
+		cause = SERVER_CAUSE_EXIT;
+	}
+	server_cause_text(cause, &t->limits, &t->count, now, buf, len);
 }
 
 /* The server pushed DISCONNECT: it has quit (stopping its window). */
 static void on_disconnect(struct session *s, struct target *t, const struct target_outcome *out)
 {
-	bool was_collecting = t->collecting;
+	bool was_collecting = t->collecting, gone;
+	char why[PROTO_V1_DETAIL_MAX + 96];
 
-	target_drain(t);
-	report_plain("Server disconnected, %s (pid %d)",
-		     out->reply.detail[0] ? out->reply.detail : "request limit or idle time reached", t->pid);
-	leave(t, closed_reason(t));
+	target_drain(t, 1); /* its QUIT_RSP */
+	disconnect_why(t, out, &gone, why, sizeof(why));
+	report_plain("Server disconnected, %s (pid %d)", why, t->pid);
+	leave(t, gone ? "exit" : closed_reason(t));
 	if (was_collecting)
 		report_new_prof_dirs(s, t);
 }
@@ -168,13 +213,13 @@ static void start_result(struct session *s, struct target *t, const struct targe
 {
 	switch (out->reply.status) {
 	case PROTO_OK:
-		t->collecting = true;
+		target_set_collecting(t, true);
 		s->windows++;
 		report_plain("dynamic profiling for pid %d start success", t->pid);
 		events_window_open(t->pid);
 		break;
 	case PROTO_ALREADY_STARTED:
-		t->collecting = true;
+		target_set_collecting(t, true);
 		report_warning("dynamic profiling for pid %d already started", t->pid);
 		break;
 	case PROTO_NOT_SET_DEVICE:
@@ -190,12 +235,12 @@ static void stop_result(struct session *s, struct target *t, const struct target
 {
 	switch (out->reply.status) {
 	case PROTO_OK:
-		t->collecting = false;
+		target_set_collecting(t, false);
 		report_plain("dynamic profiling for pid %d stop success", t->pid);
 		report_new_prof_dirs(s, t);
 		break;
 	case PROTO_NOT_STARTED:
-		t->collecting = false;
+		target_set_collecting(t, false);
 		report_warning("dynamic profiling for pid %d has not started", t->pid);
 		break;
 	default:
@@ -237,6 +282,18 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
 }
 
 /*
+ * v1: what is in the result folder before START is not this window's (the
+ * folder appears at START, PROTOCOL.md Part 2 section 0 item 10).
+ */
+static void snapshot_prof_dirs(struct target *t)
+{
+	if (t->proto == PROTO_V1 && !t->collecting &&
+	    output_new_prof_dirs(t->result_host, OUTPUT_V1_NAMES, &t->prof_seen, NULL, NULL)) {
+		/* Unreadable now: the look after its stop says its own failure. */
+	}
+}
+
+/*
  * Fan `cmd` out to the live targets: all, or those `which` marks (NULL:
  * all); with collecting_only, only those of them that collect.
  */
@@ -256,6 +313,8 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 
 		if (t->dropped || (collecting_only && !t->collecting) || (which && !which[i]))
 			continue;
+		if (cmd == PROTO_CMD_START)
+			snapshot_prof_dirs(t);
 		target_prepare_command(t, cmd, deadline);
 		xs[n++] = &t->xchg;
 		sent[i] = true;

@@ -62,10 +62,29 @@ void session_command_some(struct session *s, enum proto_command cmd, const bool 
 /*
  * A fresh connection to the target at `index`: QUIT (which also stops an
  * open window: call when none is open), then connect and send the params
- * again. The server allows 100 requests per connection (50 windows); this
- * resets the count. 0, or a negative errno (printed) with the target dropped.
+ * again; the server's counts (requests, idle) start again. `limit` names
+ * the limit avoided ("request", "idle") in the line printed. Each
+ * connection uses one of the server's 128 accepts: dynprof warns when
+ * few are left. 0, or a negative errno (printed) with the target dropped.
  */
-int session_reconnect(struct session *s, int index) DP_MUST_CHECK;
+int session_reconnect(struct session *s, int index, const char *limit) DP_MUST_CHECK;
+
+/*
+ * Before either of its server's limits is reached (target/server_limits.h),
+ * while no window is open: reconnect the target at `index`. `start_next`:
+ * a START is about to be sent (v1 restarts its idle count with it).
+ * 0 when kept or reconnected, else session_reconnect's error.
+ */
+int session_keep_connection(struct session *s, int index, bool start_next) DP_MUST_CHECK;
+
+/* session_keep_connection for every live target, before a START (console, scripts). */
+void session_make_room(struct session *s);
+
+/* session_keep_connection for every live target: the idle loops call it each round. */
+void session_keepalive(struct session *s);
+
+/* Ms until session_keepalive has work (for a poll timeout), -1: none. */
+int64_t session_keepalive_due_ms(const struct session *s);
 
 /*
  * Launch mode: a session that starts empty; session_join() adds a target
@@ -94,7 +113,7 @@ int session_target_pid(const struct session *s, int index);
 bool session_target_live(const struct session *s, int index);
 /* A window is open in it (opened by a rule or by the console). */
 bool session_target_collecting(const struct session *s, int index);
-/* Requests sent on its current connection (the server ends it at 100). */
+/* Requests sent on its current connection (the server ends it at its limit, 101 for 9.x). */
 int session_target_requests(const struct session *s, int index);
 /* The last command's reply: its enum proto_status and wall clock (us, 0: none yet). */
 int session_target_last_status(const struct session *s, int index);

@@ -120,6 +120,12 @@ static void choose_protocol(struct target *t, enum proto_version asked)
 		snprintf(t->proto_why, sizeof(t->proto_why), "abstract socket @%.64s", t->sock.name);
 		return;
 	}
+	if (t->sock.flavour == SOCK_FLAVOUR_FILE_ALT) {
+		/* dyn_prof_sock_ files: only v2 master builds of February-March 2026. */
+		t->proto = PROTO_V2;
+		snprintf(t->proto_why, sizeof(t->proto_why), "socket file %.64s", t->sock.name);
+		return;
+	}
 	t->proto = protodetect(t->pid, t->proto_why, sizeof(t->proto_why));
 	/* v2 is the default; say why when auto picked the older generation. */
 	if (t->proto == PROTO_V1)
@@ -205,17 +211,31 @@ static int choose_result_dir(struct session *s, struct target *t)
 	return 0;
 }
 
+/* Our agent's limits come from its environment (CANN's are fixed; it ignores these). */
+static void choose_limits(struct target *t)
+{
+	char req[24], idle[24], flav[24];
+	struct server_limits_env env = {
+		.max_requests = procfs_environ_get(t->pid, "DYNPROF_AGENT_MAX_REQUESTS", req, sizeof(req)) ? NULL : req,
+		.idle_timeout = procfs_environ_get(t->pid, "DYNPROF_AGENT_IDLE_TIMEOUT", idle, sizeof(idle)) ? NULL : idle,
+		.flavour = procfs_environ_get(t->pid, "DYNPROF_AGENT_FLAVOUR", flav, sizeof(flav)) ? NULL : flav,
+	};
+
+	server_limits_for(&t->limits, t->proto, t->sock.flavour, &env);
+}
+
 static int connect_one(struct session *s, struct target *t)
 {
 	char why[PATH_MAX + 128];
 	int fd;
 
 	choose_protocol(t, s->opts->protocol);
+	choose_limits(t);
 	if (choose_result_dir(s, t)) {
 		target_drop(t);
 		return -ENOENT;
 	}
-	t->params = params_build(s->opts, t->result_inside);
+	t->params = params_build(s->opts, t->proto, t->result_inside, params_chip(s->opts, s->output));
 	if (!t->params)
 		return -EINVAL;
 	fd = target_socket_connect(&t->sock, t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
@@ -231,11 +251,25 @@ static int connect_one(struct session *s, struct target *t)
 		return fd;
 	}
 	t->fd = fd;
+	target_connected(t);
 	/* Folders this process wrote before this run are not ours to report. */
-	if (output_new_prof_dirs(t->result_host, t->nspid, &t->prof_seen, NULL, NULL)) {
+	if (output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, NULL, NULL)) {
 		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
 	}
 	return 0;
+}
+
+/* A server of the other generation, named with the option to use; true when said. */
+static bool wrong_generation(const struct target *t)
+{
+	enum proto_version other = proto_other_generation(t->proto, t->xchg.in, t->xchg.in_done);
+
+	if (other == PROTO_AUTO)
+		return false;
+	report_target_error(t->pid, "dynprof: pid %d speaks protocol %s, not %s (chosen by %s): use --protocol=%s",
+			    t->pid, proto_version_name(other), proto_version_name(t->proto), t->proto_why,
+			    proto_version_name(other));
+	return true;
 }
 
 static void finish_handshake(struct session *s, struct target *t)
@@ -250,7 +284,9 @@ static void finish_handshake(struct session *s, struct target *t)
 		}
 		return;
 	}
-	if (t->xchg.result == -ETIMEDOUT)
+	if (wrong_generation(t))
+		;
+	else if (t->xchg.result == -ETIMEDOUT)
 		report_target_error(t->pid, "recv params timeout, server for pid %d has been connected to another client.", t->pid);
 	else if (out.reply.status == PROTO_FAIL)
 		report_target_error(t->pid, "dynprof: pid %d refused the connection (%s reply: failure)", t->pid,
@@ -371,13 +407,29 @@ static void quit_connection(struct session *s, struct target *t)
 	target_prepare_command(t, PROTO_CMD_QUIT, clock_ms() + s->opts->timeout_ms);
 	exchange_run(&x, 1);
 	target_finish_command(t, PROTO_CMD_QUIT, s->opts->timeout_ms, &out);
-	if (out.reply.status == PROTO_OK)
-		target_drain(t);
+	/* v1 follows its QUIT_RSP with DISCONN_RSP "Client request quit." and QUIT_RSP. */
+	if (out.reply.status == PROTO_OK && t->proto == PROTO_V1)
+		target_drain(t, 2);
 	close(t->fd);
 	t->fd = -1;
 }
 
-int session_reconnect(struct session *s, int index)
+/* Each connection uses one of the server's accepts for its lifetime: say when few are left. */
+static void count_accepts(const struct target *t)
+{
+	int made = t->count.connections, left = t->limits.max_accepts - made;
+
+	if (!t->limits.max_accepts)
+		return;
+	if (left == SERVER_ACCEPTS_WARN)
+		report_warning("dynprof: pid %d: %d connections made; its server accepts %d in its lifetime, so at most %d more (fewer if other clients connected)",
+			       t->pid, made, t->limits.max_accepts, left);
+	else if (left <= 0)
+		report_warning("dynprof: pid %d: %d connections made, as many as its server accepts in its lifetime: this one is kept until the server ends it",
+			       t->pid, made);
+}
+
+int session_reconnect(struct session *s, int index, const char *limit)
 {
 	struct target *t = &s->targets[index];
 	int rc;
@@ -388,7 +440,6 @@ int session_reconnect(struct session *s, int index)
 	if (t->result_fd >= 0)
 		close(t->result_fd);
 	t->result_fd = -1;
-	t->requests = 0;
 	rc = connect_one(s, t);
 	if (rc) {
 		if (t->joined)
@@ -402,9 +453,58 @@ int session_reconnect(struct session *s, int index)
 			events_target_leave(t->pid, "error");
 		return -ECONNREFUSED;
 	}
-	report_info("pid %d: reconnected (the server allows %d requests per connection)", t->pid,
-		    PROTO_MAX_REQUESTS_PER_CONN);
+	if (!strcmp(limit, "idle"))
+		report_info("pid %d: reconnected before the server's idle limit (%d s without a window per connection)",
+			    t->pid, t->limits.idle_ticks);
+	else
+		report_info("pid %d: reconnected before the server's request limit (%d requests per connection)",
+			    t->pid, t->limits.max_commands);
+	count_accepts(t);
 	return 0;
+}
+
+int session_keep_connection(struct session *s, int index, bool start_next)
+{
+	struct target *t = &s->targets[index];
+	enum server_reconnect why;
+
+	if (t->dropped || t->fd < 0)
+		return 0;
+	why = server_needs_reconnect(&t->limits, &t->count, clock_ms(), start_next);
+	if (why == SERVER_KEEP)
+		return 0;
+	return session_reconnect(s, index, why == SERVER_RECONNECT_IDLE ? "idle" : "request");
+}
+
+void session_make_room(struct session *s)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (session_keep_connection(s, i, true)) {
+			/* Printed, and the target dropped. */
+		}
+}
+
+void session_keepalive(struct session *s)
+{
+	if (s->closing)
+		return;
+	for (int i = 0; i < s->ntargets; i++)
+		if (session_keep_connection(s, i, false)) {
+			/* Printed, and the target dropped. */
+		}
+}
+
+int64_t session_keepalive_due_ms(const struct session *s)
+{
+	int64_t due = -1, now = clock_ms();
+
+	for (int i = 0; i < s->ntargets; i++) {
+		const struct target *t = &s->targets[i];
+
+		if (!t->dropped && t->fd >= 0)
+			due = clock_sooner(due, server_reconnect_due_ms(&t->limits, &t->count, now));
+	}
+	return due;
 }
 
 int session_open(struct session *s, const struct options *o, const char *output,

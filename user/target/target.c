@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shared/clock.h"
 #include "shared/fdio.h"
+#include "out/output.h"
 #include "target/target.h"
 
 #define DRAIN_MS 200 /* how long to wait for the QUIT_RSP after a DISCONNECT */
@@ -34,7 +36,7 @@ void target_prepare_handshake(struct target *t, int64_t deadline)
 
 void target_prepare_command(struct target *t, enum proto_command cmd, int64_t deadline)
 {
-	t->requests++;
+	server_count_command(&t->count, &t->limits, clock_ms(), cmd == PROTO_CMD_START);
 	if (t->proto == PROTO_V1) {
 		struct proto_v1_request req;
 
@@ -140,14 +142,32 @@ void target_read_unsolicited(struct target *t, struct target_outcome *out)
 	}
 }
 
-void target_drain(struct target *t)
+void target_drain(struct target *t, int count)
 {
 	unsigned char buf[PROTO_MAX_WIRE_SIZE];
+	int64_t deadline = clock_ms() + DRAIN_MS;
 
-	if (t->fd >= 0 && t->proto == PROTO_V2 &&
-	    fdio_read_full(t->fd, buf, sizeof(struct proto_v2_msg), clock_ms() + DRAIN_MS, NULL)) {
-		/* Nothing to drain, or it came late: the connection is closed next either way. */
-	}
+	for (int i = 0; i < count && t->fd >= 0; i++)
+		if (fdio_read_full(t->fd, buf, reply_size(t), deadline, NULL))
+			return; /* nothing more, or late: the connection is closed next either way */
+}
+
+int target_prof_names(const struct target *t)
+{
+	/* v1 names carry no pid: its folders are those that appear during its window. */
+	return t->proto == PROTO_V1 ? OUTPUT_V1_NAMES : t->nspid;
+}
+
+void target_set_collecting(struct target *t, bool collecting)
+{
+	server_count_collecting(&t->count, clock_ms(), collecting);
+	t->collecting = collecting;
+}
+
+void target_connected(struct target *t)
+{
+	server_count_connected(&t->count, clock_ms());
+	t->collecting = false;
 }
 
 void target_drop(struct target *t)
@@ -156,7 +176,7 @@ void target_drop(struct target *t)
 		close(t->fd);
 	t->fd = -1;
 	t->dropped = true;
-	t->collecting = false;
+	target_set_collecting(t, false);
 }
 
 void target_free(struct target *t)

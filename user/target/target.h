@@ -12,6 +12,7 @@
 
 #include "dynprof/proto.h"
 #include "target/exchange.h"
+#include "target/server_limits.h"
 #include "target/target_socket.h"
 
 struct target {
@@ -25,7 +26,8 @@ struct target {
 	bool collecting;         /* a window we opened is open */
 	bool dropped;            /* no longer a target */
 	bool joined;             /* announced as a target (--events target-join) */
-	int requests;            /* requests sent on this connection (the server ends it at 100) */
+	struct server_limits limits; /* what its server allows (server_limits.h) */
+	struct server_count count;   /* this connection as the server counts it, and how many */
 	int last_status;         /* status of the last command's reply (enum proto_status) */
 	int64_t last_reply_us;   /* wall clock (us) when that reply came */
 	struct exchange xchg;    /* the exchange in flight */
@@ -58,8 +60,21 @@ void target_finish_command(struct target *t, enum proto_command cmd, int timeout
  */
 void target_read_unsolicited(struct target *t, struct target_outcome *out);
 
-/* After a DISCONNECT (v2), the server still sends a QUIT_RSP: read it briefly. */
-void target_drain(struct target *t);
+/*
+ * After a DISCONNECT the server still sends its QUIT_RSP (9.x: (6,x);
+ * v1: QUIT_RSP), and after a v1 QUIT its DISCONN_RSP "Client request
+ * quit." and QUIT_RSP: read up to `count` messages briefly.
+ */
+void target_drain(struct target *t, int count);
+
+/* How its PROF_ folders are told apart (output_new_prof_dirs): its pid, or v1's names. */
+int target_prof_names(const struct target *t);
+
+/* A window is open (or not) from now on: the idle count follows (write collecting only here). */
+void target_set_collecting(struct target *t, bool collecting);
+
+/* A fresh connection: its counts start again, one more of the server's accepts used. */
+void target_connected(struct target *t);
 
 /* Close the connection; the target stays in the list, marked dropped. */
 void target_drop(struct target *t);

@@ -185,11 +185,10 @@ static void step_run(struct triggers *tg, int i, int r, struct sends *out)
 
 /* ---- sending what is due --------------------------------------------------- */
 
-/* The connection must have room for this window's START and STOP. */
+/* The connection must have room for this window's START and STOP, and not be near its idle limit. */
 static void make_room(struct triggers *tg, int i)
 {
-	if (run_needs_reconnect(session_target_requests(tg->s, i), session_target_collecting(tg->s, i)) &&
-	    session_reconnect(tg->s, i)) {
+	if (session_keep_connection(tg->s, i, true)) {
 		/* Printed, and the target dropped: the next round lets it go. */
 	}
 }

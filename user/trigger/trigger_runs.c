@@ -144,11 +144,6 @@ bool runs_other_open(const struct rule_run *target_runs, int nrules, int except)
 	return false;
 }
 
-bool run_needs_reconnect(int requests, bool collecting)
-{
-	return !collecting && requests + RUN_RECONNECT_MARGIN >= PROTO_MAX_REQUESTS_PER_CONN;
-}
-
 struct rule_run *runs_new(int ntargets, int nrules)
 {
 	return calloc((size_t)ntargets * (size_t)(nrules ? nrules : 1), sizeof(struct rule_run));

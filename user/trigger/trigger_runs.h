@@ -19,7 +19,6 @@
 
 #define RUN_RETRY_FIRST_MS 100  /* NOT_SET_DEVICE: first retry after this */
 #define RUN_RETRY_MAX_MS 3200   /* ... doubling up to this */
-#define RUN_RECONNECT_MARGIN 2  /* START + STOP must fit in the connection's requests */
 
 enum run_state {
 	RUN_ARMED,    /* waiting for the start condition */
@@ -105,8 +104,6 @@ unsigned run_failed(struct rule_run *run);
 
 /* Runs of one target (nrules of them): one other than `except` is open. */
 bool runs_other_open(const struct rule_run *target_runs, int nrules, int except);
-/* A START on a connection with `requests` sent needs a fresh one first. */
-bool run_needs_reconnect(int requests, bool collecting);
 
 /* The table: [target * nrules + rule], for SESSION_MAX_TARGETS targets. NULL: out of memory. */
 struct rule_run *runs_new(int ntargets, int nrules);
