@@ -5,21 +5,28 @@
 # is not used ends a CANN server's accept loop for good), and the accepted
 # connections CANN never closes (stale, not busy).
 
-# abstract_listens PID [NAME]: PID holds a listening @dyn_prof_sock_ row.
+# abstract_listens PID [NAME]: PID holds a listening abstract socket named
+# @NAME (any @dyn_prof_sock_<digits> without NAME).
 abstract_listens() {
-	grep -qE " 00010000 0001 01 [0-9]+ @${2:-dyn_prof_sock_[0-9]+}\$" /proc/$1/net/unix
+	local ino
+	for ino in $(awk -v want="@${2:-}" '$4 == "00010000" && $6 == "01" &&
+		(want != "@" ? $8 == want : $8 ~ /^@dyn_prof_sock_[0-9]+$/) { print $7 }' /proc/$1/net/unix); do
+		ls -l /proc/$1/fd 2>/dev/null | grep -q "socket:\[$ino\]" && return 0
+	done
+	return 1
 }
 
 # start_abstract_target [VAR=value...]: a card user whose agent listens on
 # the abstract name as CANN 8.5.0 does. Echoes its pid once it listens.
 start_abstract_target() {
-	local card; card=$(make_card ${TARGET_CARD:-0})
+	local card log=$T/abstract.$RANDOM.log; card=$(make_card ${TARGET_CARD:-0})
 	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
 		DYNPROF_AGENT_FLAVOUR=abstract DYNPROF_AGENT_LOG=1 \
-		"$@" "$CARD_USER" "$card" 600 > "$T/abstract.$RANDOM.log" 2>&1 &
+		"$@" "$CARD_USER" "$card" 600 > $log 2>&1 &
 	local pid=$!
 	remember_pid $pid
-	wait_until 5 abstract_listens $pid || fail "target $pid never listened on an abstract name"
+	# Its own log: the netns may hold another target's name already.
+	wait_until 5 grep -q "listening on @dyn_prof_sock_" $log || fail "target $pid never listened on an abstract name"
 	echo $pid
 }
 
@@ -32,7 +39,7 @@ start_netns_target() {
 		"$CARD_USER" "$card" 600 > "$T/netns.log" 2>&1 &
 	local pid=$!
 	remember_pid $pid
-	wait_until 5 abstract_listens $pid || fail "netns target never listened: $(cat $T/netns.log)"
+	wait_until 5 grep -q "listening on @dyn_prof_sock_" $T/netns.log || fail "netns target never listened: $(cat $T/netns.log)"
 	echo $pid
 }
 
@@ -268,10 +275,10 @@ test_rootless_container_abstract_socket_is_reached_by_its_owner() {
 	mkdir -p $T/o && chown 65534 $T/o
 	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -U -r -n \
 		env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
-		DYNPROF_AGENT_FLAVOUR=abstract "$CARD_USER" "$card" 600 > $T/rootless.log 2>&1 &
+		DYNPROF_AGENT_FLAVOUR=abstract DYNPROF_AGENT_LOG=1 "$CARD_USER" "$card" 600 > $T/rootless.log 2>&1 &
 	pid=$!
 	remember_pid $pid
-	wait_until 5 abstract_listens $pid || fail "rootless target never listened: $(cat $T/rootless.log)"
+	wait_until 5 grep -q "listening on @dyn_prof_sock_" $T/rootless.log || fail "rootless target never listened: $(cat $T/rootless.log)"
 	printf 'start\nstop\nquit\n' | setpriv --reuid=65534 --regid=65534 --clear-groups \
 		timeout 60 "$DP" --pid=$pid --output=$T/o > $T/out 2>&1
 	expect_status 0 $?
