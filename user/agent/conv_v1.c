@@ -149,6 +149,8 @@ static enum step answer(struct agent_conn *c, const struct proto_v1_request *req
 	return rc ? END : CONTINUE;
 }
 
+#define V1_REQUEST_REST_MS 200 /* the rest of a request once its first bytes came */
+
 /* msgData must be a C string whose length msgDataLen states exactly. */
 static int well_formed(const struct proto_v1_request *req)
 {
@@ -176,7 +178,13 @@ static enum step receive(struct agent_conn *c, struct proto_v1_request *req)
 		disconnect(c, V1_DETAIL_INTERNAL);
 		return END;
 	}
-	rc = conn_read(c, req, sizeof(*req), CONN_IO_TIMEOUT_MS, NULL);
+	/*
+	 * CANN reads a request with one recv(): whatever part has arrived is
+	 * all it gets, so a short message (a v2 Params is 4100 bytes) is
+	 * answered at once. The agent waits only briefly for the rest, so that
+	 * its answer comes before a client's 1-s handshake timeout, as CANN's.
+	 */
+	rc = conn_read(c, req, sizeof(*req), V1_REQUEST_REST_MS, NULL);
 	if (rc) {
 		/* A failed recv: "Internal error.", QUIT handling, close (CANN's spin on a
 		 * stale EAGAIN is not copied). */

@@ -139,6 +139,12 @@ static void *server_main(void *arg)
 	int cap = srv.cfg.abstract ? INT_MAX : MAX_ACCEPTS;
 
 	(void)arg;
+	/*
+	 * CANN names its server thread MSVP_DynProfServer, which the kernel
+	 * cuts to 15 characters: tools can tell from
+	 * /proc/<pid>/task/<tid>/comm whether a server thread runs.
+	 */
+	pthread_setname_np(pthread_self(), "MSVP_DynProfSer");
 	while (accepts < cap && !ended && (fd = accept_next()) >= 0) {
 		accepts++;
 		ended = serve_client(fd);
