@@ -93,7 +93,7 @@ conf_spawn() {
 		$(conf_env $fl) "$@" "$CARD_USER" "$card" 600 > "$log" 2>&1 &
 	pid=$!
 	remember_pid $pid
-	wait_until 10 grep -q '^ready ' "$log" || fail "agent $pid never ran main: $(cat "$log")"
+	wait_until 10 grep -q '^ready ' "$log" || { cat "$log" >&2; fail "agent $pid never ran main"; }
 	mv "$log" "$T/agent.$pid.log"
 	echo $pid
 }
@@ -104,8 +104,10 @@ conf_start() {
 	local fl=$1 pid
 	shift
 	pid=$(conf_spawn $fl "$@") || exit 1
-	wait_until 10 listening_in $pid "$(conf_addr $fl ${CONF_KEY:-$pid})" ||
-		fail "agent $pid ($fl) never listened on $(conf_addr $fl ${CONF_KEY:-$pid}): $(cat $T/agent.$pid.log)"
+	wait_until 10 listening_in $pid "$(conf_addr $fl ${CONF_KEY:-$pid})" || {
+		cat $T/agent.$pid.log >&2
+		fail "agent $pid ($fl) never listened on $(conf_addr $fl ${CONF_KEY:-$pid})"
+	}
 	echo $pid
 }
 
@@ -716,7 +718,7 @@ accept_cap() { # FLAVOUR V1?
 	local pid
 	pid=$(conf_start $1) || exit 1
 	# The 128th accept is the last: do not rely on it being served.
-	{ accepts 127 $2; echo connect; echo 'drain 2'; echo close; } |
+	{ accepts 127 ${2:-}; echo connect; echo 'drain 2'; echo close; } |
 		wire w $1 $pid || { tail $T/w; fail "$(grep -E '^failed' $T/w)"; }
 	[ "$(grep -c '^connected' $T/w)" = 128 ] || fail "$(grep -c '^connected' $T/w) of 128 connects"
 	wait_until 15 eval "[ ! -e $(conf_addr $1 $pid) ]" || fail "socket file still there"
