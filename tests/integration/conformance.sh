@@ -567,7 +567,7 @@ test_85_has_no_request_limit() {
 	{
 		echo "params $(pj)"; echo 'expect 0,0'
 		requests 300 start
-		echo stop; echo 'expect 4,0'; echo 'silent 1'
+		echo stop; echo 'expect 4,4'; echo 'silent 1'
 	} | must_wire w 85 $pid
 }
 
@@ -646,7 +646,10 @@ test_85_client_death_keeps_the_window_open_for_a_later_stop() {
 	pid=$(conf_start 85) || exit 1
 	must_wire w 85 $pid "params $(pj)" 'expect 0,0' start 'expect 2,0' close
 	d=$(one_prof_dir)
-	must_wire w2 85 $pid --timeout=20 "params $(pj)" 'expect 0,0' 'sleep 2' stop 'expect 4,0'
+	wire_bg w2 85 $pid --timeout=20 "params $(pj)" 'expect 0,0' 'sleep 3' stop 'expect 4,0'
+	wait_until 20 grep -q '^reply 0,0' $T/w2 || { cat $T/w2; fail "second client not answered"; }
+	! finished "$d" || fail "the window ended with its client"
+	wire_wait w2
 	finished "$d" || fail "the later STOP did not finish the window"
 }
 
