@@ -41,9 +41,9 @@
 #    tested in the dynprof tests, not against the agent.
 
 WIRE=$B/tests/peers/wire_client
-# The record of a window's effective params (the params engineer's name
-# may differ: change it here).
-EFFECTIVE_PARAMS=${EFFECTIVE_PARAMS:-host/effective_params.json}
+# The agent's record of a window's effective params ({"generation":..,
+# "dataTypeConfig":..,"params":{every key}}), written at START.
+EFFECTIVE_PARAMS=${EFFECTIVE_PARAMS:-host/dynprof_params.json}
 
 conf_env() {
 	case $1 in
@@ -740,6 +740,8 @@ test_85_has_no_accept_cap() {
 
 # ---- params ---------------------------------------------------------------------
 
+msproftx_on() { grep -Eq '"msproftx"[[:space:]]*:[[:space:]]*"on"' "$1/$EFFECTIVE_PARAMS"; }
+
 # 9.x keeps params for the process's life and overlays each connection's on them.
 test_9x_params_overlay_across_connections() {
 	local pid d1 d2
@@ -750,7 +752,8 @@ test_9x_params_overlay_across_connections() {
 	must_wire w2 9x $pid "params $(pj)" 'expect 0,0' start 'expect 2,0' stop 'expect 4,0'
 	d2=$(prof_dirs | grep -v "$d1")
 	[ -f "$d2/$EFFECTIVE_PARAMS" ] || fail "no $EFFECTIVE_PARAMS in $d2 (effective params not recorded)"
-	grep -Eq '"msproftx" *: *"on"' "$d2/$EFFECTIVE_PARAMS" ||
+	msproftx_on "$d1" || fail "the first window's record lacks msproftx on: $(cat "$d1/$EFFECTIVE_PARAMS")"
+	msproftx_on "$d2" ||
 		fail "msproftx from the first connection not kept: $(cat "$d2/$EFFECTIVE_PARAMS")"
 }
 
@@ -764,7 +767,8 @@ test_v1_params_replace_at_each_start() {
 	must_wire w2 v1 $pid test 'expect 7,0' "start $(pj)" 'expect 1,0,*' stop 'expect 3,0,'
 	d2=$(prof_dirs | grep -v "$d1")
 	[ -f "$d2/$EFFECTIVE_PARAMS" ] || fail "no $EFFECTIVE_PARAMS in $d2 (effective params not recorded)"
-	! grep -Eq '"msproftx" *: *"on"' "$d2/$EFFECTIVE_PARAMS" ||
+	msproftx_on "$d1" || fail "the first window's record lacks msproftx on: $(cat "$d1/$EFFECTIVE_PARAMS")"
+	! msproftx_on "$d2" ||
 		fail "msproftx from the first START kept: $(cat "$d2/$EFFECTIVE_PARAMS")"
 }
 
