@@ -818,5 +818,5 @@ test_v1_start_needs_strict_json() {
 test_9x_server_thread_is_named_msvp_dynprofser() {
 	local pid
 	pid=$(conf_start 9x) || exit 1
-	thread_named $pid MSVP_DynProfSer || fail "no thread MSVP_DynProfSer: $(cat /proc/$pid/task/*/comm)"
+	thread_named $pid MSVP_DynProfSer || fail "no thread MSVP_DynProfSer among: $(cat /proc/$pid/task/*/comm | tr "\n" " ")"
 }

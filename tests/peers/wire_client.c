@@ -66,13 +66,13 @@
 #include "dynprof/proto.h"
 
 #define DEFAULT_TIMEOUT_MS 10000
-#define LINE_MAX_LEN       (2 * PROTO_DATA_MAX)
+#define LINE_MAX_LEN (2 * PROTO_DATA_MAX)
 
 static struct {
 	const char *addr; /* PATH or @NAME */
 	int pad;
-	int v1;           /* start/stop/quit shape */
-	int replies_v1;   /* reply shape */
+	int v1;		/* start/stop/quit shape */
+	int replies_v1; /* reply shape */
 	int timeout_ms;
 	int fd;
 } wc = { .fd = -1, .timeout_ms = DEFAULT_TIMEOUT_MS };
@@ -158,7 +158,8 @@ static socklen_t fill_addr(struct sockaddr_un *sa)
 			n = sizeof(sa->sun_path) - 1;
 		memcpy(sa->sun_path + 1, wc.addr + 1, n);
 		/* The leading NUL counts, no trailing NUL: as CANN binds it. */
-		return wc.pad ? sizeof(*sa) : (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+		return wc.pad ? sizeof(*sa) :
+				(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 	}
 	n = strlen(wc.addr);
 	if (n > sizeof(sa->sun_path) - 1)
@@ -313,11 +314,11 @@ enum got { GOT_REPLY, GOT_EOF, GOT_TIMEOUT, GOT_SHORT, GOT_ERROR };
 
 struct reply {
 	int32_t type, status;
-	uint32_t len;          /* v1 */
+	uint32_t len; /* v1 */
 	char text[PROTO_V1_DETAIL_MAX + 1];
-	int text_ok;           /* v1: NUL-terminated, len < 128, strlen == len */
-	size_t got;            /* bytes, for GOT_SHORT */
-	int err;               /* for GOT_ERROR */
+	int text_ok; /* v1: NUL-terminated, len < 128, strlen == len */
+	size_t got;  /* bytes, for GOT_SHORT */
+	int err;     /* for GOT_ERROR */
 };
 
 /* Read one whole reply of the current shape, waiting up to `ms`. */
@@ -374,7 +375,8 @@ static enum got read_reply(int ms, struct reply *r)
 	r->len = u.v1.msg_data_len;
 	memcpy(r->text, u.v1.msg_data, sizeof(u.v1.msg_data));
 	r->text[sizeof(u.v1.msg_data)] = '\0';
-	r->text_ok = r->len < sizeof(u.v1.msg_data) && strnlen(u.v1.msg_data, sizeof(u.v1.msg_data)) == r->len;
+	r->text_ok = r->len < sizeof(u.v1.msg_data) &&
+		     strnlen(u.v1.msg_data, sizeof(u.v1.msg_data)) == r->len;
 	return GOT_REPLY;
 }
 
