@@ -75,6 +75,16 @@ listening_inodes_of() { # PID
 	done
 }
 
+# How many of PID's own fds are accepted (St 03) sockets on ADDR.
+accepted_of() { # PID ADDR
+	local ino n=0
+	for ino in $(ls -l /proc/$1/fd 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p'); do
+		awk -v i="$ino" -v a="$2" '$6 == "03" && $7 == i && $8 == a { f = 1 } END { exit !f }' \
+			/proc/$1/net/unix && n=$((n + 1))
+	done
+	echo $n
+}
+
 # The inode of the listening row for ADDR (in PID's netns).
 listener_inode() { # PID ADDR
 	awk -v n="$2" '$4 == "00010000" && $6 == "01" && $8 == n { print $7; exit }' /proc/$1/net/unix
@@ -466,6 +476,29 @@ test_85_short_params_read_answers_0_1_then_nothing_accepts() {
 	must_wire w 85 $pid 'bytes 100' shut-wr 'expect 0,1'
 	must_wire w2 85 $pid "params $(pj)" 'silent 3'
 	listening_in $pid "@dyn_prof_sock_$pid" || fail "name no longer bound"
+}
+
+# A finished connection: 9.x and 8.5.0 keep the accepted socket (a stale
+# row with the listener's path, one per past connection); v1 closes it.
+stale_rows() { # FLAVOUR
+	local pid addr
+	pid=$(conf_start $1) || exit 1
+	addr=$(conf_addr $1 $pid)
+	must_wire w $1 $pid "params $(pj)" 'expect 0,0' quit 'expect 6,0' close
+	must_wire w2 $1 $pid "params $(pj)" 'expect 0,0' quit 'expect 6,0' close
+	wait_until 10 eval "[ \$(accepted_of $pid $addr) = 2 ]" ||
+		fail "$(accepted_of $pid $addr) accepted sockets kept, want 2"
+}
+test_9x_finished_connections_stay_as_stale_accepted_sockets() { stale_rows 9x; }
+test_85_finished_connections_stay_as_stale_accepted_sockets() { stale_rows 85; }
+
+test_v1_finished_connection_is_closed() {
+	local pid addr
+	pid=$(conf_start v1) || exit 1
+	addr=$(conf_addr v1 $pid)
+	must_wire w v1 $pid test 'expect 7,0' quit 'expect 5,0' 'drain 3' close
+	wait_until 10 eval "[ \$(accepted_of $pid $addr) = 0 ]" ||
+		fail "$(accepted_of $pid $addr) accepted sockets kept after QUIT"
 }
 
 # A client silent for 1 s after accept is left connected (its fd leaked,
