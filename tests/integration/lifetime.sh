@@ -124,6 +124,11 @@ test_agent_key_raw_text_names_the_socket_0777() {
 	remember_pid $pid
 	wait_until 5 test -S "$path" || fail "no socket _0777"
 	[ ! -e "$ROOT_HOME/dynamic_profiling_socket_777" ] || fail "the key was rewritten as 777"
+	# dynprof finds it by the same text (a key read as the number 777 would miss it).
+	local keyed=$pid
+	printf 'start\nstop\n' | dp --pid=$keyed --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $keyed stop success$"
 	local v
 	for v in 0 -5 ''; do
 		env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \

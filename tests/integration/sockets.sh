@@ -230,7 +230,7 @@ test_refusal_after_connecting_leaves_the_owner_serving() {
 	printf 'start\n' | dp --pid=$a --output=$T/o
 	expect_status 255 $?
 	expect_line "^\[ERROR\] dynprof: refusing pid $a: socket .*dynamic_profiling_socket_$key is served by pid $b \(card_user, uid 0\), not by pid $a; nothing was sent$"
-	wait_until 3 grep -q "params: 2 bytes" $T/second.log || fail "the owner was not left with an empty Params: $(cat $T/second.log)"
+	wait_until 3 grep -q "params: dataLen 2$" $T/second.log || fail "the owner was not left with an empty Params: $(cat $T/second.log)"
 	! grep -q "accept loop ended" $T/second.log || fail "the owner's accept loop ended: $(cat $T/second.log)"
 	! grep -q "window open" $T/second.log || fail "the owner opened a window"
 	printf 'start\nstop\n' | dp --pid=$b --output=$T/o

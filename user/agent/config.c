@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent/config.h"
+#include "shared/cannkey.h"
 #include "shared/decimal.h"
 
 /* A whole decimal number in 1..INT_MAX, else -1. */
@@ -58,27 +59,6 @@ static int flavour_env(const struct agent_config *cfg, int *abstract)
 	return 0;
 }
 
-int agent_key_parse(const char *text, long *value)
-{
-	const char *p = text;
-	int neg = 0;
-	uint64_t v;
-
-	if (!text || !*text) {
-		*value = 0;
-		return 0;
-	}
-	/* As C++ stoi with the whole text consumed: blanks, a sign, digits, nothing after. */
-	while (isspace((unsigned char)*p))
-		p++;
-	if (*p == '+' || *p == '-')
-		neg = *p++ == '-';
-	if (decimal_u64(p, 0, (uint64_t)INT32_MAX + (uint64_t)neg, &v))
-		return -EINVAL;
-	*value = neg ? -(long)v : (long)v;
-	return 0;
-}
-
 /* The key CANN 9.x would name its socket with: the raw text when > 0, else none. */
 static int key_env(struct agent_config *cfg)
 {
@@ -88,7 +68,7 @@ static int key_env(struct agent_config *cfg)
 	cfg->key[0] = '\0';
 	if (cfg->protocol != PROTO_V2) /* v1 servers key on their pid alone */
 		return 0;
-	if (agent_key_parse(text, &v))
+	if (cann_key_parse(text, &v))
 		return -EINVAL;
 	if (v <= 0)
 		return 0;

@@ -38,7 +38,5 @@ struct agent_config {
  */
 int agent_config_load(struct agent_config *cfg, const char **bad) DP_MUST_CHECK;
 
-/* The key's value as stoi reads it; "" or NULL is 0. 0, or -EINVAL. */
-int agent_key_parse(const char *text, long *value) DP_MUST_CHECK;
 
 #endif /* DYNPROF_AGENT_CONFIG_H */

@@ -12,6 +12,7 @@
 #include "agent/params.h"
 #include "agent/params_json.h"
 #include "shared/decimal.h"
+#include "shared/jsonstr.h"
 #include "shared/msprof_params.h"
 
 struct kept {
@@ -315,20 +316,6 @@ uint64_t agent_params_data_type_config(void)
 	return i == SIZE_MAX ? 0 : (uint64_t)kept[i].num;
 }
 
-static void put_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20 || *c == 0x7f)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
 char *agent_params_effective_json(void)
 {
 	char *text = NULL;
@@ -342,7 +329,7 @@ char *agent_params_effective_json(void)
 	for (size_t i = 0; kept && i < kept_n; i++) {
 		fprintf(f, "%s\"%s\":", i ? "," : "", kept_tab[i].key);
 		if (kept_tab[i].type == MP_STR)
-			put_json_string(f, kept[i].str);
+			json_put_string(f, kept[i].str);
 		else if (kept_tab[i].type == MP_BOOL)
 			fputs(kept[i].num ? "true" : "false", f);
 		else if (kept_tab[i].type == MP_U64)

@@ -23,6 +23,13 @@ struct metric_choice {
 void params_metrics(const struct options *o, const struct chip_info *chip, const char *aiv_switch,
 		    struct metric_choice *m);
 
+/*
+ * The metric keys and their events, and --aic-freq's two intervals: the
+ * same in both generations. Returns the --aic-freq interval (-1: not given).
+ */
+int params_set_metrics(struct paramset *ps, const struct options *o, const struct chip_info *chip,
+		       const char *aiv_switch);
+
 void params_v2_derive(struct paramset *ps, const struct options *o, const struct chip_info *chip);
 void params_v1_derive(struct paramset *ps, const struct options *o, const struct chip_info *chip);
 

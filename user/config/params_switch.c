@@ -67,3 +67,22 @@ void params_metrics(const struct options *o, const struct chip_info *chip, const
 		   sizeof(m->aic_events));
 	one_metric(aiv, chip, false, m->aiv, sizeof(m->aiv), m->aiv_events, sizeof(m->aiv_events));
 }
+
+int params_set_metrics(struct paramset *ps, const struct options *o, const struct chip_info *chip,
+		       const char *aiv_switch)
+{
+	struct metric_choice m;
+	int ms;
+
+	params_metrics(o, chip, aiv_switch, &m);
+	paramset_set(ps, "ai_core_metrics", m.aic);
+	paramset_set(ps, "ai_core_profiling_events", m.aic_events);
+	paramset_set(ps, "aiv_metrics", m.aiv);
+	paramset_set(ps, "aiv_profiling_events", m.aiv_events);
+	ms = params_interval_ms(o, "aic-freq");
+	if (ms > 0) {
+		paramset_num(ps, "aicore_sampling_interval", ms);
+		paramset_num(ps, "aiv_sampling_interval", ms);
+	}
+	return ms;
+}

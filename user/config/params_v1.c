@@ -106,8 +106,6 @@ static void v1_ai_core_keys(struct paramset *ps, const struct options *o,
 {
 	bool on = v1_ai_core(o);
 	const char *mode = params_sw(o, "aic-mode", "task-based");
-	struct metric_choice m;
-	int ms;
 
 	paramset_set(ps, "ai_core_profiling", on ? "on" : "off");
 	paramset_set(ps, "aiv_profiling", on && (!chip || chip->aiv) ? "on" : "off");
@@ -115,16 +113,7 @@ static void v1_ai_core_keys(struct paramset *ps, const struct options *o,
 	paramset_set(ps, "aiv_profiling_mode", mode);
 	if (!on)
 		return;
-	params_metrics(o, chip, NULL, &m);
-	paramset_set(ps, "ai_core_metrics", m.aic);
-	paramset_set(ps, "ai_core_profiling_events", m.aic_events);
-	paramset_set(ps, "aiv_metrics", m.aiv);
-	paramset_set(ps, "aiv_profiling_events", m.aiv_events);
-	ms = params_interval_ms(o, "aic-freq");
-	if (ms > 0) {
-		paramset_num(ps, "aicore_sampling_interval", ms);
-		paramset_num(ps, "aiv_sampling_interval", ms);
-	}
+	params_set_metrics(ps, o, chip, NULL);
 }
 
 /* v1 names the host switches per item (SetParamsForHost* of the v1 adapter). */

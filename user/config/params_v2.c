@@ -85,7 +85,6 @@ static void ai_core(struct paramset *ps, const struct options *o, const struct c
 	const char *aic = params_sw(o, "ai-core", "on");
 	const char *mode = params_sw(o, "aic-mode", "task-based");
 	bool on = !strcmp(aic, "on");
-	struct metric_choice m;
 	int ms;
 
 	paramset_set(ps, "ai_core_profiling", aic);
@@ -98,16 +97,7 @@ static void ai_core(struct paramset *ps, const struct options *o, const struct c
 			    "");
 	paramset_set(ps, "ai_core_lpm",
 		     on && strcmp(mode, "sample-based") && (!chip || chip->lpm) ? "on" : "off");
-	params_metrics(o, chip, nano ? options_switch(o, "aiv-metrics") : NULL, &m);
-	paramset_set(ps, "ai_core_metrics", m.aic);
-	paramset_set(ps, "ai_core_profiling_events", m.aic_events);
-	paramset_set(ps, "aiv_metrics", m.aiv);
-	paramset_set(ps, "aiv_profiling_events", m.aiv_events);
-	ms = params_interval_ms(o, "aic-freq");
-	if (ms > 0) {
-		paramset_num(ps, "aicore_sampling_interval", ms);
-		paramset_num(ps, "aiv_sampling_interval", ms);
-	}
+	params_set_metrics(ps, o, chip, nano ? options_switch(o, "aiv-metrics") : NULL);
 	if (nano && (ms = params_interval_ms(o, "aiv-freq")) > 0)
 		paramset_num(ps, "aiv_sampling_interval", ms);
 }

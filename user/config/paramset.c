@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config/paramset.h"
+#include "shared/jsonstr.h"
 
 int paramset_init(struct paramset *ps, const struct mp_key *tab, size_t n)
 {
@@ -125,20 +126,13 @@ const char *paramset_uncarried(const struct paramset *ps, char *bad)
 	return NULL;
 }
 
+/* Unescaped: what 9.x's NanoJson reads is the text as written (checked before). */
 static void put_string(FILE *f, const char *s, bool escape)
 {
-	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (!escape)
-			fputc(*c, f);
-		else if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20 || *c == 0x7f)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
+	if (escape)
+		json_put_string(f, s);
+	else
+		fprintf(f, "\"%s\"", s);
 }
 
 static void put_value(FILE *f, const struct pval *p, bool escape)

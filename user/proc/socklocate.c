@@ -17,6 +17,7 @@
 #include "proc/procfs.h"
 #include "proc/socklocate.h"
 #include "common/errbuf.h"
+#include "shared/cannkey.h"
 #include "shared/decimal.h"
 #include "shared/array_size.h"
 
@@ -30,18 +31,27 @@ static const char *const socket_prefixes[] = {
 	DYNPROF_SOCKET_PREFIX_ALT,
 };
 
-/* A key as CANN accepts it: a positive decimal integer, nothing else. */
-static int parse_key(const char *s, int *key)
+/*
+ * The env key as CANN names its socket with it: the raw text when stoi
+ * reads it as > 0 ("0777" stays "0777"), else none. Its value goes to *key.
+ */
+static int env_key(const char *s, char text[SOCKLOCATE_KEY_MAX], int *key)
 {
-	return decimal_int(s, 1, INT_MAX, key);
+	long v;
+
+	if (cann_key_parse(s, &v) || v <= 0 || strlen(s) >= SOCKLOCATE_KEY_MAX)
+		return -EINVAL;
+	strcpy(text, s);
+	*key = (int)v;
+	return 0;
 }
 
 /* Set name, path and host_path for `prefix` + `key` under ts->home. */
-static int fill_paths(struct sock_location *ts, const char *prefix, int key)
+static int fill_paths(struct sock_location *ts, const char *prefix, const char *key)
 {
 	int n;
 
-	n = snprintf(ts->name, sizeof(ts->name), "%s%d", prefix, key);
+	n = snprintf(ts->name, sizeof(ts->name), "%s%s", prefix, key);
 	if (n < 0 || (size_t)n >= sizeof(ts->name))
 		return -ENAMETOOLONG;
 	ts->flavour = strcmp(prefix, DYNPROF_SOCKET_PREFIX) ? SOCK_FLAVOUR_FILE_ALT : SOCK_FLAVOUR_FILE;
@@ -110,7 +120,7 @@ static int nss_home(uid_t uid, char *home, size_t len)
 }
 
 /* The keys to try, in order, duplicates skipped. Returns how many. */
-static int collect_keys(struct sock_location *ts, int keys[2])
+static int collect_keys(struct sock_location *ts, char keys[2][SOCKLOCATE_KEY_MAX])
 {
 	char val[32];
 	int n = 0, key, err;
@@ -125,11 +135,15 @@ static int collect_keys(struct sock_location *ts, int keys[2])
 		WHY(ts, "process %d has exited", ts->pid);
 		return -ESRCH;
 	}
-	/* Unset, too long or not a positive integer: CANN ignores it too. */
-	if (err == 0 && parse_key(val, &key) == 0)
-		keys[n++] = key;
-	if (n == 0 || keys[0] != ts->nspid)
-		keys[n++] = ts->nspid;
+	/*
+	 * Unset, too long or <= 0: CANN keys on its pid. (Not an integer at
+	 * all: CANN starts no server; the pid's name is looked for all the same.)
+	 */
+	if (err == 0 && env_key(val, keys[0], &key) == 0)
+		n++;
+	snprintf(keys[n], SOCKLOCATE_KEY_MAX, "%d", ts->nspid);
+	if (n == 0 || strcmp(keys[0], keys[1]))
+		n++;
 	return n;
 }
 
@@ -162,10 +176,21 @@ static int find_home(struct sock_location *ts, int rootfd)
 	return err;
 }
 
-/* Look for the candidates in the open home folder. */
-static int find_in_home(struct sock_location *ts, int homefd, const int *keys, int nkeys)
+/* The key a name was made with: its text, and its value (0 when not a plain number). */
+static void set_key(struct sock_location *ts, const char *key)
 {
-	int first_bad = 0, bad_key = 0;
+	long v;
+
+	snprintf(ts->key_text, sizeof(ts->key_text), "%.*s", (int)sizeof(ts->key_text) - 1, key);
+	ts->key = cann_key_parse(key, &v) || v <= 0 ? 0 : (int)v;
+}
+
+/* Look for the candidates in the open home folder. */
+static int find_in_home(struct sock_location *ts, int homefd, char keys[][SOCKLOCATE_KEY_MAX],
+			int nkeys)
+{
+	int first_bad = 0;
+	const char *bad_key = NULL;
 	const char *bad_prefix = NULL;
 
 	for (int k = 0; k < nkeys; k++) {
@@ -185,7 +210,7 @@ static int find_in_home(struct sock_location *ts, int homefd, const int *keys, i
 				return err == -EPERM ? -EACCES : err;
 			}
 			if (S_ISSOCK(st.st_mode)) {
-				ts->key = keys[k];
+				set_key(ts, keys[k]);
 				return 0;
 			}
 			if (!first_bad) {
@@ -197,23 +222,23 @@ static int find_in_home(struct sock_location *ts, int homefd, const int *keys, i
 	}
 	if (first_bad) {
 		fill_paths(ts, bad_prefix, bad_key);
-		ts->key = bad_key;
+		set_key(ts, bad_key);
 		WHY(ts, "%s is %s, not a socket: not used", ts->host_path,
 		    first_bad == -ELOOP ? "a symlink" : "another kind of file");
 		return first_bad;
 	}
 	fill_paths(ts, socket_prefixes[0], keys[0]);
-	ts->key = keys[0];
+	set_key(ts, keys[0]);
 	if (nkeys > 1)
-		WHY(ts, "no %s (nor %s%d, nor the %s names) in %s", ts->name,
+		WHY(ts, "no %s (nor %s%s, nor the %s names) in %s", ts->name,
 		    socket_prefixes[0], keys[1], socket_prefixes[1], ts->home);
 	else
-		WHY(ts, "no %s (nor %s%d) in %s", ts->name, socket_prefixes[1], keys[0], ts->home);
+		WHY(ts, "no %s (nor %s%s) in %s", ts->name, socket_prefixes[1], keys[0], ts->home);
 	return -ENOENT;
 }
 
 /* The file flavours: the home in the target's root, the candidates in it. */
-static int find_file(struct sock_location *out, const int *keys, int nkeys)
+static int find_file(struct sock_location *out, char keys[][SOCKLOCATE_KEY_MAX], int nkeys)
 {
 	int rootfd, homefd, err, pid = out->pid;
 
@@ -300,7 +325,7 @@ static int find_abstract(struct sock_location *out)
 {
 	struct abstract_rows *a = calloc(1, sizeof(*a));
 	char dir[32];
-	int piddir, err, key;
+	int piddir, err;
 
 	if (!a)
 		return -ENOMEM;
@@ -320,7 +345,7 @@ static int find_abstract(struct sock_location *out)
 		return err < 0 ? err : -ENOENT;
 	}
 	out->flavour = SOCK_FLAVOUR_ABSTRACT;
-	out->key = decimal_int(a->key[a->owned], 1, INT_MAX, &key) ? 0 : key;
+	set_key(out, a->key[a->owned]);
 	out->listen_ino = a->inode[a->owned];
 	snprintf(out->name, sizeof(out->name), "%s%s", DYNPROF_SOCKET_PREFIX_ALT, a->key[a->owned]);
 	snprintf(out->path, sizeof(out->path), "@%s", out->name);
@@ -332,7 +357,8 @@ static int find_abstract(struct sock_location *out)
 int socklocate_find(int pid, struct sock_location *out)
 {
 	unsigned long long start2 = 0;
-	int keys[2], nkeys, err;
+	char keys[2][SOCKLOCATE_KEY_MAX];
+	int nkeys, err;
 
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
@@ -349,13 +375,14 @@ int socklocate_find(int pid, struct sock_location *out)
 	out->inner_uid = out->uid;
 
 	/* Until more is known, name at least holds the name CANN v1 would use. */
-	fill_paths(out, socket_prefixes[0], out->nspid);
-	out->key = out->nspid;
+	snprintf(keys[0], sizeof(keys[0]), "%d", out->nspid);
+	fill_paths(out, socket_prefixes[0], keys[0]);
+	set_key(out, keys[0]);
 	nkeys = collect_keys(out, keys);
 	if (nkeys < 0)
 		return nkeys;
 	fill_paths(out, socket_prefixes[0], keys[0]);
-	out->key = keys[0];
+	set_key(out, keys[0]);
 
 	err = find_file(out, keys, nkeys);
 	if (err && err != -ESRCH && err != -ENOMEM) {
@@ -385,13 +412,16 @@ int socklocate_find(int pid, struct sock_location *out)
 
 int socklocate_names(const struct sock_location *ts, char names[][SOCKLOCATE_NAME_MAX], int max)
 {
-	int keys[2] = { ts->key, ts->nspid }, n = 0;
+	char keys[2][SOCKLOCATE_KEY_MAX];
+	int n = 0;
 
+	snprintf(keys[0], sizeof(keys[0]), "%s", ts->key_text);
+	snprintf(keys[1], sizeof(keys[1]), "%d", ts->nspid);
 	for (int k = 0; k < 2; k++) {
-		if (k == 1 && ts->nspid == ts->key)
+		if (k == 1 && !strcmp(keys[0], keys[1]))
 			break;
 		for (size_t p = 0; p < ARRAY_SIZE(socket_prefixes) && n < max; p++)
-			snprintf(names[n++], SOCKLOCATE_NAME_MAX, "%s%d", socket_prefixes[p], keys[k]);
+			snprintf(names[n++], SOCKLOCATE_NAME_MAX, "%s%s", socket_prefixes[p], keys[k]);
 	}
 	return n;
 }

@@ -25,6 +25,7 @@
 #include "shared/compiler.h"
 
 #define SOCKLOCATE_NAME_MAX 128 /* a socket file name: prefix and key */
+#define SOCKLOCATE_KEY_MAX 24   /* a key's text, as it appears in the name */
 
 /*
  * The three ways a CANN server listens (PROTOCOL.md Part 2 section 1):
@@ -49,7 +50,9 @@ struct sock_location {
 				  searched for this one */
 	int nspid;             /* innermost NSpid: its pid in its own namespace */
 	unsigned long long start_time; /* /proc/<pid>/stat field 22: pid reuse guard */
-	int key;               /* socket key: env value, else innermost NSpid */
+	int key;               /* socket key: env value, else innermost NSpid (0: not a plain number) */
+	char key_text[SOCKLOCATE_KEY_MAX]; /* the key as the name spells it: CANN keeps the
+					      env text as given ("0777") */
 	char home[PATH_MAX];   /* home as the target sees it */
 	enum sock_flavour flavour; /* which of the three the found socket is */
 	char name[SOCKLOCATE_NAME_MAX];        /* socket file name, e.g. dynamic_profiling_socket_42 */
@@ -63,7 +66,7 @@ struct sock_location {
 
 /*
  * Locate the socket of `pid`. Key candidates, in order, duplicates skipped:
- * DYNAMIC_PROFILING_KEY_PID when a positive decimal integer, then the
+ * DYNAMIC_PROFILING_KEY_PID when stoi reads it as > 0 (its raw text, as CANN), then the
  * innermost NSpid (CANN falls back to its own pid when the key's path is
  * taken; v1 always uses its pid). For each key, the names
  * dynamic_profiling_socket_<key> then dyn_prof_sock_<key>. The first
