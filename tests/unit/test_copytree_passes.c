@@ -2,9 +2,9 @@
 /*
  * Moving a folder across filesystems (user/out/copytree.c), on a real
  * folder under /tmp. Two things a test machine will not do on its own are
- * made to happen here by defining rename, readdir and unlinkat in this
+ * made to happen here by defining renameat2, readdir and unlinkat in this
  * program (its definitions win over libc's for the code linked into it):
- * rename can answer EXDEV, so the copy path runs on one filesystem; and
+ * renameat2 can answer EXDEV, so the copy path runs on one filesystem; and
  * readdir can skip the entry after each removal, as removing entries while
  * reading a folder may make it do (older tmpfs), so removal needs more
  * than one pass.
@@ -28,15 +28,16 @@ static bool fake_exdev;       /* rename fails with EXDEV */
 static bool skip_after_unlink; /* readdir skips one entry after each unlinkat */
 static int unlinked_since_read, skipped;
 
-int rename(const char *from, const char *to)
+int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned int flags)
 {
-	int (*real)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+	int (*real)(int, const char *, int, const char *, unsigned int) =
+		(int (*)(int, const char *, int, const char *, unsigned int))dlsym(RTLD_NEXT, "renameat2");
 
 	if (fake_exdev) {
 		errno = EXDEV;
 		return -1;
 	}
-	return real(from, to);
+	return real(fromfd, from, tofd, to, flags);
 }
 
 int unlinkat(int dirfd, const char *name, int flags)

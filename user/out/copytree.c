@@ -15,10 +15,17 @@
 static int copy_file(int sfd_dir, int dfd_dir, const char *name, mode_t mode)
 {
 	char buf[65536];
-	int in = openat(sfd_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int out = in < 0 ? -1 : openat(dfd_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
-	int rc = 0;
+	struct stat st;
+	/* The name may have become a FIFO or device since it was looked at. */
+	int in = openat(sfd_dir, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	int out = -1, rc = 0;
 
+	if (in >= 0 && (fstat(in, &st) || !S_ISREG(st.st_mode))) {
+		close(in);
+		return 0; /* not a regular file any more: skipped, as at the look */
+	}
+	if (in >= 0)
+		out = openat(dfd_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
 	if (in < 0 || out < 0)
 		rc = -errno;
 	while (rc == 0) {
@@ -158,17 +165,46 @@ static int remove_dir(int parent, const char *name, int depth)
 	return rc;
 }
 
+/*
+ * Rename src to dst, never replacing anything at dst, and only a folder:
+ * src is looked at (no symlink followed) before, and what landed at dst is
+ * checked to be that very folder after. A symlink or file swapped in
+ * between is put back and refused (-ENOTDIR).
+ */
+static int move_by_rename(const char *src, const char *dst)
+{
+	struct stat before, after;
+	int fd = open(src, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ELOOP ? -ENOTDIR : -errno;
+	if (fstat(fd, &before)) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	if (renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE))
+		return -errno;
+	if (lstat(dst, &after) == 0 && S_ISDIR(after.st_mode) && after.st_dev == before.st_dev &&
+	    after.st_ino == before.st_ino)
+		return 0;
+	if (renameat2(AT_FDCWD, dst, AT_FDCWD, src, RENAME_NOREPLACE))
+		unlink(dst); /* cannot go back: never leave a non-folder in --output */
+	return -ENOTDIR;
+}
+
 int copytree_move(const char *src, const char *dst)
 {
 	int s, d, rc;
 
-	if (rename(src, dst) == 0)
-		return 0;
-	if (errno != EXDEV)
-		return -errno;
+	rc = move_by_rename(src, dst);
+	if (rc != -EXDEV)
+		return rc;
 	if (mkdir(dst, 0750))
 		return -errno;
 	s = open(src, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s < 0 && errno == ELOOP)
+		errno = ENOTDIR;
 	d = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	rc = s < 0 || d < 0 ? -errno : copy_dir(s, d, 0);
 	if (rc == 0)

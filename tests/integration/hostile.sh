@@ -1,0 +1,208 @@
+# A root dynprof that no user can turn against the host (issue 15): each
+# test makes a real unprivileged user (useradd, removed after) who, in a
+# user + mount namespace of its own (unshare -Urm), sets a trap in the
+# filesystem its target sees; root's dynprof must leave the host unchanged,
+# create nothing outside --output, end within its bounds, and still give
+# the other targets of the run their windows.
+
+# make_user: a fresh unprivileged user with a home $T/u/<name> of its own
+# (not in the host passwd file's sense: only the target's /root inside).
+# Echoes the name; the user is removed by cleanup_test.
+make_user() {
+	local u=dph$$$RANDOM
+	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
+	echo "$u" >> $T/.users
+	chmod 755 $T
+	mkdir -p $T/u/$u/home
+	chown -R "$u" $T/u/$u
+	echo "$u"
+}
+
+# as_user USER CMD...: CMD as USER (uid, its group, no others), no capabilities.
+as_user() {
+	local u=$1; shift
+	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups --inh-caps=-all "$@"
+}
+
+# (HOSTILE_ARGV0: its argv[0]; HOSTILE_ENV: VAR=value words for it;
+# HOSTILE_CMD: shell text run instead of the agent's card user.)
+# start_hostile_target USER SETUP: USER's target in `unshare -Urm` (root
+# inside, mapped to USER), its /root being $T/u/USER/home (so its agent can
+# listen there). Once its socket listens, the shell text SETUP runs inside
+# the namespace (the trap), then "trap set" is written to the log. Echoes
+# the target's host pid once the trap is set.
+start_hostile_target() {
+	local u=$1 setup=$2 card; card=$(make_card 0)
+	local d=$T/u/$u log=$T/u/$u.log
+	cat > $d/run.sh <<-END
+	mount --bind $d/home /root || exit 1
+	(${HOSTILE_CMD:-export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'
+		exec -a "\$HOSTILE_ARGV0" $CARD_USER $card 600}) &
+	echo "target \$!"
+	i=0
+	while [ ! -S /root/dynamic_profiling_socket_\$! ] && [ \$i -lt 250 ]; do sleep 0.02; i=\$((i+1)); done
+	$setup
+	echo "trap set"
+	wait
+	END
+	chown "$u" $d/run.sh
+	as_user "$u" env HOSTILE_ARGV0="${HOSTILE_ARGV0:-card_user}" ${HOSTILE_ENV:-} \
+		unshare -Urm bash $d/run.sh > $log 2>&1 &
+	remember_pid $!
+	wait_until 10 grep -q "^trap set" $log || fail "hostile target not ready: $(cat $log)"
+	local pid; pid=$(sed -n 's/^target //p' $log)
+	remember_pid "$pid"
+	echo "$pid"
+}
+
+# A fingerprint of the host paths a test watches: type, mode, owner, size
+# and content hash of each (missing ones say so).
+host_state() {
+	local p
+	for p in "$@"; do
+		if [ -e "$p" ] || [ -L "$p" ]; then
+			stat -c '%n %F %a %u %g %s' "$p"
+			[ -f "$p" ] && [ ! -L "$p" ] && sha1sum < "$p"
+		else
+			echo "$p missing"
+		fi
+	done
+}
+
+# within SECONDS CMD...: CMD must end (any status) before SECONDS; its status is kept in $RC.
+within() {
+	local limit=$1 start=$SECONDS; shift
+	timeout -s KILL "$limit" "$@"
+	RC=$?
+	[ $RC -ne 137 ] || fail "did not end within ${limit}s: $*"
+}
+
+# Every file an unprivileged user puts in its target's filesystem is opened
+# non-blocking and refused unless regular: a FIFO over /etc/passwd hangs
+# neither --list nor --pid=auto nor a run over several targets.
+test_fifo_over_passwd_does_not_hang_list_auto_or_others() {
+	local u good evil before; u=$(make_user)
+	before=$(host_state /etc/passwd $ROOT_HOME)
+	good=$(start_target)
+	evil=$(start_hostile_target $u "mkfifo $T/u/$u/fifo && mount --bind $T/u/$u/fifo /etc/passwd || exit 1")
+	[ -p /proc/$evil/root/etc/passwd ] || fail "the trap is not in place"
+	within 20 "$DP" --list --device="$T/dev/davinci*" > $T/out 2>&1
+	expect_line "^$good "
+	printf 'start\nstop\nquit\n' > $T/cmds
+	within 30 "$DP" --pid=$good,$evil --output=$T/o < $T/cmds > $T/out 2>&1
+	expect_line "^dynamic profiling for pid $good stop success$"
+	expect_line "invalid pid value: $evil, .*/proc/$evil/root/etc/passwd: not a regular file, refused"
+	[ -s "$(prof_dirs_of $T/o $good)/host/end_info" ] || fail "GOOD got no window: $(ls $T/o)"
+	within 30 "$DP" --pid=auto --device="$T/dev/davinci*" --output=$T/o2 < $T/cmds > $T/out 2>&1
+	expect_line "^dynamic profiling for pid $good stop success$"
+	[ "$before" = "$(host_state /etc/passwd $ROOT_HOME)" ] || fail "host changed"
+	[ -p $T/u/$u/fifo ] || fail "the FIFO was replaced"
+}
+
+# The same trap as a device (a /dev/full bind-mounted over the passwd
+# file: it reads zeros forever) and a FIFO over a toolkit version file.
+test_device_over_passwd_is_refused_and_sigterm_ends_the_run() {
+	local u good evil; u=$(make_user)
+	good=$(start_target)
+	evil=$(start_hostile_target $u "mount --bind /dev/zero /etc/passwd || exit 1")
+	[ -c /proc/$evil/root/etc/passwd ] || fail "the trap is not in place"
+	dp_background --pid=$evil,$good --output=$T/o
+	dp_send start
+	wait_until 20 grep -q "^dynamic profiling for pid $good start success$" $T/out ||
+		{ cat $T/out; fail "GOOD never started"; }
+	expect_line "invalid pid value: $evil, .*/proc/$evil/root/etc/passwd: not a regular file, refused"
+	kill -TERM $DP_PID
+	wait_until 5 all_gone $DP_PID || fail "SIGTERM not honoured within 5 s"
+}
+
+# in_userns USER CMD...: CMD as USER inside a user + mount namespace of its own.
+in_userns() { local u=$1; shift; as_user "$u" unshare -Urm "$@"; }
+
+# A --output that targets can write: a symlink planted at the record's name
+# is not followed (nothing made at its target, the host file unchanged),
+# and a PROF_ folder whose name is not exactly CANN's is never taken for a
+# window (its newline cannot forge a line).
+test_writable_output_symlinked_record_and_forged_name_are_refused() {
+	local u good forged; u=$(make_user)
+	mkdir -p $T/o && chmod 1777 $T/o
+	echo "root's file" > $T/hostfile
+	local before; before=$(host_state $T/hostfile $T/made)
+	good=$(start_target)
+	dp_background --pid=$good --output=$T/o
+	dp_send start
+	wait_until 20 grep -q "^dynamic profiling for pid $good start success$" $T/out ||
+		{ cat $T/out; fail "no start"; }
+	forged="PROF_000001_20260101000000000_x"$'\n'"[INFO] pid $good: window saved forged_$(printf %08d $good)ABCDEFGH"
+	in_userns $u sh -c "ln -s $T/made $T/o/${DP_PID}_profiling_output_record &&
+		ln -s $T/hostfile $T/o/${DP_PID}_dynprof_windows && mkdir '$T/o/$forged'" ||
+		fail "could not plant"
+	dp_send stop quit
+	wait_until 20 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "^dynamic profiling for pid $good stop success$"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_[0-9]{6}_[0-9]{17}_$(printf %08d $good)[A-R]{8}$"
+	expect_no_line "forged"
+	expect_line "cannot add PROF_.* to $T/o/${DP_PID}_profiling_output_record: "
+	[ "$before" = "$(host_state $T/hostfile $T/made)" ] || fail "host changed: $(host_state $T/hostfile $T/made)"
+	[ -L $T/o/${DP_PID}_profiling_output_record ] || fail "the planted link was replaced"
+}
+
+# A record of dynprof's own is appended to; one the user made (a regular
+# file of its own at the name) is refused, never written.
+test_record_file_planted_by_a_user_is_not_written() {
+	local u good; u=$(make_user)
+	mkdir -p $T/o && chmod 1777 $T/o
+	good=$(start_target)
+	dp_background --pid=$good --output=$T/o
+	in_userns $u sh -c "echo planted > $T/o/${DP_PID}_profiling_output_record" || fail "could not plant"
+	dp_send start stop start stop quit
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	[ "$(cat $T/o/${DP_PID}_profiling_output_record)" = planted ] || fail "the user's file was written"
+	[ "$(count_lines "window saved in $T/o/PROF_")" = 2 ] || { cat $T/out; fail "two windows expected"; }
+}
+
+# Its own record, when nobody interferes, holds each window once (the
+# O_EXCL creation, then appends to the file it made).
+test_record_of_dynprof_holds_each_window() {
+	local good; good=$(start_target)
+	printf 'start\nstop\nstart\nstop\nquit\n' | dp --pid=$good --output=$T/o
+	expect_status 0 $?
+	[ "$(wc -l < $T/o/*_profiling_output_record)" = 2 ] || fail "record: $(cat $T/o/*_profiling_output_record)"
+	[ "$(stat -c %a $T/o/*_profiling_output_record)" = 640 ] || fail "mode"
+}
+
+# Text from a target, printed: a v1 server's reply detail with a terminal
+# title sequence and a newline forging an [INFO] line is shown escaped.
+FORGED=$'\e]0;pwned\a\n[INFO] dynprof: forged line'
+test_v1_reply_detail_with_escapes_is_printed_escaped() {
+	local u pid; u=$(make_user)
+	pid=$(HOSTILE_ENV="BAD_PEER_V1_DETAIL=$FORGED" \
+		HOSTILE_CMD="exec $BAD_PEER v1-disconnect /root/dynamic_profiling_socket_%d" \
+		start_hostile_target $u :)
+	within 30 "$DP" --pid=$pid --output=$T/o --protocol=v1 --events=$T/ev < <(sleep 2; echo start) > $T/out 2>&1
+	expect_line "^Server disconnected, \\\\x1b\]0;pwned\\\\x07\\\\x0a\[INFO\] dynprof: forged line \(pid $pid\)$"
+	expect_no_line "^\[INFO\] dynprof: forged"
+	! grep -q $'\e' $T/out || fail "an escape character reached the console"
+	python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' $T/ev || fail "--events not JSON"
+	! grep -q $'\e' $T/ev || fail "an escape character in --events"
+}
+
+# A command line with escapes and a newline, in --list (table and --json)
+# and --events: escaped, one line, valid JSON.
+test_command_line_with_escapes_is_listed_escaped() {
+	local u pid; u=$(make_user)
+	pid=$(HOSTILE_ARGV0="$FORGED" start_hostile_target $u :)
+	tr '\0' ' ' < /proc/$pid/cmdline | grep -q $'\e' || fail "the argv trap is not in place"
+	within 20 "$DP" --list --device="$T/dev/davinci*" > $T/out 2>&1
+	expect_line "^$pid .*\\\\x1b\]0;pwned\\\\x07\\\\x0a\[INFO\] dynprof: forged line"
+	expect_no_line "^\[INFO\] dynprof: forged"
+	! grep -q $'\e' $T/out || fail "an escape character reached the console"
+	within 20 "$DP" --list --json --device="$T/dev/davinci*" > $T/list 2>&1
+	python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1]) if l.strip()]' $T/list ||
+		fail "--list --json not JSON: $(cat -v $T/list)"
+	! grep -q $'\e' $T/list || fail "an escape character in --list --json"
+	printf 'start\nstop\nquit\n' > $T/cmds
+	within 30 "$DP" --pid=$pid --output=$T/o --events=$T/ev < $T/cmds > $T/out 2>&1
+	python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' $T/ev || fail "--events not JSON"
+	grep -q '"command":"\\\\x1b' $T/ev || fail "command not escaped in --events: $(cat -v $T/ev)"
+	! grep -q $'\e' $T/ev $T/out || fail "an escape character in --events or the console"
+}
