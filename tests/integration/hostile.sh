@@ -24,8 +24,8 @@ as_user() {
 	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups --inh-caps=-all "$@"
 }
 
-# (HOSTILE_ARGV0: its argv[0]; HOSTILE_ENV: VAR=value words for it;
-# HOSTILE_CMD: shell text run instead of the agent's card user.)
+# (HOSTILE_ARGV0: its argv[0]; HOSTILE_CMD: shell text run instead of the
+# agent's card user; the caller's environment reaches it.)
 # start_hostile_target USER SETUP: USER's target in `unshare -Urm` (root
 # inside, mapped to USER), its /root being $T/u/USER/home (so its agent can
 # listen there). Once its socket listens, the shell text SETUP runs inside
@@ -34,20 +34,21 @@ as_user() {
 start_hostile_target() {
 	local u=$1 setup=$2 card; card=$(make_card 0)
 	local d=$T/u/$u log=$T/u/$u.log
+	local cmd="export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'
+		exec -a \"\$HOSTILE_ARGV0\" $CARD_USER $card 600"
 	cat > $d/run.sh <<-END
 	mount --bind $d/home /root || exit 1
-	(${HOSTILE_CMD:-export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'
-		exec -a "\$HOSTILE_ARGV0" $CARD_USER $card 600}) &
+	(${HOSTILE_CMD:-$cmd}) &
 	echo "target \$!"
 	i=0
 	while [ ! -S /root/dynamic_profiling_socket_\$! ] && [ \$i -lt 250 ]; do sleep 0.02; i=\$((i+1)); done
+	[ -S /root/dynamic_profiling_socket_\$! ] || { echo "no socket"; exit 1; }
 	$setup
 	echo "trap set"
 	wait
 	END
 	chown "$u" $d/run.sh
-	as_user "$u" env HOSTILE_ARGV0="${HOSTILE_ARGV0:-card_user}" ${HOSTILE_ENV:-} \
-		unshare -Urm bash $d/run.sh > $log 2>&1 &
+	as_user "$u" env HOSTILE_ARGV0="${HOSTILE_ARGV0:-card_user}" unshare -Urm bash $d/run.sh > $log 2>&1 &
 	remember_pid $!
 	wait_until 10 grep -q "^trap set" $log || fail "hostile target not ready: $(cat $log)"
 	local pid; pid=$(sed -n 's/^target //p' $log)
@@ -175,10 +176,10 @@ test_record_of_dynprof_holds_each_window() {
 FORGED=$'\e]0;pwned\a\n[INFO] dynprof: forged line'
 test_v1_reply_detail_with_escapes_is_printed_escaped() {
 	local u pid; u=$(make_user)
-	pid=$(HOSTILE_ENV="BAD_PEER_V1_DETAIL=$FORGED" \
-		HOSTILE_CMD="exec $BAD_PEER v1-disconnect /root/dynamic_profiling_socket_%d" \
+	export BAD_PEER_V1_DETAIL="$FORGED"
+	pid=$(HOSTILE_CMD="exec $BAD_PEER v1-disconnect /root/dynamic_profiling_socket_%d" \
 		start_hostile_target $u :)
-	within 30 "$DP" --pid=$pid --output=$T/o --protocol=v1 --events=$T/ev < <(sleep 2; echo start) > $T/out 2>&1
+	within 30 "$DP" --pid=$pid --output=$T/o --protocol=v1 --events=json:$T/ev < <(sleep 2; echo start) > $T/out 2>&1
 	expect_line "^Server disconnected, \\\\x1b\]0;pwned\\\\x07\\\\x0a\[INFO\] dynprof: forged line \(pid $pid\)$"
 	expect_no_line "^\[INFO\] dynprof: forged"
 	! grep -q $'\e' $T/out || fail "an escape character reached the console"
@@ -193,7 +194,8 @@ test_command_line_with_escapes_is_listed_escaped() {
 	pid=$(HOSTILE_ARGV0="$FORGED" start_hostile_target $u :)
 	tr '\0' ' ' < /proc/$pid/cmdline | grep -q $'\e' || fail "the argv trap is not in place"
 	within 20 "$DP" --list --device="$T/dev/davinci*" > $T/out 2>&1
-	expect_line "^$pid .*\\\\x1b\]0;pwned\\\\x07\\\\x0a\[INFO\] dynprof: forged line"
+	# (the process model already shows such bytes as '?'; escaping is the rule on top)
+	expect_line "^$pid .*\]0;pwned.*\[INFO\] dynprof: forged line"
 	expect_no_line "^\[INFO\] dynprof: forged"
 	! grep -q $'\e' $T/out || fail "an escape character reached the console"
 	within 20 "$DP" --list --json --device="$T/dev/davinci*" > $T/list 2>&1
@@ -201,8 +203,114 @@ test_command_line_with_escapes_is_listed_escaped() {
 		fail "--list --json not JSON: $(cat -v $T/list)"
 	! grep -q $'\e' $T/list || fail "an escape character in --list --json"
 	printf 'start\nstop\nquit\n' > $T/cmds
-	within 30 "$DP" --pid=$pid --output=$T/o --events=$T/ev < $T/cmds > $T/out 2>&1
+	within 30 "$DP" --pid=$pid --output=$T/o --events=json:$T/ev < $T/cmds > $T/out 2>&1
 	python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' $T/ev || fail "--events not JSON"
-	grep -q '"command":"\\\\x1b' $T/ev || fail "command not escaped in --events: $(cat -v $T/ev)"
+	grep -q '"command":"[^"]*]0;pwned' $T/ev || fail "no command in --events: $(cat -v $T/ev)"
 	! grep -q $'\e' $T/ev $T/out || fail "an escape character in --events or the console"
+}
+
+# A PROF_ entry with the target's own name pattern that is a symlink (to a
+# root-only folder) or a plain file: never moved into --output, no "window
+# saved" for it, one line saying why; both targets' real windows saved.
+test_prof_entry_that_is_a_symlink_or_file_is_not_saved() {
+	local u good evil rd link file; u=$(make_user)
+	mkdir -m 700 $T/secret && echo secret > $T/secret/f
+	local before; before=$(host_state $T/secret $T/secret/f)
+	mkdir -m 1777 $T/o
+	good=$(start_target)
+	evil=$(start_hostile_target $u :)
+	dp_background --pid=$good,$evil --output=$T/o
+	dp_send start
+	wait_until 20 grep -q "^dynamic profiling for pid $evil start success$" $T/out ||
+		{ cat $T/out; fail "no start for $evil"; }
+	rd=$T/o # the target sees --output at the same path: it writes there
+	link=PROF_000001_20260101000000000_$(printf %08d $evil)ABCDEFGH
+	file=PROF_000002_20260101000000000_$(printf %08d $evil)ABCDEFGH
+	in_userns $u sh -c "ln -s $T/secret $rd/$link && echo x > $rd/$file" || fail "could not plant"
+	dp_send stop quit
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "$link is a symlink: not a window folder, not saved$"
+	expect_line "$file is not a folder: not a window folder, not saved$"
+	expect_no_line "window saved in $T/o/PROF_00000[12]_20260101000000000_"
+	! grep -q "$link\|$file" $T/o/*_profiling_output_record || fail "recorded: $(cat $T/o/*_record)"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+	expect_line "^\[INFO\] pid $evil: window saved in $T/o/PROF_"
+	[ "$before" = "$(host_state $T/secret $T/secret/f)" ] || fail "host folder changed"
+}
+
+# --control=fifo:PATH where a user made the FIFO first (in a folder all may
+# write): refused with one line, before any command of the user's is read.
+test_control_fifo_made_by_a_user_is_refused() {
+	local u good; u=$(make_user)
+	mkdir -m 1777 $T/pub
+	good=$(start_target)
+	in_userns $u sh -c "mkfifo -m 0600 $T/pub/ctl" || fail "could not plant"
+	# The user's writer: whatever it sends would be obeyed if accepted.
+	as_user $u sh -c "printf 'start\n' > $T/pub/ctl" &
+	remember_pid $!
+	within 20 "$DP" --pid=$good --output=$T/o --control=fifo:$T/pub/ctl < /dev/null > $T/out 2>&1
+	[ $RC -ne 0 ] || fail "accepted: $(cat $T/out)"
+	expect_line "^\[ERROR\] Argument --control: FIFO $T/pub/ctl is not dynprof's own \(owner uid $(id -u $u), mode 0600\)"
+	expect_no_line "start success"
+	[ "$(count_lines .)" = 1 ] || fail "more than one line: $(cat $T/out)"
+	# A FIFO of root's own that others may write is refused too.
+	mkfifo -m 0622 $T/pub/wide && chmod 0622 $T/pub/wide
+	within 20 "$DP" --pid=$good --output=$T/o --control=fifo:$T/pub/wide < /dev/null > $T/out 2>&1
+	expect_line "^\[ERROR\] Argument --control: FIFO $T/pub/wide is not dynprof's own \(owner uid 0, mode 0622\)"
+}
+
+# Missing, it is made 0600; a unix control socket is 0600, and a client of
+# another uid is refused even when the socket's mode was widened.
+test_control_fifo_is_made_private_and_socket_clients_are_checked() {
+	local u good; u=$(make_user)
+	mkdir -m 1777 $T/pub
+	good=$(start_target)
+	dp_background --pid=$good --output=$T/o --control=fifo:$T/pub/ctl
+	wait_until 5 test -p $T/pub/ctl || fail "no FIFO: $(cat $T/out)"
+	[ "$(stat -c '%a %u' $T/pub/ctl)" = "600 0" ] || fail "FIFO mode $(stat -c '%a %u' $T/pub/ctl)"
+	echo quit > $T/pub/ctl
+	wait_until 10 all_gone $DP_PID || fail "quit not obeyed"
+	"$DP" --pid=$good --output=$T/o --control=unix:$T/pub/sock < /dev/null > $T/out 2>&1 &
+	local dpp=$!
+	remember_pid $dpp
+	wait_until 5 test -S $T/pub/sock || fail "no socket: $(cat $T/out)"
+	[ "$(stat -c %a $T/pub/sock)" = 600 ] || fail "socket mode $(stat -c %a $T/pub/sock)"
+	chmod 0666 $T/pub/sock # as a careless admin might: the credentials still decide
+	as_user $u "$B/tests/peers/ctl_client" $T/pub/sock start > $T/c1 2>&1
+	expect_line "^error: refused: only dynprof's own uid and root may control it$" $T/c1
+	sleep 0.5
+	expect_no_line "start success"
+	"$B/tests/peers/ctl_client" $T/pub/sock start stop quit > $T/c2 || fail "root's client: $(cat $T/c2)"
+	wait_until 20 all_gone $dpp || fail "dynprof did not end"
+	expect_line "^dynamic profiling for pid $good stop success$"
+}
+
+# During a window, the user bind-mounts a root-only folder onto its
+# window's host/data; its results are copied out of its own filesystem on
+# stop: the copy never crosses the mount, nothing of the root folder is
+# copied or removed, and both windows are saved.
+test_mount_inside_a_window_folder_is_not_crossed() {
+	local u good evil; u=$(make_user)
+	mkdir -m 700 $T/secret && echo secret > $T/secret/f && mkdir $T/secret/sub && echo s2 > $T/secret/sub/g
+	local before; before=$(host_state $T/secret $T/secret/f $T/secret/sub $T/secret/sub/g)
+	good=$(start_target)
+	# Its --output hidden by a tmpfs over the test folder: it writes in its
+	# own /root/.dynprof, and dynprof copies (another file system) on stop.
+	evil=$(start_hostile_target $u "mkdir -p /root/stash && mount --bind $T/secret /root/stash &&
+		mount -t tmpfs tmpfs $T || exit 1
+		(while ! ls -d /root/.dynprof/*/PROF_*/host/data >/dev/null 2>&1; do sleep 0.05; done
+		 mount --bind /root/stash \$(ls -d /root/.dynprof/*/PROF_*/host/data | head -n 1) && echo mounted) &")
+	dp_background --pid=$good,$evil --output=$T/o
+	dp_send start
+	wait_until 20 grep -q "^mounted" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "the mount was not made"; }
+	dp_send stop quit
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "^\[INFO\] pid $evil: in its own filesystem it writes to /root/\.dynprof/"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+	expect_line "^\[INFO\] pid $evil: window saved in $T/o/PROF_"
+	local moved; moved=$(prof_dirs_of $T/o $evil)
+	[ -s "$moved/host/end_info" ] || fail "the window's own files not copied: $(ls -R $T/o)"
+	[ ! -e "$moved/host/data/f" ] && [ ! -e "$moved/host/data/sub" ] || fail "the mounted folder was copied"
+	[ "$before" = "$(host_state $T/secret $T/secret/f $T/secret/sub $T/secret/sub/g)" ] ||
+		fail "the host folder changed: $(ls -laR $T/secret)"
 }
