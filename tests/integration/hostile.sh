@@ -314,3 +314,50 @@ test_mount_inside_a_window_folder_is_not_crossed() {
 	[ "$before" = "$(host_state $T/secret $T/secret/f $T/secret/sub $T/secret/sub/g)" ] ||
 		fail "the host folder changed: $(ls -laR $T/secret)"
 }
+
+# start_filler USER SHELL: a hostile target writing in its own filesystem
+# (its view of --output hidden by a tmpfs) that runs SHELL in its window's
+# host/data folder once it exists, then writes "filled" to its log.
+start_filler() {
+	start_hostile_target $1 "mount -t tmpfs tmpfs $T || exit 1
+		(while ! ls -d /root/.dynprof/*/PROF_*/host/data >/dev/null 2>&1; do sleep 0.05; done
+		 cd \$(ls -d /root/.dynprof/*/PROF_*/host/data | head -n 1) && $2 && echo filled) &"
+}
+
+# A 100 GiB sparse file in its window: copied as a sparse file (its holes
+# neither read nor written), promptly, and the window saved.
+test_sparse_file_in_a_window_is_not_expanded() {
+	local u good evil; u=$(make_user)
+	good=$(start_target)
+	evil=$(start_filler $u "truncate -s 100G sparse && echo tail >> sparse")
+	dp_background --pid=$good,$evil --output=$T/o
+	dp_send start
+	wait_until 20 grep -q "^filled" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "not filled"; }
+	local t0=$SECONDS
+	dp_send stop quit
+	wait_until 60 all_gone $DP_PID || fail "dynprof did not end"
+	[ $((SECONDS - t0)) -le 30 ] || fail "took $((SECONDS - t0)) s"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+	expect_line "^\[INFO\] pid $evil: window saved in $T/o/PROF_"
+	local f; f=$(prof_dirs_of $T/o $evil)/host/data/sparse
+	[ "$(stat -c %s $f)" = $((100 * 1024 * 1024 * 1024 + 5)) ] || fail "size $(stat -c %s $f)"
+	[ "$(stat -c %b $f)" -lt 1024 ] || fail "expanded: $(stat -c %b $f) blocks"
+}
+
+# Past --window-max-size, a window is refused with one line and left where
+# it is; the other target's window is saved.
+test_window_over_the_size_limit_is_refused() {
+	local u good evil; u=$(make_user)
+	good=$(start_target)
+	evil=$(start_filler $u "head -c 4194304 /dev/urandom > real")
+	dp_background --pid=$good,$evil --output=$T/o --window-max-size=1M
+	dp_send start
+	wait_until 20 grep -q "^filled" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "not filled"; }
+	dp_send stop quit
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+	expect_line "^\[ERROR\] dynprof: pid $evil: cannot move /root/\.dynprof/.* it holds more than --window-max-size, left where it is$"
+	expect_no_line "pid $evil: window saved"
+	[ -z "$(prof_dirs_of $T/o $evil)" ] || fail "a part was left in --output: $(ls $T/o)"
+	ls /proc/$evil/root/root/.dynprof/*/PROF_*/host/data/real > /dev/null || fail "the window was not left where it was"
+}

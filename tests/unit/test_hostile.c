@@ -6,6 +6,7 @@
  * through a symlink, an existing one used only when it is dynprof's own.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "out/copytree.h"
 #include "out/escape.h"
 #include "out/output.h"
 #include "proc/procfs.h"
@@ -167,6 +169,31 @@ TEST(escape_truncates_whole_escapes_only)
 		CHECK_STR(d, "q\\x01");
 		free(d);
 	}
+}
+
+TEST(copytree_never_moves_a_symlink_or_replaces_a_destination)
+{
+	char src[128], dst[128], real[128];
+	struct stat st;
+	int root = root_fd();
+
+	close(root);
+	path_in(real, sizeof(real), "real");
+	path_in(src, sizeof(src), "PROF_link");
+	path_in(dst, sizeof(dst), "out");
+	REQUIRE(mkdir(real, 0700) == 0);
+	REQUIRE(symlink(real, src) == 0);
+	CHECK_INT(copytree_move(src, dst, ULLONG_MAX), -ENOTDIR);
+	CHECK(lstat(dst, &st) != 0);
+	CHECK(lstat(src, &st) == 0 && S_ISLNK(st.st_mode)); /* left where it was */
+	unlink(src);
+	/* An empty folder planted at the destination is not replaced. */
+	REQUIRE(mkdir(dst, 0700) == 0);
+	CHECK_INT(copytree_move(real, dst, ULLONG_MAX), -EEXIST);
+	CHECK(stat(real, &st) == 0);
+	rmdir(dst);
+	rmdir(real);
+	rmdir(dir);
 }
 
 UNIT_MAIN()
