@@ -361,3 +361,35 @@ test_window_over_the_size_limit_is_refused() {
 	[ -z "$(prof_dirs_of $T/o $evil)" ] || fail "a part was left in --output: $(ls $T/o)"
 	ls /proc/$evil/root/root/.dynprof/*/PROF_*/host/data/real > /dev/null || fail "the window was not left where it was"
 }
+
+# Row 1: the user bind-mounts a root-owned folder over <home>/.dynprof in
+# its own filesystem: it is refused with one line naming it, never chowned
+# nor written; the other target gets its window.
+test_root_folder_mounted_over_dot_dynprof_is_not_chowned() {
+	local u good evil; u=$(make_user)
+	mkdir -m 755 $T/rootdir && echo mine > $T/rootdir/f
+	local before; before=$(host_state $T/rootdir $T/rootdir/f)
+	good=$(start_target)
+	evil=$(start_hostile_target $u "mkdir -p /root/.dynprof && mount --bind $T/rootdir /root/.dynprof &&
+		mount -t tmpfs tmpfs $T || exit 1")
+	printf 'start\nstop\nquit\n' > $T/cmds
+	within 30 "$DP" --pid=$good,$evil --output=$T/o < $T/cmds > $T/out 2>&1
+	expect_line "^\[ERROR\] dynprof: pid $evil cannot see $T/o and no result folder could be made in its home /root: .dynprof or its folder is a mount point there, refused$"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+	[ "$before" = "$(host_state $T/rootdir $T/rootdir/f)" ] || fail "the root folder changed: $(ls -la $T/rootdir)"
+	[ "$(ls -A $T/rootdir)" = f ] || fail "made in the root folder: $(ls -A $T/rootdir)"
+}
+
+# The same folder already there, not mounted but not the user's (made by
+# root in the user's own home): refused, not chowned.
+test_dot_dynprof_of_another_user_is_refused() {
+	local u good evil; u=$(make_user)
+	mkdir -m 755 $T/u/$u/home/.dynprof
+	good=$(start_target)
+	evil=$(start_hostile_target $u "mount -t tmpfs tmpfs $T || exit 1")
+	printf 'start\nstop\nquit\n' > $T/cmds
+	within 30 "$DP" --pid=$good,$evil --output=$T/o < $T/cmds > $T/out 2>&1
+	expect_line "^\[ERROR\] dynprof: pid $evil cannot see $T/o .*: .dynprof or its folder exists and is not its user's, refused$"
+	[ "$(stat -c %u $T/u/$u/home/.dynprof)" = 0 ] || fail "chowned"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+}
