@@ -7,7 +7,7 @@
 
 static bool plain_byte(unsigned char c)
 {
-	return c >= 0x20 && c < 0x7f && c != '\\';
+	return c >= 0x20 && c < 0x7f;
 }
 
 bool text_is_plain(const char *in)
@@ -31,9 +31,6 @@ size_t text_escape(const char *in, char *out, size_t outlen)
 		if (plain_byte(*p)) {
 			esc[0] = (char)*p;
 			n = 1;
-		} else if (*p == '\\') {
-			esc[0] = esc[1] = '\\';
-			n = 2;
 		} else {
 			esc[0] = '\\';
 			esc[1] = 'x';

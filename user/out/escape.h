@@ -5,8 +5,9 @@
  * it: on the console, in --json and in --events. One function, so every
  * output path escapes the same way.
  *
- * Each byte below 0x20, 0x7f and every byte from 0x80 becomes \xHH, and a
- * backslash becomes \\: what is printed is then printable ASCII only, so it
+ * Each byte below 0x20, 0x7f and every byte from 0x80 becomes \xHH (a
+ * backslash stays as it is: msprof's own messages show it so, and it moves
+ * no cursor): what is printed is then printable ASCII only, so it
  * cannot move the cursor, set a terminal title or start a forged line, and
  * as a JSON string (cJSON escapes the backslashes) it is valid JSON and
  * valid UTF-8 whatever bytes the target sent. Plain printable text is left
