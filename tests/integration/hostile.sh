@@ -191,8 +191,11 @@ test_v1_reply_detail_with_escapes_is_printed_escaped() {
 # and --events: escaped, one line, valid JSON.
 test_command_line_with_escapes_is_listed_escaped() {
 	local u pid; u=$(make_user)
-	pid=$(HOSTILE_ARGV0="$FORGED" start_hostile_target $u :)
+	mkdir -m 1777 $T/o
+	# argv[0] and comm (which its own user may write) both carry the trap.
+	pid=$(HOSTILE_ARGV0="$FORGED" start_hostile_target $u "printf '\\033]0;pw\\007\\n[INFO]' > /proc/\$!/comm")
 	tr '\0' ' ' < /proc/$pid/cmdline | grep -q $'\e' || fail "the argv trap is not in place"
+	grep -q $'\e' /proc/$pid/comm || fail "the comm trap is not in place"
 	within 20 "$DP" --list --device="$T/dev/davinci*" > $T/out 2>&1
 	# (the process model already shows such bytes as '?'; escaping is the rule on top)
 	expect_line "^$pid .*\]0;pwned.*\[INFO\] dynprof: forged line"
@@ -204,8 +207,9 @@ test_command_line_with_escapes_is_listed_escaped() {
 	! grep -q $'\e' $T/list || fail "an escape character in --list --json"
 	printf 'start\nstop\nquit\n' > $T/cmds
 	within 30 "$DP" --pid=$pid --output=$T/o --events=json:$T/ev < $T/cmds > $T/out 2>&1
+	expect_line "^dynamic profiling for pid $pid stop success$"
 	python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' $T/ev || fail "--events not JSON"
-	grep -q '"command":"[^"]*]0;pwned' $T/ev || fail "no command in --events: $(cat -v $T/ev)"
+	grep -q '"command":"[^"]*x1b]0;pw' $T/ev || fail "no escaped command in --events: $(cat -v $T/ev)"
 	! grep -q $'\e' $T/ev $T/out || fail "an escape character in --events or the console"
 }
 

@@ -204,8 +204,8 @@ static int result_dir_inside(struct target *t)
 	home = root < 0 ? root : procfs_open_in_root(root, t->sock.home, O_RDONLY | O_DIRECTORY);
 	dot = home < 0 ? home : make_owned_dir(home, ".dynprof", t->sock.uid);
 	snprintf(name, sizeof(name), "%d", (int)getpid());
-	if (dot >= 0)
-		dir = make_owned_dir(dot, name, t->sock.uid);
+	/* The first failure is the one said (it was lost before: "Invalid argument"). */
+	dir = dot >= 0 ? make_owned_dir(dot, name, t->sock.uid) : dot;
 	close_fd(root);
 	close_fd(home);
 	close_fd(dot);
