@@ -250,7 +250,7 @@ test_control_fifo_made_by_a_user_is_refused() {
 	good=$(start_target)
 	in_userns $u sh -c "mkfifo -m 0600 $T/pub/ctl" || fail "could not plant"
 	# The user's writer: whatever it sends would be obeyed if accepted.
-	as_user $u sh -c "printf 'start\n' > $T/pub/ctl" &
+	as_user $u timeout 15 sh -c "printf 'start\n' > $T/pub/ctl" &
 	remember_pid $!
 	within 20 "$DP" --pid=$good --output=$T/o --control=fifo:$T/pub/ctl < /dev/null > $T/out 2>&1
 	[ $RC -ne 0 ] || fail "accepted: $(cat $T/out)"
@@ -302,7 +302,8 @@ test_mount_inside_a_window_folder_is_not_crossed() {
 	# own /root/.dynprof, and dynprof copies (another file system) on stop.
 	evil=$(start_hostile_target $u "mkdir -p /root/stash && mount --bind $T/secret /root/stash &&
 		mount -t tmpfs tmpfs $T || exit 1
-		(while ! ls -d /root/.dynprof/*/PROF_*/host/data >/dev/null 2>&1; do sleep 0.05; done
+		(i=0; while ! ls -d /root/.dynprof/*/PROF_*/host/data >/dev/null 2>&1; do
+			sleep 0.05; i=\$((i+1)); [ \$i -lt 1200 ] || exit 1; done
 		 mount --bind /root/stash \$(ls -d /root/.dynprof/*/PROF_*/host/data | head -n 1) && echo mounted) &")
 	dp_background --pid=$good,$evil --output=$T/o
 	dp_send start
@@ -324,7 +325,8 @@ test_mount_inside_a_window_folder_is_not_crossed() {
 # host/data folder once it exists, then writes "filled" to its log.
 start_filler() {
 	start_hostile_target $1 "mount -t tmpfs tmpfs $T || exit 1
-		(while ! ls -d /root/.dynprof/*/PROF_*/host/data >/dev/null 2>&1; do sleep 0.05; done
+		(i=0; while ! ls -d /root/.dynprof/*/PROF_*/host/data >/dev/null 2>&1; do
+			sleep 0.05; i=\$((i+1)); [ \$i -lt 1200 ] || exit 1; done
 		 cd \$(ls -d /root/.dynprof/*/PROF_*/host/data | head -n 1) && $2 && echo filled) &"
 }
 

@@ -52,10 +52,15 @@ cleanup_test() {
 }
 
 # Users a test made (make_user in hostile.sh; one name a line in $T/.users):
-# their remembered processes are gone by now; a forced userdel drops them.
+# every process still running as one (all started by the test: a writer
+# blocked on a FIFO, a loop in its namespace) is killed by its pid, so none
+# outlives the test holding the suite lock; then a forced userdel.
 remove_users() {
-	local u
-	while read -r u; do userdel -f "$u" >/dev/null 2>&1; done < "$T/.users"
+	local u p
+	while read -r u; do
+		for p in $(ps -o pid= -u "$u" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+		userdel -f "$u" >/dev/null 2>&1
+	done < "$T/.users"
 }
 
 # Cgroups a test made (one path a line in $T/.cgroups): empty them, remove them.
