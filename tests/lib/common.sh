@@ -39,6 +39,7 @@ cleanup_test() {
 		rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
 	done
 	[ -f "$T/.cgroups" ] && remove_cgroups
+	[ -f "$T/.users" ] && remove_users
 	[ -f "$T/.files" ] && while read -r f; do rm -f "$f"; done < "$T/.files"
 	# A sanitizer report from any process of the test fails the test.
 	if grep -qs -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T"/*.log "$T/out"; then
@@ -48,6 +49,18 @@ cleanup_test() {
 	fi
 	rm -rf "$T"
 	exit $status
+}
+
+# Users a test made (make_user in hostile.sh; one name a line in $T/.users):
+# every process still running as one (all started by the test: a writer
+# blocked on a FIFO, a loop in its namespace) is killed by its pid, so none
+# outlives the test holding the suite lock; then a forced userdel.
+remove_users() {
+	local u p
+	while read -r u; do
+		for p in $(ps -o pid= -u "$u" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+		userdel -f "$u" >/dev/null 2>&1
+	done < "$T/.users"
 }
 
 # Cgroups a test made (one path a line in $T/.cgroups): empty them, remove them.

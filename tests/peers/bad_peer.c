@@ -282,7 +282,8 @@ static int mode_v1_disconnect(int fd)
 	if (read_msg(fd, &req, sizeof(req)) || req.msg_type != V1_TEST_REQ ||
 	    send_v1(fd, V1_TEST_RSP, 0, NULL) || !pause_ms(UNSOLICITED_MS))
 		return -1;
-	send_v1(fd, V1_DISCONN_RSP, 0, V1_DETAIL_IDLE);
+	/* BAD_PEER_V1_DETAIL: a hostile detail text (escapes, newlines) instead. */
+	send_v1(fd, V1_DISCONN_RSP, 0, getenv("BAD_PEER_V1_DETAIL") ? getenv("BAD_PEER_V1_DETAIL") : V1_DETAIL_IDLE);
 	return -1;
 }
 

@@ -6,6 +6,7 @@
  * never followed, and the source is gone afterwards.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -145,7 +146,7 @@ TEST(same_filesystem_is_a_rename)
 	REQUIRE(put_file("/", outside + 1, "secret", 0600));
 	REQUIRE(make_tree(base, outside));
 	REQUIRE(stat(src, &before) == 0);
-	CHECK_INT(copytree_move(src, dst), 0);
+	CHECK_INT(copytree_move(src, dst, ULLONG_MAX), 0);
 	check_moved(src, dst);
 	/* A rename keeps the very folder (its inode) and everything in it. */
 	CHECK(stat(dst, &after) == 0 && after.st_ino == before.st_ino);
@@ -168,7 +169,7 @@ TEST(across_filesystems_copies_skips_links_and_fifos_and_removes_the_source)
 	snprintf(outside, sizeof(outside), "%s-outside", base);
 	REQUIRE(put_file("/", outside + 1, "secret", 0600));
 	REQUIRE(make_tree(base, outside));
-	CHECK_INT(copytree_move(src, dst), 0);
+	CHECK_INT(copytree_move(src, dst, ULLONG_MAX), 0);
 	check_moved(src, dst);
 	CHECK_INT(mode_of(dst, "") & 07777, 0750);
 	/* Not followed: no copy of the link's target, no FIFO, and the target untouched. */
@@ -187,12 +188,12 @@ TEST(existing_destination_and_missing_source_are_errors)
 	snprintf(src, sizeof(src), "%s/src", base);
 	snprintf(dst, sizeof(dst), "%s/dst", base);
 	snprintf(outside, sizeof(outside), "%s-outside", base);
-	CHECK_INT(copytree_move(src, dst), -ENOENT);
+	CHECK_INT(copytree_move(src, dst, ULLONG_MAX), -ENOENT);
 	REQUIRE(put_file("/", outside + 1, "secret", 0600));
 	REQUIRE(make_tree(base, outside));
 	REQUIRE(mkdir(dst, 0700) == 0);
 	REQUIRE(put_file(dst, "info.json", "theirs", 0600));
-	CHECK(copytree_move(src, dst) < 0);
+	CHECK(copytree_move(src, dst, ULLONG_MAX) < 0);
 	CHECK_STR(read_file(dst, "info.json"), "theirs");
 	CHECK_STR(read_file(src, "info.json"), "{\"a\":1}");
 	clean(base, dst, outside);

@@ -13,6 +13,7 @@
 
 #include "cli/console.h"
 #include "cli/listing.h"
+#include "out/escape.h"
 #include "proc/socklocate.h"
 #include "proc/procfs.h"
 #include "out/report.h"
@@ -104,6 +105,29 @@ static void user_text(uid_t uid, char *buf, size_t len)
 		snprintf(buf, len, "%u", (unsigned)uid);
 }
 
+/* A target's text (command line, comm, paths), escaped (out/escape.h). */
+static void add_text(cJSON *o, const char *key, const char *text)
+{
+	char *safe = text_escape_dup(text);
+
+	cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
+	free(safe);
+}
+
+/* The command column: the command line, else comm, escaped. */
+static const char *command_text(const struct pm_proc *p, char *buf, size_t len)
+{
+	text_escape(p->cmdline[0] ? p->cmdline : p->comm, buf, len);
+	return buf;
+}
+
+/* The socket column, escaped (the path holds the target's home). */
+static const char *socket_shown(const struct pm_proc *p, char *buf, size_t len)
+{
+	text_escape(socket_text(p), buf, len);
+	return buf;
+}
+
 static cJSON *proc_json(const struct pm_proc *p)
 {
 	cJSON *o = cJSON_CreateObject(), *chain, *cards;
@@ -118,7 +142,7 @@ static cJSON *proc_json(const struct pm_proc *p)
 		if (p->cards & (1ULL << i))
 			cJSON_AddItemToArray(cards, cJSON_CreateNumber(i));
 	if (p->socket_state != PM_SOCKET_NONE)
-		cJSON_AddStringToObject(o, "socket", socket_path(p));
+		add_text(o, "socket", socket_path(p));
 	else
 		cJSON_AddNullToObject(o, "socket");
 	if (socket_state_name(p->socket_state))
@@ -130,14 +154,14 @@ static cJSON *proc_json(const struct pm_proc *p)
 	else
 		cJSON_AddNullToObject(o, "socket_flavour");
 	if (p->container[0])
-		cJSON_AddStringToObject(o, "container", p->container);
+		add_text(o, "container", p->container);
 	else
 		cJSON_AddNullToObject(o, "container");
 	cJSON_AddNumberToObject(o, "uid", p->uid);
 	cJSON_AddNumberToObject(o, "ppid", p->ppid);
-	cJSON_AddStringToObject(o, "comm", p->comm);
-	cJSON_AddStringToObject(o, "exe", p->exe);
-	cJSON_AddStringToObject(o, "cmdline", p->cmdline);
+	add_text(o, "comm", p->comm);
+	add_text(o, "exe", p->exe);
+	add_text(o, "cmdline", p->cmdline);
 	return o;
 }
 
@@ -161,13 +185,13 @@ static void table_header(void)
 
 static void table_row(const struct pm_proc *p)
 {
-	char cards[64], user[64], container[CONTAINER_SHORT + 1];
+	char cards[64], user[64], container[CONTAINER_SHORT + 1], cmd[4 * 1024], sock[4 * 1024];
 
 	cards_text(p->cards, cards, sizeof(cards));
 	user_text(p->uid, user, sizeof(user));
 	snprintf(container, sizeof(container), "%.*s", CONTAINER_SHORT, p->container[0] ? p->container : "-");
 	printf("%-8d %-8d %-12s %-10s %-8s %-40s %s\n", p->pid, pm_proc_nspid(p), container, user, cards,
-	       socket_text(p), p->cmdline[0] ? p->cmdline : p->comm);
+	       socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
 }
 
 static bool selected(const struct options *o, const struct pm_proc *p)
@@ -229,7 +253,7 @@ static void list_once(const struct options *o, struct procmodel *m, const struct
 static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 {
 	const struct options *o = ctx;
-	char cards[64];
+	char cards[64], cmd[4 * 1024], sock[4 * 1024];
 
 	/* A card user's changes only; a close that took its last card counts. */
 	if (!p->cards && what != PM_CHANGE_CARD_CLOSE)
@@ -247,7 +271,7 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	}
 	cards_text(p->cards, cards, sizeof(cards));
 	printf("%-10s pid %d (ns %d) cards %s socket %s: %s\n", change_name(what), p->pid, pm_proc_nspid(p),
-	       cards, socket_text(p), p->cmdline[0] ? p->cmdline : p->comm);
+	       cards, socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
 	fflush(stdout);
 }
 

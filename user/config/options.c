@@ -2,6 +2,7 @@
 /* msprof-compatible option parsing (see options.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,6 +390,34 @@ static bool refused_in_dynamic_mode(const char *name)
 	return in_list(refused_in_dynamic, name);
 }
 
+/* A size: decimal bytes, or with one of K, M, G, T (powers of 1024); at least 1. */
+static int parse_size(const char *v, unsigned long long *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long n = 0;
+	const char *p = v;
+	int shift = 0;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (ULLONG_MAX - 9) / 10)
+			return -EINVAL;
+		n = n * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p) {
+		const char *u = strchr(units, *p);
+
+		if (!u || p[1])
+			return -EINVAL;
+		shift = 10 * (int)(u - units + 1);
+	}
+	if (n == 0 || n > (ULLONG_MAX >> shift))
+		return -EINVAL;
+	*out = n << shift;
+	return 0;
+}
+
 static int parse_valued(struct options *o, const char *name, const char *v)
 {
 	const struct switch_def *d;
@@ -437,6 +466,11 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 		o->timeout_ms = ms;
 		return 0;
 	}
+	if (!strcmp(name, "window-max-size")) {
+		if (parse_size(v, &o->window_max_bytes))
+			return fail("Argument --window-max-size: invalid value: %s. Please input a size such as 64G, 512M or 1048576 (bytes; K, M, G, T: powers of 1024).", v);
+		return 0;
+	}
 	if (!strcmp(name, "chip")) {
 		if (!chip_by_text(v))
 			return fail("Argument --chip: invalid value: %s. Please input a chip number (0-18) or name, e.g. 5 or CHIP_V4_1_0 (ascend910b).", v);
@@ -471,7 +505,8 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "output") || !strcmp(name, "dynamic") || !strcmp(name, "application") ||
 		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
 		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
-		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip"))
+		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
+		    !strcmp(name, "window-max-size"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -578,6 +613,7 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->dynamic = -1;
 	o->protocol = PROTO_AUTO;
 	o->timeout_ms = OPTIONS_DEFAULT_TIMEOUT_MS;
+	o->window_max_bytes = OPTIONS_DEFAULT_WINDOW_MAX_BYTES;
 	for (int i = 1; i < argc; i++) {
 		if (strncmp(argv[i], "--", 2) != 0 && strcmp(argv[i], "-h") != 0) {
 			o->app_argv = &argv[i];
@@ -652,6 +688,9 @@ void options_print_help(void)
 "                          target has mapped, else v2\n"
 "  --timeout=DURATION      per-command timeout per target: 60 (s), 30s, 500ms;\n"
 "                          default 60 s, as msprof\n"
+"  --window-max-size=SIZE  largest window folder copied out of a target's own\n"
+"                          filesystem (its data; sparse holes are free):\n"
+"                          default 64G; K, M, G, T are powers of 1024\n"
 "  --events=json[:PATH]   also write one JSON object per line for every target\n"
 "                          joining or leaving, window opening or closing (with\n"
 "                          its PROF_ folders) and error: to PATH (created or\n"

@@ -19,6 +19,13 @@
 #define OPTIONS_MAX_DEVICES 16
 #define OPTIONS_MAX_WINDOWS 16
 #define OPTIONS_DEFAULT_TIMEOUT_MS 60000 /* per command, as msprof */
+/*
+ * Largest window folder copied out of a target's own filesystem (its data
+ * bytes: holes of sparse files cost nothing). Real CANN windows of a few
+ * minutes are MiB to a few GiB; 64 GiB leaves room for long ones while a
+ * target cannot fill the host's disk through dynprof.
+ */
+#define OPTIONS_DEFAULT_WINDOW_MAX_BYTES (64ULL << 30)
 #define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
 
 /* One msprof collection switch the user gave (config/params.h turns it into keys). */
@@ -50,6 +57,7 @@ struct options {
 	int ndevices;            /* --device=GLOB, repeatable */
 	const char *devices[OPTIONS_MAX_DEVICES];
 	const char *chip;        /* --chip=NAME|NUMBER (config/pmu.h), NULL: found or unknown */
+	unsigned long long window_max_bytes; /* --window-max-size=SIZE (default above) */
 	bool dry_run;            /* --dry-run: print the params JSON, connect to nothing */
 	bool help;
 	bool version;

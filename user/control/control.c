@@ -229,13 +229,34 @@ static void add_client(struct control *ctl, int fd)
 	c->in.discarding = false;
 }
 
+static const char not_allowed_msg[] = "error: refused: only dynprof's own uid and root may control it\n";
+
+/*
+ * A client of the control socket: the socket is 0600, and its credentials
+ * are checked too (a descriptor passed on, a mode changed later): dynprof's
+ * own uid or root only.
+ */
+static bool peer_allowed(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return false;
+	return cred.uid == 0 || cred.uid == geteuid();
+}
+
 static void accept_clients(struct control *ctl)
 {
 	for (int i = 0; i < ACCEPT_BURST; i++) {
 		int fd = accept4(ctl->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-		if (fd >= 0)
+		if (fd >= 0 && !peer_allowed(fd)) {
+			(void)send(fd, not_allowed_msg, sizeof(not_allowed_msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+			close(fd);
+		} else if (fd >= 0) {
 			add_client(ctl, fd);
+		}
 		else if (errno != EINTR && errno != ECONNABORTED)
 			return; /* EAGAIN: none left; anything else: the next event retries */
 	}
@@ -253,7 +274,7 @@ static int fifo_open(struct named_file *f, char *err, size_t errlen)
 		f->ours = true;
 	else if (errno != EEXIST)
 		return fail(err, errlen, "cannot make FIFO %s: %s", f->path, strerror(errno));
-	if (stat(f->path, &st) < 0)
+	if (lstat(f->path, &st) < 0)
 		return fail(err, errlen, "cannot check %s: %s", f->path, strerror(errno));
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
@@ -264,12 +285,19 @@ static int fifo_open(struct named_file *f, char *err, size_t errlen)
 	 * writers coming and going never bring EOF or a POLLHUP to spin on,
 	 * and opening never waits for the other side.
 	 */
-	fd = open(f->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	fd = open(f->path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return fail(err, errlen, "cannot open %s: %s", f->path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_dev != f->dev || st.st_ino != f->ino) {
 		close(fd);
 		return fail(err, errlen, "%s was replaced while being opened", f->path);
+	}
+	/* Whoever may write a FIFO commands dynprof: only its own uid may. */
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return fail(err, errlen,
+			    "FIFO %s is not dynprof's own (owner uid %u, mode %04o): it must be owned by uid %u and writable by no one else",
+			    f->path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
 	}
 	return fd;
 }

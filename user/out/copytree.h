@@ -11,7 +11,14 @@
 
 #include "shared/compiler.h"
 
-/* Move folder `src` to `dst` (which must not exist). 0 or negative errno. */
-int copytree_move(const char *src, const char *dst) DP_MUST_CHECK;
+/*
+ * Move folder `src` to `dst` (which must not exist). 0 or negative errno.
+ * A copy never crosses a mount point below src nor removes anything on
+ * another mount; it copies regular files' data only (sparse files stay
+ * sparse) up to max_bytes in all (-EFBIG past it), and gives up with
+ * -EINTR as soon as SIGINT, SIGTERM or SIGHUP is pending. When a copy
+ * stops, src is left whole and the part copied is removed.
+ */
+int copytree_move(const char *src, const char *dst, unsigned long long max_bytes) DP_MUST_CHECK;
 
 #endif /* DYNPROF_COPYTREE_H */

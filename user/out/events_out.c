@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "shared/clock.h"
+#include "out/escape.h"
 #include "out/events_out.h"
 #include "common/json_num.h"
 
@@ -62,6 +63,15 @@ void events_close(void)
 	sink_is_stdout = false;
 }
 
+/* Text that may come from a target, escaped (out/escape.h): JSON stays ASCII. */
+static void add_text(cJSON *e, const char *key, const char *text)
+{
+	char *safe = text_escape_dup(text);
+
+	cJSON_AddStringToObject(e, key, safe ? safe : "(out of memory)");
+	free(safe);
+}
+
 /* Every event starts the same way; NULL when events are off. */
 static cJSON *event_new(const char *name, int pid)
 {
@@ -101,7 +111,7 @@ void events_target_join(int pid, int nspid, const char *command, uint64_t cards,
 		return;
 	cJSON_AddNumberToObject(e, "nspid", nspid);
 	if (command)
-		cJSON_AddStringToObject(e, "command", command);
+		add_text(e, "command", command);
 	if (cards_known && (list = cJSON_AddArrayToObject(e, "cards")))
 		for (int i = 0; i < 64; i++)
 			if (cards & (1ULL << i))
@@ -115,7 +125,7 @@ static void emit_with_text(const char *name, int pid, const char *key, const cha
 	cJSON *e = event_new(name, pid);
 
 	if (e)
-		cJSON_AddStringToObject(e, key, text);
+		add_text(e, key, text);
 	event_emit(e);
 }
 
@@ -142,8 +152,12 @@ struct events_close *events_window_close_begin(int pid)
 
 void events_window_close_add(struct events_close *c, const char *prof)
 {
-	if (c)
-		cJSON_AddItemToArray(cJSON_GetObjectItem((cJSON *)c, "prof"), cJSON_CreateString(prof));
+	char *safe;
+
+	if (!c || !(safe = text_escape_dup(prof)))
+		return;
+	cJSON_AddItemToArray(cJSON_GetObjectItem((cJSON *)c, "prof"), cJSON_CreateString(safe));
+	free(safe);
 }
 
 void events_window_close_end(struct events_close *c)
@@ -160,7 +174,7 @@ void events_trigger(int pid, int rule, const char *edge, const char *condition, 
 		return;
 	cJSON_AddNumberToObject(e, "rule", rule);
 	cJSON_AddStringToObject(e, "edge", edge);
-	cJSON_AddStringToObject(e, "condition", condition);
+	add_text(e, "condition", condition);
 	if (has_count)
 		json_add_uint64(e, "count", count);
 	event_emit(e);

@@ -137,18 +137,6 @@ int output_prof_known_add(char **known, const char *name)
 	return name_is_known(*known, name) ? 0 : remember(known, name);
 }
 
-/* PROF_<6>_<17>_<pid8><rand8>: is this folder the given process's? */
-static bool prof_name_of(const char *name, int nspid)
-{
-	char pid8[16];
-	size_t len = strlen(name);
-
-	if (strncmp(name, "PROF_", 5) || len < 16)
-		return false;
-	snprintf(pid8, sizeof(pid8), "%08d", nspid);
-	return !strncmp(name + len - 16, pid8, 8);
-}
-
 /* `n` characters of s from `from`, each within [lo, hi]. */
 static bool chars_in(const char *s, size_t from, size_t n, char lo, char hi)
 {
@@ -158,27 +146,59 @@ static bool chars_in(const char *s, size_t from, size_t n, char lo, char hi)
 	return true;
 }
 
+/*
+ * CANN's two folder name patterns, the one place both are written:
+ *   9.x: PROF_<6 digits>_<17 digits>_<8 digits: pid><8 letters A-R>
+ *   v1:  PROF_<6 digits>_<17 digits>_<16 letters A-R>
+ * A target's folder name is used (moved, recorded, printed) only when it
+ * is exactly one of them: nothing else can hold a '/', a newline or an
+ * escape sequence.
+ */
+#define PROF_NAME_LEN (5 + 6 + 1 + 17 + 1 + 16)
+
+static bool prof_name_head(const char *name)
+{
+	return strlen(name) == PROF_NAME_LEN && !strncmp(name, "PROF_", 5) &&
+	       chars_in(name, 5, 6, '0', '9') && name[11] == '_' && chars_in(name, 12, 17, '0', '9') &&
+	       name[29] == '_';
+}
+
+bool output_is_v2_prof_name(const char *name)
+{
+	return prof_name_head(name) && chars_in(name, 30, 8, '0', '9') && chars_in(name, 38, 8, 'A', 'R');
+}
+
 bool output_is_v1_prof_name(const char *name)
 {
-	/* PROF_ 6 digits _ 17 digits _ 16 letters A..R, nothing else */
-	return strlen(name) == 5 + 6 + 1 + 17 + 1 + 16 && !strncmp(name, "PROF_", 5) &&
-	       chars_in(name, 5, 6, '0', '9') && name[11] == '_' && chars_in(name, 12, 17, '0', '9') &&
-	       name[29] == '_' && chars_in(name, 30, 16, 'A', 'R');
+	return prof_name_head(name) && chars_in(name, 30, 16, 'A', 'R');
+}
+
+/* A 9.x name of the process whose pid (in its namespace) is nspid. */
+static bool prof_name_of(const char *name, int nspid)
+{
+	char pid8[16];
+
+	if (!output_is_v2_prof_name(name) || nspid < 0 || nspid > 99999999)
+		return false;
+	snprintf(pid8, sizeof(pid8), "%08d", nspid);
+	return !strncmp(name + 30, pid8, 8);
 }
 
 /* A real folder (a target may plant a symlink or a file with the name). */
-static bool is_real_dir(DIR *d, const char *name)
+static int entry_kind(DIR *d, const char *name)
 {
 	struct stat st;
 
-	return !fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+	if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
 }
 
-static bool wanted(DIR *d, const char *name, int nspid)
+static bool name_wanted(const char *name, int nspid)
 {
 	if (nspid == OUTPUT_V1_NAMES)
-		return output_is_v1_prof_name(name) && is_real_dir(d, name);
-	return prof_name_of(name, nspid) && is_real_dir(d, name);
+		return output_is_v1_prof_name(name);
+	return prof_name_of(name, nspid);
 }
 
 int output_new_prof_dirs(const char *dir, int nspid, char **known,
@@ -190,26 +210,65 @@ int output_new_prof_dirs(const char *dir, int nspid, char **known,
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (name_is_known(*known, de->d_name) || !wanted(d, de->d_name, nspid))
+		int kind;
+
+		if (name_is_known(*known, de->d_name) || !name_wanted(de->d_name, nspid))
 			continue;
+		kind = entry_kind(d, de->d_name);
+		if (kind == -ENOENT)
+			continue; /* gone since readdir */
 		if (remember(known, de->d_name))
 			break;
-		if (found)
+		/* Said once (it is now known); the name matched the pattern, so it prints safely. */
+		if (kind && found)
+			report_warning("dynprof: %s/%s is %s: not a window folder, not saved", dir,
+				       de->d_name, kind == -ELOOP ? "a symlink" : "not a folder");
+		else if (found)
 			found(ctx, de->d_name);
 	}
 	closedir(d);
 	return 0;
 }
 
+int output_open_file(const char *dir, const char *name)
+{
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd, err = 0;
+	const int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	struct stat st;
+
+	if (dfd < 0)
+		return -errno;
+	/* New: made here, so nobody else's. */
+	fd = openat(dfd, name, flags | O_CREAT | O_EXCL, 0640);
+	if (fd < 0 && errno == EEXIST) {
+		/* Ours from earlier in this run, or planted: only ours is used. */
+		fd = openat(dfd, name, flags);
+		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+				st.st_nlink != 1))
+			err = -EPERM;
+	}
+	if (fd < 0)
+		err = -errno;
+	close(dfd);
+	if (err && fd >= 0)
+		close(fd);
+	return err ? err : fd;
+}
+
 int output_record(const char *dir, const char *prof_name)
 {
-	char path[PATH_MAX];
-	FILE *f;
+	char name[64];
+	int fd, rc = 0;
+	size_t n = strlen(prof_name);
 
-	snprintf(path, sizeof(path), "%s/%d_profiling_output_record", dir, (int)getpid());
-	f = fopen(path, "ae");
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", prof_name);
-	return fclose(f) ? -errno : 0;
+	snprintf(name, sizeof(name), "%d_profiling_output_record", (int)getpid());
+	fd = output_open_file(dir, name);
+	if (fd < 0)
+		return fd;
+	errno = 0;
+	if (write(fd, prof_name, n) != (ssize_t)n || write(fd, "\n", 1) != 1)
+		rc = errno ? -errno : -EIO;
+	if (close(fd) && rc == 0)
+		rc = -errno;
+	return rc;
 }

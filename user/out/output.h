@@ -50,8 +50,23 @@ int output_new_prof_dirs(const char *dir, int nspid, char **known,
 /* Add `name` to a `known` list (claimed by another target). 0 or -ENOMEM. */
 int output_prof_known_add(char **known, const char *name) DP_MUST_CHECK;
 
-/* The exact v1 PROF_ folder name shape. */
+/*
+ * CANN's exact PROF_ folder name shapes (the one place both are written):
+ * v1 PROF_<6 digits>_<17 digits>_<16 letters A-R>, 9.x
+ * PROF_<6 digits>_<17 digits>_<8 digits><8 letters A-R>. A name a target
+ * made is used only when it matches one.
+ */
 bool output_is_v1_prof_name(const char *name);
+bool output_is_v2_prof_name(const char *name);
+
+/*
+ * Open <dir>/<name> to append, for a file dynprof writes in --output (which
+ * targets may be able to write): through a directory fd, never following a
+ * symlink (dir's last part included), made 0640 with O_EXCL when new; an
+ * existing one is used only when it is a regular file of dynprof's euid
+ * with one link, else -EPERM. Returns the fd or a negative errno.
+ */
+int output_open_file(const char *dir, const char *name) DP_MUST_CHECK;
 
 /* Append a PROF_ folder name to <dir>/<pid>_profiling_output_record. */
 int output_record(const char *dir, const char *prof_name) DP_MUST_CHECK;

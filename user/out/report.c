@@ -3,23 +3,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "out/escape.h"
 #include "out/events_out.h"
 #include "out/report.h"
 
+/*
+ * A line's text, formatted and then escaped (out/escape.h): a target's
+ * text in it (a v1 reply detail, a folder name, a path) can neither start a
+ * line of its own nor reach the terminal as a control sequence. NULL when
+ * out of memory.
+ */
+static char *format_escaped(const char *fmt, va_list ap)
+{
+	char *text = NULL, *safe;
+
+	if (vasprintf(&text, fmt, ap) < 0)
+		return NULL;
+	if (text_is_plain(text))
+		return text;
+	safe = text_escape_dup(text);
+	free(text);
+	return safe;
+}
+
 static void vline(const char *prefix, const char *fmt, va_list ap)
 {
-	fputs(prefix, stdout);
-	vfprintf(stdout, fmt, ap);
-	fputc('\n', stdout);
+	char *text = format_escaped(fmt, ap);
+
+	printf("%s%s\n", prefix, text ? text : "(out of memory)");
 	fflush(stdout);
+	free(text);
 }
 
 /* Format once, so the console line and the event carry the same text. */
 static void verror_about(int pid, const char *fmt, va_list ap)
 {
-	char *text = NULL;
+	char *text = format_escaped(fmt, ap);
 
-	if (vasprintf(&text, fmt, ap) < 0) {
+	if (!text) {
 		puts("[ERROR] dynprof: out of memory");
 		return;
 	}

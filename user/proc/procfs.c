@@ -489,7 +489,7 @@ int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len)
 {
 	char *buf;
 	size_t n;
-	int err, fd = procfs_open_in_root(rootfd, "/etc/passwd", O_RDONLY);
+	int err, fd = procfs_open_file_in_root(rootfd, "/etc/passwd");
 
 	if (fd < 0)
 		return fd;
@@ -544,4 +544,44 @@ int procfs_open_in_root(int rootfd, const char *path, int flags)
 		path++;
 	fd = openat(rootfd, *path ? path : ".", flags | O_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int procfs_check_regular(int fd)
+{
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -PROCFS_ENOTREG;
+	}
+	return fd;
+}
+
+int procfs_open_file_in_root(int rootfd, const char *path)
+{
+	/*
+	 * O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (and
+	 * reads give EAGAIN); it is then refused by its type before any read.
+	 * O_NOCTTY: a terminal put there never becomes ours.
+	 */
+	int fd = procfs_open_in_root(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+
+	return procfs_check_regular(fd);
+}
+
+const char *procfs_strerror(int err)
+{
+	if (err == -PROCFS_ENOTREG)
+		return "not a regular file, refused";
+	if (err == -ELOOP)
+		return "a symlink, not followed";
+	return strerror(-err);
 }

@@ -11,6 +11,7 @@
 #ifndef DYNPROF_PROCFS_H
 #define DYNPROF_PROCFS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -116,5 +117,21 @@ int procfs_open_in_root(int rootfd, const char *path, int flags) DP_MUST_CHECK;
  * more than `max` bytes (nothing is returned then).
  */
 int procfs_read_fd(int fd, size_t max, char **buf, size_t *len) DP_MUST_CHECK;
+
+/*
+ * Every file dynprof reads in a target's filesystem is opened through this:
+ * procfs_open_in_root() with O_RDONLY|O_NONBLOCK|O_NOFOLLOW|O_NOCTTY, then
+ * an fstat type check, so a FIFO, a device or a socket put (or
+ * bind-mounted) in its place never blocks or is read. Returns the fd of a
+ * regular file; -ELOOP when the last part is a symlink; -PROCFS_ENOTREG
+ * (negated) when it is not a regular file; else a negative errno.
+ * procfs_check_regular() is the type check alone: it takes an fd (or a
+ * negative errno, passed back), closes it when refused.
+ */
+#define PROCFS_ENOTREG EMEDIUMTYPE /* Linux has no EFTYPE; callers name it themselves */
+int procfs_open_file_in_root(int rootfd, const char *path) DP_MUST_CHECK;
+int procfs_check_regular(int fd) DP_MUST_CHECK;
+/* strerror(-err), naming the two refusals above in words. */
+const char *procfs_strerror(int err);
 
 #endif /* DYNPROF_PROCFS_H */

@@ -172,7 +172,7 @@ static int find_home(struct sock_location *ts, int rootfd)
 	else if (err == -EACCES)
 		WHY(ts, "cannot read /proc/%d/root/etc/passwd: permission denied", ts->pid);
 	else
-		WHY(ts, "cannot read /proc/%d/root/etc/passwd: %s", ts->pid, strerror(-err));
+		WHY(ts, "cannot read /proc/%d/root/etc/passwd: %s", ts->pid, procfs_strerror(err));
 	return err;
 }
 

@@ -415,7 +415,7 @@ static int version_at(int rootfd, const char *file, char *version, size_t len)
 {
 	char *text;
 	size_t n;
-	int fd = procfs_open_in_root(rootfd, file, O_RDONLY), major;
+	int fd = procfs_open_file_in_root(rootfd, file), major;
 
 	if (fd < 0)
 		return -1;

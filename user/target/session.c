@@ -100,10 +100,12 @@ static void report_prof_dir(void *ctx, const char *name)
 	if (r->t->result_fd >= 0) { /* written inside its container: bring it out */
 		snprintf(src, sizeof(src), "%s/%s", r->t->result_host, name);
 		snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
-		rc = copytree_move(src, dst);
+		rc = copytree_move(src, dst, r->s->opts->window_max_bytes);
 		if (rc) {
 			report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
-				     r->t->result_inside, name, r->s->output, strerror(-rc));
+				     r->t->result_inside, name, r->s->output,
+				     rc == -EFBIG ? "it holds more than --window-max-size, left where it is" :
+				     rc == -EINTR ? "stopped by a signal, left where it is" : strerror(-rc));
 			return;
 		}
 	}

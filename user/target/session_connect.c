@@ -141,16 +141,51 @@ static bool visible_in_target(const char *dir, int pid)
 	return procfs_same_file(dir, inside);
 }
 
-/* mkdir `name` under dirfd for the target's user, and open it. */
+/* The mount id of an open fd (0 when the kernel does not say: before 5.8). */
+static uint64_t mount_of(int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return sx.stx_mnt_id;
+}
+
+/*
+ * mkdir `name` under dirfd for the target's user, and open it. Everything
+ * is checked on the opened fd, never by name (a bind mount defeats
+ * AT_SYMLINK_NOFOLLOW): it must be a folder on dirfd's own mount (not
+ * something mounted there), either just made by us (then fchown'd to the
+ * target's uid through the fd) or already the target's uid's. -EXDEV: a
+ * mount; -EPERM: someone else's folder.
+ */
 static int make_owned_dir(int dirfd, const char *name, uid_t uid)
 {
-	if (mkdirat(dirfd, name, 0750) && errno != EEXIST)
-		return -errno;
-	if (fchownat(dirfd, name, uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW))
-		return -errno;
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	bool made = mkdirat(dirfd, name, 0750) == 0;
+	struct stat st;
+	uint64_t here, there;
+	int fd, err = 0;
 
-	return fd < 0 ? -errno : fd;
+	if (!made && errno != EEXIST)
+		return -errno;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? -ENOTDIR : -errno;
+	here = mount_of(dirfd);
+	there = mount_of(fd);
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (here && there && here != there)
+		err = -EXDEV;
+	else if (st.st_uid != uid && !(made && st.st_uid == geteuid()))
+		err = -EPERM;
+	else if (st.st_uid != uid && fchown(fd, uid, (gid_t)-1))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 static void close_fd(int fd)
@@ -175,8 +210,8 @@ static int result_dir_inside(struct target *t)
 	home = root < 0 ? root : procfs_open_in_root(root, t->sock.home, O_RDONLY | O_DIRECTORY);
 	dot = home < 0 ? home : make_owned_dir(home, ".dynprof", t->sock.uid);
 	snprintf(name, sizeof(name), "%d", (int)getpid());
-	if (dot >= 0)
-		dir = make_owned_dir(dot, name, t->sock.uid);
+	/* The first failure is the one said (it was lost before: "Invalid argument"). */
+	dir = dot >= 0 ? make_owned_dir(dot, name, t->sock.uid) : dot;
 	close_fd(root);
 	close_fd(home);
 	close_fd(dot);
@@ -195,7 +230,10 @@ static int choose_result_dir(struct session *s, struct target *t)
 	fd = result_dir_inside(t);
 	if (fd < 0) {
 		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
-			     t->pid, s->output, t->sock.home, strerror(-fd));
+			     t->pid, s->output, t->sock.home,
+			     fd == -EXDEV ? ".dynprof or its folder is a mount point there, refused" :
+			     fd == -EPERM ? ".dynprof or its folder exists and is not its user's, refused" :
+			     strerror(-fd));
 		return fd;
 	}
 	t->result_fd = fd;

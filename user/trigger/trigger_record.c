@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/json_num.h"
+#include "out/output.h"
 #include "out/report.h"
 #include "trigger/triggers_impl.h"
 
@@ -24,16 +25,23 @@ struct trigger_record {
 /* Opened at the first window closed (tried again at the next when it failed). */
 static struct trigger_record *open_record(struct triggers *tg)
 {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], name[64];
+	int fd;
 
 	if (!tg->record && !(tg->record = calloc(1, sizeof(*tg->record))))
 		return NULL;
 	if (tg->record->f)
 		return tg->record;
 	snprintf(path, sizeof(path), "%s/%d_dynprof_windows", tg->s->output, (int)getpid());
-	tg->record->f = fopen(path, "ae");
-	if (!tg->record->f)
-		report_warning("dynprof: cannot write the window record %s: %s", path, strerror(errno));
+	snprintf(name, sizeof(name), "%d_dynprof_windows", (int)getpid());
+	fd = output_open_file(tg->s->output, name);
+	tg->record->f = fd < 0 ? NULL : fdopen(fd, "a");
+	if (!tg->record->f) {
+		report_warning("dynprof: cannot write the window record %s: %s", path,
+			       strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0)
+			close(fd);
+	}
 	return tg->record->f ? tg->record : NULL;
 }
 
