@@ -624,9 +624,14 @@ int options_parse(int argc, char **argv, struct options *o)
 			break;
 		}
 		if (parse_one(o, argv[i]))
-			return -EINVAL;
+			goto refused;
 	}
-	return check_combination(o);
+	if (check_combination(o) == 0)
+		return 0;
+refused:
+	/* A refused command line owns nothing: the caller only exits. */
+	options_free(o);
+	return -EINVAL;
 }
 
 void options_card_patterns(const struct options *o, struct card_patterns *p)

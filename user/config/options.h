@@ -67,7 +67,8 @@ struct options {
 
 /*
  * Parse argv. Returns 0, or -EINVAL after printing the one error line
- * (msprof's text where msprof has one) to stdout, as msprof does.
+ * (msprof's text where msprof has one) to stdout, as msprof does; after
+ * -EINVAL nothing is left to free.
  */
 int options_parse(int argc, char **argv, struct options *o) DP_MUST_CHECK;
 void options_free(struct options *o);
