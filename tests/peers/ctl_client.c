@@ -9,6 +9,7 @@
  * closes early, 2 on a reply that takes longer than 30 s.
  */
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -60,6 +61,12 @@ int main(int argc, char **argv)
 	fd = connect_to(argv[1]);
 	if (fd < 0)
 		return 1;
+	/*
+	 * A refused client is sent one line and closed at once, maybe before
+	 * our first command is written: that write must not kill us (SIGPIPE)
+	 * before the refusal, still queued, is read.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	for (int i = 2; i < argc; i++) {
 		int rc;
 
