@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config/chip.h"
+#include "proc/procfs.h"
 #include "shared/decimal.h"
 
 #define MODULE_TYPE_SYSTEM 0 /* ascend_hal.h DEV_MODULE_TYPE */
@@ -106,26 +107,24 @@ int chip_from_driver(const char *install_info, int *id, char *why, size_t len)
 	return -ENOENT;
 }
 
-/* platform_version of one info.json (a string or a number), opened without following links. */
+/*
+ * platform_version of one info.json (a string or a number). --output may be
+ * writable by targets: opened as every untrusted file is (inside the folder,
+ * no final symlink, regular files only, never blocking), read bounded.
+ */
 static int info_json_chip(int dirfd, const char *name, int *id)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
+	int fd = procfs_open_file_in_root(dirfd, name);
 	cJSON *root = NULL;
 	const cJSON *v;
 	char *text = NULL;
+	size_t n;
 	int rc = -ENOENT;
-	ssize_t n;
 
 	if (fd < 0)
 		return -ENOENT;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > INFO_JSON_MAX)
+	if (procfs_read_fd(fd, INFO_JSON_MAX, &text, &n) || n == 0)
 		goto out;
-	text = malloc((size_t)st.st_size + 1);
-	n = text ? read(fd, text, (size_t)st.st_size) : -1;
-	if (n <= 0)
-		goto out;
-	text[n] = '\0';
 	root = cJSON_Parse(text);
 	v = cJSON_GetObjectItemCaseSensitive(root, "platform_version");
 	if (cJSON_IsString(v) && !decimal_int(v->valuestring, 0, 255, id))

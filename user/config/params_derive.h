@@ -30,6 +30,9 @@ void params_metrics(const struct options *o, const struct chip_info *chip, const
 int params_set_metrics(struct paramset *ps, const struct options *o, const struct chip_info *chip,
 		       const char *aiv_switch);
 
+/* The task logs a task-time switch turns on: STARS logs or HWTS logs, and ts_memcpy. */
+void params_set_task_logs(struct paramset *ps, const struct chip_info *chip);
+
 void params_v2_derive(struct paramset *ps, const struct options *o, const struct chip_info *chip);
 void params_v1_derive(struct paramset *ps, const struct options *o, const struct chip_info *chip);
 

@@ -86,3 +86,14 @@ int params_set_metrics(struct paramset *ps, const struct options *o, const struc
 	}
 	return ms;
 }
+
+void params_set_task_logs(struct paramset *ps, const struct chip_info *chip)
+{
+	if (chip && chip->stars) {
+		paramset_set(ps, "stars_acsq_task", "on");
+	} else {
+		paramset_set(ps, "hwts_log", "on");
+		paramset_set(ps, "hwts_log1", "on");
+	}
+	paramset_set(ps, "ts_memcpy", "on");
+}

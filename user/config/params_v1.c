@@ -92,13 +92,7 @@ static void v1_task_time(struct paramset *ps, const struct options *o, const str
 	if (!strcmp(level, "off"))
 		return;
 	paramset_set(ps, "ts_keypoint", "on");
-	if (chip && chip->stars) {
-		paramset_set(ps, "stars_acsq_task", "on");
-	} else {
-		paramset_set(ps, "hwts_log", "on");
-		paramset_set(ps, "hwts_log1", "on");
-	}
-	paramset_set(ps, "ts_memcpy", "on");
+	params_set_task_logs(ps, chip);
 }
 
 static void v1_ai_core_keys(struct paramset *ps, const struct options *o,

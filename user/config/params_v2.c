@@ -70,13 +70,7 @@ static void task_time(struct paramset *ps, const struct options *o, const struct
 	}
 	if (options_switch(o, "task-time"))
 		paramset_set(ps, "prof_level", tt);
-	if (chip && chip->stars) {
-		paramset_set(ps, "stars_acsq_task", "on");
-	} else {
-		paramset_set(ps, "hwts_log", "on");
-		paramset_set(ps, "hwts_log1", "on");
-	}
-	paramset_set(ps, "ts_memcpy", "on");
+	params_set_task_logs(ps, chip);
 }
 
 static void ai_core(struct paramset *ps, const struct options *o, const struct chip_info *chip)
