@@ -471,6 +471,14 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 			return fail("Argument --window-max-size: invalid value: %s. Please input a size such as 64G, 512M or 1048576 (bytes; K, M, G, T: powers of 1024).", v);
 		return 0;
 	}
+	if (!strcmp(name, "window-max-files")) {
+		uint64_t n;
+
+		if (decimal_u64(v, 1, OPTIONS_WINDOW_MAX_FILES_LIMIT, &n))
+			return fail("Argument --window-max-files: invalid value: %s. Please input a number of files and folders from 1 to %llu.", v, OPTIONS_WINDOW_MAX_FILES_LIMIT);
+		o->window_max_files = n;
+		return 0;
+	}
 	if (!strcmp(name, "chip")) {
 		if (!chip_by_text(v))
 			return fail("Argument --chip: invalid value: %s. Please input a chip number (0-18) or name, e.g. 5 or CHIP_V4_1_0 (ascend910b).", v);
@@ -506,7 +514,7 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
 		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
 		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
-		    !strcmp(name, "window-max-size"))
+		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -614,6 +622,7 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->protocol = PROTO_AUTO;
 	o->timeout_ms = OPTIONS_DEFAULT_TIMEOUT_MS;
 	o->window_max_bytes = OPTIONS_DEFAULT_WINDOW_MAX_BYTES;
+	o->window_max_files = OPTIONS_DEFAULT_WINDOW_MAX_FILES;
 	for (int i = 1; i < argc; i++) {
 		if (strncmp(argv[i], "--", 2) != 0 && strcmp(argv[i], "-h") != 0) {
 			o->app_argv = &argv[i];
@@ -696,6 +705,8 @@ void options_print_help(void)
 "  --window-max-size=SIZE  largest window folder copied out of a target's own\n"
 "                          filesystem (its data; sparse holes are free):\n"
 "                          default 64G; K, M, G, T are powers of 1024\n"
+"  --window-max-files=N    most files and folders in one window folder copied\n"
+"                          out of a target's filesystem: default 1000000\n"
 "  --events=json[:PATH]   also write one JSON object per line for every target\n"
 "                          joining or leaving, window opening or closing (with\n"
 "                          its PROF_ folders) and error: to PATH (created or\n"

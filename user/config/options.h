@@ -26,6 +26,9 @@
  * target cannot fill the host's disk through dynprof.
  */
 #define OPTIONS_DEFAULT_WINDOW_MAX_BYTES (64ULL << 30)
+/* Files and folders of one window copied out (a real window holds hundreds to thousands). */
+#define OPTIONS_DEFAULT_WINDOW_MAX_FILES 1000000ULL
+#define OPTIONS_WINDOW_MAX_FILES_LIMIT 1000000000ULL
 #define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
 
 /* One msprof collection switch the user gave (config/params.h turns it into keys). */
@@ -58,6 +61,7 @@ struct options {
 	const char *devices[OPTIONS_MAX_DEVICES];
 	const char *chip;        /* --chip=NAME|NUMBER (config/pmu.h), NULL: found or unknown */
 	unsigned long long window_max_bytes; /* --window-max-size=SIZE (default above) */
+	unsigned long long window_max_files; /* --window-max-files=N (default above) */
 	bool dry_run;            /* --dry-run: print the params JSON, connect to nothing */
 	bool help;
 	bool version;

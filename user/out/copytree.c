@@ -40,7 +40,7 @@ struct tree {
  * signalfd (they are blocked), so a long copy looks at them itself between
  * chunks and gives up (-EINTR): they are then handled within a chunk's time.
  */
-static bool stop_asked(void)
+bool copytree_signal_pending(void)
 {
 	sigset_t pending;
 
@@ -124,7 +124,7 @@ static int copy_range(struct tree *t, int in, int out, off_t from, off_t to)
 		size_t want = (size_t)(to - from) < sizeof(buf) ? (size_t)(to - from) : sizeof(buf);
 		ssize_t n;
 
-		if (stop_asked())
+		if (copytree_signal_pending())
 			return -EINTR;
 		if (want > t->left)
 			return -EFBIG;
@@ -259,7 +259,7 @@ static int copy_dir(struct tree *t, int sdir, int ddir, int depth)
 	rewinddir(dir); /* the dup shares the caller's offset */
 	while (rc == 0 && (de = readdir(dir)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			rc = stop_asked() ? -EINTR : copy_entry(t, sdir, ddir, de->d_name, depth);
+			rc = copytree_signal_pending() ? -EINTR : copy_entry(t, sdir, ddir, de->d_name, depth);
 	closedir(dir);
 	return rc;
 }
@@ -421,4 +421,19 @@ int copytree_move(const char *src, const char *dst, unsigned long long max_bytes
 	if (rc >= 0 && rmdir(src) && !(rc == 1 && (errno == ENOTEMPTY || errno == EBUSY || errno == EEXIST)))
 		return -errno;
 	return rc == 1 ? 0 : rc;
+}
+
+int copytree_remove(int parent, const char *name)
+{
+	struct tree t = { 0 };
+	struct entry e;
+	int rc = entry_at(parent, name, 0, &e);
+
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	if (!S_ISDIR(e.mode))
+		return -ENOTDIR;
+	t.dev = e.dev;
+	t.mnt_id = e.mnt_id;
+	return remove_dir(&t, parent, name, &e, 0);
 }

@@ -9,6 +9,8 @@
 #ifndef DYNPROF_COPYTREE_H
 #define DYNPROF_COPYTREE_H
 
+#include <stdbool.h>
+
 #include "shared/compiler.h"
 
 /*
@@ -20,5 +22,15 @@
  * stops, src is left whole and the part copied is removed.
  */
 int copytree_move(const char *src, const char *dst, unsigned long long max_bytes) DP_MUST_CHECK;
+
+/*
+ * Remove folder `name` of `parent` and what it holds on its own mount
+ * (nothing on another is touched; no symlink followed). For dynprof's own
+ * folders (a copy given up); a target's are removed by its helper.
+ */
+int copytree_remove(int parent, const char *name) DP_MUST_CHECK;
+
+/* SIGINT, SIGTERM or SIGHUP pending (they are blocked: a signalfd reads them). */
+bool copytree_signal_pending(void);
 
 #endif /* DYNPROF_COPYTREE_H */

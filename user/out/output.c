@@ -201,33 +201,37 @@ static bool name_wanted(const char *name, int nspid)
 	return prof_name_of(name, nspid);
 }
 
+int output_prof_entry(const char *dir, const char *name, int kind, int nspid, char **known,
+		      void (*found)(void *ctx, const char *name), void *ctx)
+{
+	if (kind == -ENOENT || name_is_known(*known, name) || !name_wanted(name, nspid))
+		return 0; /* gone since it was listed; known; not this target's */
+	if (remember(known, name))
+		return -ENOMEM;
+	/* Said once (it is now known); the name matched the pattern, so it prints safely. */
+	if (kind && found)
+		report_warning("dynprof: %s/%s is %s: not a window folder, not saved", dir, name,
+			       kind == -ELOOP ? "a symlink" : "not a folder");
+	else if (found)
+		found(ctx, name);
+	return 0;
+}
+
 int output_new_prof_dirs(const char *dir, int nspid, char **known,
 			 void (*found)(void *ctx, const char *name), void *ctx)
 {
 	struct dirent *de;
 	DIR *d = opendir(dir);
+	int rc = 0;
 
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
-		int kind;
-
-		if (name_is_known(*known, de->d_name) || !name_wanted(de->d_name, nspid))
-			continue;
-		kind = entry_kind(d, de->d_name);
-		if (kind == -ENOENT)
-			continue; /* gone since readdir */
-		if (remember(known, de->d_name))
-			break;
-		/* Said once (it is now known); the name matched the pattern, so it prints safely. */
-		if (kind && found)
-			report_warning("dynprof: %s/%s is %s: not a window folder, not saved", dir,
-				       de->d_name, kind == -ELOOP ? "a symlink" : "not a folder");
-		else if (found)
-			found(ctx, de->d_name);
-	}
+	while (rc == 0 && (de = readdir(d)))
+		if (name_wanted(de->d_name, nspid))
+			rc = output_prof_entry(dir, de->d_name, entry_kind(d, de->d_name), nspid, known,
+					       found, ctx);
 	closedir(d);
-	return 0;
+	return rc;
 }
 
 int output_open_file(const char *dir, const char *name)

@@ -47,6 +47,14 @@ int output_prepare(const char *given, char *abs, size_t len) DP_MUST_CHECK;
 int output_new_prof_dirs(const char *dir, int nspid, char **known,
 			 void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
 
+/*
+ * One entry of a listing done elsewhere (a target's helper): its kind is
+ * 0 for a folder, -ELOOP a symlink, -ENOTDIR anything else, -ENOENT gone.
+ * found() as above; `dir` only names the folder in a warning. 0 or -ENOMEM.
+ */
+int output_prof_entry(const char *dir, const char *name, int kind, int nspid, char **known,
+		      void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
+
 /* Add `name` to a `known` list (claimed by another target). 0 or -ENOMEM. */
 int output_prof_known_add(char **known, const char *name) DP_MUST_CHECK;
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,81 @@ int procfs_read_status(int pid, uid_t *uid, int *nspid_inner)
 	return err;
 }
 
+/* ---- creds ------------------------------------------------------------- */
+
+/* The blank-separated numbers of a status value (at most max of them): how many. */
+static int status_list(const char *v, const char *end, uint64_t *out, int max)
+{
+	int n = 0;
+
+	while (v < end) {
+		const char *s;
+		uint64_t x;
+
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		if (v >= end)
+			break;
+		s = v;
+		while (v < end && *v != ' ' && *v != '\t')
+			v++;
+		if (decimal_span(s, (size_t)(v - s), 0, UINT32_MAX - 1, &x))
+			return -EINVAL;
+		if (n < max)
+			out[n++] = x;
+	}
+	return n;
+}
+
+int procfs_parse_creds(const char *text, struct proc_creds *c)
+{
+	uint64_t ids[PROCFS_GROUPS_MAX];
+	bool have_uid = false, have_gid = false;
+	const char *line = text;
+
+	c->ngroups = 0;
+	while (*line) {
+		const char *eol = strchr(line, '\n');
+		size_t n = eol ? (size_t)(eol - line) : strlen(line);
+		const char *end = line + n, *v;
+		int k;
+
+		if (!have_uid && (v = line_value(line, n, "Uid:"))) {
+			if (status_list(v, end, ids, 4) < 2)
+				return -EINVAL;
+			c->uid = (uid_t)ids[1];
+			have_uid = true;
+		} else if (!have_gid && (v = line_value(line, n, "Gid:"))) {
+			if (status_list(v, end, ids, 4) < 2)
+				return -EINVAL;
+			c->gid = (gid_t)ids[1];
+			have_gid = true;
+		} else if ((v = line_value(line, n, "Groups:"))) {
+			k = status_list(v, end, ids, PROCFS_GROUPS_MAX);
+			if (k < 0)
+				return -EINVAL;
+			for (int i = 0; i < k; i++)
+				c->groups[i] = (gid_t)ids[i];
+			c->ngroups = k;
+		}
+		line = eol ? eol + 1 : end;
+	}
+	return have_uid && have_gid ? 0 : -EINVAL;
+}
+
+int procfs_read_creds(int pid, struct proc_creds *c)
+{
+	char *buf;
+	size_t len;
+	int err = read_proc(pid, "status", STATUS_MAX, &buf, &len);
+
+	if (err)
+		return err;
+	err = procfs_parse_creds(buf, c);
+	free(buf);
+	return err;
+}
+
 /* ---- uid_map ------------------------------------------------------------- */
 
 int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner)
@@ -242,6 +318,39 @@ int procfs_inner_uid(int pid, uid_t uid, uid_t *inner)
 	if (err == -EINVAL)
 		*inner = uid;
 	return err == -EINVAL ? 0 : err;
+}
+
+/* Map one id through a map file's text; -ENOENT when unmapped. */
+static int map_id(const char *map, unsigned id, unsigned *inner)
+{
+	uid_t in;
+	int err = procfs_parse_uid_map(map, (uid_t)id, &in);
+
+	if (err == 0)
+		*inner = (unsigned)in;
+	return err;
+}
+
+int procfs_inner_creds(int pid, struct proc_creds *c)
+{
+	char *umap = NULL, *gmap = NULL;
+	size_t len;
+	int err = read_proc(pid, "uid_map", UID_MAP_MAX, &umap, &len), kept = 0;
+
+	if (!err)
+		err = read_proc(pid, "gid_map", UID_MAP_MAX, &gmap, &len);
+	if (!err)
+		err = map_id(umap, c->uid, &c->uid);
+	if (!err)
+		err = map_id(gmap, c->gid, &c->gid);
+	for (int i = 0; !err && i < c->ngroups; i++)
+		if (map_id(gmap, c->groups[i], &c->groups[kept]) == 0)
+			kept++;
+	if (!err)
+		c->ngroups = kept;
+	free(umap);
+	free(gmap);
+	return err;
 }
 
 /* ---- environ ------------------------------------------------------------- */

@@ -30,6 +30,22 @@ int procfs_read_status(int pid, uid_t *uid, int *nspid_inner) DP_MUST_CHECK;
 int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner) DP_MUST_CHECK;
 
 /*
+ * The ids a process acts with, from status: effective uid and gid (the
+ * second field of Uid: and Gid:) and its supplementary groups (Groups:, at
+ * most PROCFS_GROUPS_MAX: more are dropped, which only takes rights away).
+ * -EINVAL when Uid: or Gid: is missing or malformed.
+ */
+#define PROCFS_GROUPS_MAX 64
+struct proc_creds {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[PROCFS_GROUPS_MAX];
+};
+int procfs_parse_creds(const char *text, struct proc_creds *c) DP_MUST_CHECK;
+int procfs_read_creds(int pid, struct proc_creds *c) DP_MUST_CHECK;
+
+/*
  * The uid a process sees itself as (getuid() inside its user namespace)
  * for the uid dynprof sees (from status), through /proc/<pid>/uid_map:
  * lines "<inside> <outside> <count>", where <outside> is in the reader's
@@ -39,6 +55,8 @@ int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner) DP_MUST_
  */
 int procfs_inner_uid(int pid, uid_t uid, uid_t *inner) DP_MUST_CHECK;
 int procfs_parse_uid_map(const char *text, uid_t uid, uid_t *inner) DP_MUST_CHECK;
+/* Its creds as its user namespace numbers them (unmapped groups dropped); -ENOENT: uid or gid unmapped. */
+int procfs_inner_creds(int pid, struct proc_creds *c) DP_MUST_CHECK;
 
 /*
  * Value of `name` in /proc/<pid>/environ (the first entry "name=..." wins,

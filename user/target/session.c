@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "shared/clock.h"
-#include "out/copytree.h"
+#include "target/target_results.h"
 #include "out/events_out.h"
 #include "out/output.h"
 #include "proc/procfs.h"
@@ -84,31 +84,51 @@ static void claimed(struct session *s, const struct target *by, const char *name
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = &s->targets[i];
 
-		if (t == by || t->proto != PROTO_V1 || strcmp(t->result_host, by->result_host))
+		if (t == by || t->proto != PROTO_V1 || strcmp(t->result_host, by->result_host) ||
+		    strcmp(t->result_inside, by->result_inside))
 			continue;
 		if (output_prof_known_add(&t->prof_seen, name))
 			report_target_error(t->pid, "dynprof: out of memory noting %s", name);
 	}
 }
 
+/* Why a folder could not be brought out, in words. */
+static const char *move_error(int rc)
+{
+	return rc == -EFBIG ? "it holds more than --window-max-size, left where it is" :
+	       rc == -EMLINK ? "it holds more files than --window-max-files, left where it is" :
+	       rc == -EINTR ? "stopped by a signal, left where it is" :
+	       rc == -ETIMEDOUT ? "its filesystem did not answer within 5 s (a file that blocks?), left where it is" :
+	       rc == -EPROTO ? "its helper sent what is not a folder, left where it is" : strerror(-rc);
+}
+
+/* What a copy left out, said once per folder. */
+static void say_skipped(const struct target *t, const char *name, const struct fshelper_copied *c)
+{
+	if (!c->skipped)
+		return;
+	report_warning("dynprof: pid %d: %s: %u entr%s not copied (symlinks, special files, other mounts or unreadable), the first %s%s%s",
+		       t->pid, name, c->skipped, c->skipped == 1 ? "y" : "ies", c->first_skip,
+		       c->first_skip_err ? ": " : "", c->first_skip_err ? strerror(-c->first_skip_err) : "");
+}
+
 static void report_prof_dir(void *ctx, const char *name)
 {
 	struct prof_report *r = ctx;
-	char src[2 * PATH_MAX], dst[2 * PATH_MAX];
-	int rc;
+	struct fshelper_limits lim = { r->s->opts->window_max_bytes, r->s->opts->window_max_files };
+	struct fshelper_copied copied;
+	char dst[2 * PATH_MAX];
+	int rc = target_results_move(r->t, name, r->s->output, &lim, &copied);
 
-	if (r->t->result_fd >= 0) { /* written inside its container: bring it out */
-		snprintf(src, sizeof(src), "%s/%s", r->t->result_host, name);
-		snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
-		rc = copytree_move(src, dst, r->s->opts->window_max_bytes);
-		if (rc) {
-			report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
-				     r->t->result_inside, name, r->s->output,
-				     rc == -EFBIG ? "it holds more than --window-max-size, left where it is" :
-				     rc == -EINTR ? "stopped by a signal, left where it is" : strerror(-rc));
-			return;
-		}
+	if (rc < 0) {
+		report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
+				    r->t->result_inside, name, r->s->output, move_error(rc));
+		return;
 	}
+	say_skipped(r->t, name, &copied);
+	if (rc == 1)
+		report_warning("dynprof: pid %d: %s was copied to %s but could not be removed from %s",
+			       r->t->pid, name, r->s->output, r->t->result_inside);
 	r->s->prof_dirs++;
 	claimed(r->s, r->t, name);
 	rc = output_record(r->s->output, name);
@@ -124,7 +144,7 @@ static void report_prof_dir(void *ctx, const char *name)
 static void report_new_prof_dirs(struct session *s, struct target *t)
 {
 	struct prof_report r = { s, t, events_window_close_begin(t->pid) };
-	int rc = output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, report_prof_dir, &r);
+	int rc = target_results_scan(t, report_prof_dir, &r);
 
 	if (rc)
 		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
@@ -289,8 +309,7 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
  */
 static void snapshot_prof_dirs(struct target *t)
 {
-	if (t->proto == PROTO_V1 && !t->collecting &&
-	    output_new_prof_dirs(t->result_host, OUTPUT_V1_NAMES, &t->prof_seen, NULL, NULL)) {
+	if (t->proto == PROTO_V1 && !t->collecting && target_results_scan(t, NULL, NULL)) {
 		/* Unreadable now: the look after its stop says its own failure. */
 	}
 }

@@ -22,6 +22,7 @@
 #include "out/report.h"
 #include "target/session.h"
 #include "target/target_leave.h"
+#include "target/target_results.h"
 #include "target/target_select.h"
 #include "shared/decimal.h"
 
@@ -218,32 +219,75 @@ static int result_dir_inside(struct target *t)
 	return dir;
 }
 
+/*
+ * The result folder made by the target's helper, as its user: the kernel
+ * refuses what that user may not do. -EPERM from the start: dynprof may
+ * not enter its namespaces (then the host-side rules stand in).
+ */
+static int result_dir_by_helper(struct target *t, bool *no_helper)
+{
+	char sub[32], why[256];
+	int rc = 0;
+
+	*no_helper = false;
+	if (!t->fsh) {
+		rc = fshelper_start(t->pid, &t->fsh, why, sizeof(why));
+		if (rc) {
+			*no_helper = true;
+			report_info("pid %d: %s; its result folder is handled from the host side", t->pid, why);
+			return rc;
+		}
+	}
+	snprintf(sub, sizeof(sub), "%d", (int)getpid());
+	rc = fshelper_result_dir(t->fsh, t->sock.home, ".dynprof", sub);
+	if (rc) {
+		fshelper_stop(t->fsh);
+		t->fsh = NULL;
+	}
+	return rc;
+}
+
+static int result_dir_elsewhere(struct target *t)
+{
+	bool no_helper;
+	int rc = result_dir_by_helper(t, &no_helper);
+
+	if (rc == 0 || !no_helper)
+		return rc;
+	rc = result_dir_inside(t);
+	if (rc < 0)
+		return rc;
+	t->result_fd = rc;
+	snprintf(t->result_host, sizeof(t->result_host), "/proc/self/fd/%d", rc);
+	return 0;
+}
+
 static int choose_result_dir(struct session *s, struct target *t)
 {
-	int fd;
+	int rc;
 
 	if (visible_in_target(s->output, t->pid)) {
 		snprintf(t->result_inside, sizeof(t->result_inside), "%s", s->output);
 		snprintf(t->result_host, sizeof(t->result_host), "%s", s->output);
 		return 0;
 	}
-	fd = result_dir_inside(t);
-	if (fd < 0) {
-		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
-			     t->pid, s->output, t->sock.home,
-			     fd == -EXDEV ? ".dynprof or its folder is a mount point there, refused" :
-			     fd == -EPERM ? ".dynprof or its folder exists and is not its user's, refused" :
-			     strerror(-fd));
-		return fd;
-	}
-	t->result_fd = fd;
 	if ((size_t)snprintf(t->result_inside, sizeof(t->result_inside), "%.*s/.dynprof/%d",
 			     PATH_MAX - 32, t->sock.home, (int)getpid()) >= sizeof(t->result_inside)) {
 		report_target_error(t->pid, "dynprof: pid %d: its result folder %s/.dynprof/... is too long",
 				    t->pid, t->sock.home);
 		return -ENAMETOOLONG;
 	}
-	snprintf(t->result_host, sizeof(t->result_host), "/proc/self/fd/%d", fd);
+	t->result_host[0] = '\0';
+	rc = result_dir_elsewhere(t);
+	if (rc < 0) {
+		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
+			     t->pid, s->output, t->sock.home,
+			     rc == -EXDEV ? ".dynprof or its folder is a mount point there, refused" :
+			     rc == -EPERM ? ".dynprof or its folder exists and is not its user's, refused" :
+			     rc == -ENOTDIR ? ".dynprof or its folder is a symlink or not a folder, refused" :
+			     strerror(-rc));
+		return rc;
+	}
 	report_info("pid %d: in its own filesystem it writes to %s; finished PROF_ folders are moved to %s",
 		    t->pid, t->result_inside, s->output);
 	return 0;
@@ -291,7 +335,7 @@ static int connect_one(struct session *s, struct target *t)
 	t->fd = fd;
 	target_connected(t);
 	/* Folders this process wrote before this run are not ours to report. */
-	if (output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, NULL, NULL)) {
+	if (target_results_scan(t, NULL, NULL)) {
 		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
 	}
 	return 0;

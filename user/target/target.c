@@ -184,6 +184,8 @@ void target_free(struct target *t)
 	target_drop(t);
 	free(t->params);
 	free(t->prof_seen);
+	fshelper_stop(t->fsh);
+	t->fsh = NULL;
 	if (t->result_fd >= 0)
 		close(t->result_fd);
 	t->result_fd = -1;

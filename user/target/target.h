@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "dynprof/proto.h"
+#include "proc/fshelper.h"
 #include "target/exchange.h"
 #include "target/server_limits.h"
 #include "target/target_socket.h"
@@ -35,7 +36,9 @@ struct target {
 	char result_inside[PATH_MAX]; /* result_dir as the target sees it */
 	char result_host[PATH_MAX];   /* the same folder as dynprof reaches it */
 	int result_fd;           /* >= 0: a folder inside the target's filesystem,
-				    whose PROF_ folders dynprof moves to --output */
+				    whose PROF_ folders dynprof moves to --output
+				    (no helper could be made: target_results.h) */
+	struct fshelper *fsh;    /* its helper, when its results are in its own filesystem */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */

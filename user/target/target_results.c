@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* A target's result folder: looking in it, moving out of it (see target_results.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out/copytree.h"
+#include "out/output.h"
+#include "proc/fshelper_wire.h"
+#include "target/target_results.h"
+
+/*
+ * The helper's listing, kept whole before anything is done with it: a
+ * found() that moves a folder talks to the same helper.
+ */
+struct listing {
+	char **names;
+	int *kinds;
+	size_t n, cap;
+	int rc;
+};
+
+static void listed(void *ctx, const char *name, int kind)
+{
+	struct listing *l = ctx;
+
+	if (l->rc)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		char **names = realloc(l->names, cap * sizeof(*names));
+		int *kinds = names ? realloc(l->kinds, cap * sizeof(*kinds)) : NULL;
+
+		if (names)
+			l->names = names;
+		if (!names || !kinds) {
+			l->rc = -ENOMEM;
+			return;
+		}
+		l->kinds = kinds;
+		l->cap = cap;
+	}
+	l->names[l->n] = strdup(name);
+	if (!l->names[l->n]) {
+		l->rc = -ENOMEM;
+		return;
+	}
+	l->kinds[l->n++] = kind == FSH_KIND_DIR ? 0 : kind == FSH_KIND_SYMLINK ? -ELOOP : -ENOTDIR;
+}
+
+int target_results_scan(struct target *t, void (*found)(void *ctx, const char *name), void *ctx)
+{
+	struct listing l = { 0 };
+	int rc;
+
+	if (!t->fsh)
+		return output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, found,
+					    ctx);
+	rc = fshelper_list(t->fsh, listed, &l);
+	if (rc == 0)
+		rc = l.rc;
+	for (size_t i = 0; i < l.n; i++) {
+		if (rc == 0)
+			rc = output_prof_entry(t->result_inside, l.names[i], l.kinds[i],
+					       target_prof_names(t), &t->prof_seen, found, ctx);
+		free(l.names[i]);
+	}
+	free(l.names);
+	free(l.kinds);
+	return rc;
+}
+
+bool target_results_elsewhere(const struct target *t)
+{
+	return t->fsh || t->result_fd >= 0;
+}
+
+static int move_by_helper(struct target *t, const char *name, const char *output,
+			  const struct fshelper_limits *lim, struct fshelper_copied *done)
+{
+	int out = open(output, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (out < 0)
+		return -errno;
+	rc = fshelper_copy(t->fsh, name, out, name, lim, done);
+	close(out);
+	if (rc)
+		return rc;
+	/* Copied: its source goes, as the target's user removes it (nothing else can go). */
+	return fshelper_remove(t->fsh, name) ? 1 : 0;
+}
+
+int target_results_move(struct target *t, const char *name, const char *output,
+			const struct fshelper_limits *lim, struct fshelper_copied *done)
+{
+	char src[PATH_MAX + 300], dst[PATH_MAX + 300];
+
+	memset(done, 0, sizeof(*done));
+	if (t->fsh)
+		return move_by_helper(t, name, output, lim, done);
+	if (t->result_fd < 0)
+		return 0;
+	snprintf(src, sizeof(src), "%s/%s", t->result_host, name);
+	snprintf(dst, sizeof(dst), "%s/%s", output, name);
+	return copytree_move(src, dst, lim->max_bytes);
+}
