@@ -116,6 +116,21 @@ test_device_over_passwd_is_refused_and_sigterm_ends_the_run() {
 	wait_until 5 all_gone $DP_PID || fail "SIGTERM not honoured within 5 s"
 }
 
+# The passwd file is read with the target's rights: a root-only file
+# (0600) bind-mounted over it, which root could read, is not read (its
+# helper gets "permission denied"), so nothing in it decides a path.
+test_passwd_its_user_may_not_read_is_not_read() {
+	local u good evil; u=$(make_user)
+	( umask 077; echo "root:x:0:0::/root:/bin/sh" > $T/rootonly )
+	good=$(start_target)
+	evil=$(start_hostile_target $u "mount --bind $T/rootonly /etc/passwd || exit 1")
+	printf 'start\nstop\nquit\n' > $T/cmds
+	within 30 "$DP" --pid=$good,$evil --output=$T/o < $T/cmds > $T/out 2>&1
+	expect_line "invalid pid value: $evil, .*cannot read /proc/$evil/root/etc/passwd: permission denied"
+	expect_line "^dynamic profiling for pid $good stop success$"
+	expect_no_line "pid $evil: window saved"
+}
+
 # in_userns USER CMD...: CMD as USER inside a user + mount namespace of its own.
 in_userns() { local u=$1; shift; as_user "$u" unshare -Urm "$@"; }
 
@@ -396,4 +411,33 @@ test_dot_dynprof_of_another_user_is_refused() {
 	expect_line "^\[ERROR\] dynprof: pid $evil cannot see $T/o .*: .dynprof or its folder exists and is not its user's, refused$"
 	[ "$(stat -c %u $T/u/$u/home/.dynprof)" = 0 ] || fail "chowned"
 	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+}
+
+# The principle: in a target's filesystem dynprof acts with the target's
+# rights. A file in its window its user may not read (root's, 0600) is not
+# copied, and a folder there its user may not remove (root's) stays, with
+# what it holds: root could do both, the target's helper may not. Planted
+# here from the host, as any means of getting them there would.
+test_window_entries_its_user_may_not_read_or_remove_are_left_alone() {
+	local u good evil data; u=$(make_user)
+	good=$(start_target)
+	evil=$(start_filler $u "echo mine > own")
+	dp_background --pid=$good,$evil --output=$T/o
+	dp_send start
+	wait_until 20 grep -q "^filled" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "not filled"; }
+	data=$(ls -d $T/u/$u/home/.dynprof/*/PROF_*/host/data | head -n 1)
+	[ -d "$data" ] || fail "no window folder seen from the host"
+	( umask 077; echo rootsecret > $data/rootonly )
+	mkdir -m 755 $data/rootdir && echo keep > $data/rootdir/keep
+	dp_send stop quit
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+	expect_line "^\[INFO\] pid $evil: window saved in $T/o/PROF_"
+	expect_line "^\[WARNING\] dynprof: pid $evil: PROF_.*: 1 entry not copied .*host/data/rootonly: Permission denied$"
+	local moved; moved=$(prof_dirs_of $T/o $evil)
+	[ "$(cat $moved/host/data/own)" = mine ] || fail "the user's own file not copied"
+	! grep -rq rootsecret $T/o || fail "the root-only file was copied"
+	[ "$(cat $data/rootdir/keep 2>&1)" = keep ] || fail "root's folder was removed: $(ls -la $data 2>&1)"
+	[ "$(cat $data/rootonly)" = rootsecret ] || fail "root's file was removed"
+	expect_line "^\[WARNING\] dynprof: pid $evil: PROF_.* was copied to $T/o but could not be removed from /root/\.dynprof/"
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Locating a target's dynamic-profiling socket without touching it (see socklocate.h). */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <pwd.h>
@@ -16,6 +18,7 @@
 #include "proc/netunix.h"
 #include "proc/procfs.h"
 #include "proc/socklocate.h"
+#include "proc/targetfs.h"
 #include "common/errbuf.h"
 #include "shared/cannkey.h"
 #include "shared/decimal.h"
@@ -147,6 +150,80 @@ static int collect_keys(struct sock_location *ts, char keys[2][SOCKLOCATE_KEY_MA
 	return n;
 }
 
+/*
+ * Homes already looked up, by process (pid and start time) and uid: a
+ * target's passwd file is read by its helper (a fork) once, not at every
+ * re-check of its socket; a file that stalled the helper is not waited
+ * for again either. Small and overwritten in turn.
+ */
+#define HOME_MEMO 64
+struct home_memo {
+	int pid;
+	unsigned long long start;
+	uid_t uid;
+	int err;
+	char home[PATH_MAX];
+};
+static struct home_memo home_memo[HOME_MEMO];
+static unsigned home_memo_next;
+static pthread_mutex_t home_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool memo_get(const struct sock_location *ts, char *home, size_t len, int *err)
+{
+	bool hit = false;
+
+	pthread_mutex_lock(&home_memo_lock);
+	for (int i = 0; i < HOME_MEMO && !hit; i++) {
+		const struct home_memo *m = &home_memo[i];
+
+		if (m->pid == ts->pid && m->start == ts->start_time && m->uid == ts->inner_uid) {
+			snprintf(home, len, "%s", m->home);
+			*err = m->err;
+			hit = true;
+		}
+	}
+	pthread_mutex_unlock(&home_memo_lock);
+	return hit;
+}
+
+static void memo_put(const struct sock_location *ts, const char *home, int err)
+{
+	struct home_memo *m;
+
+	pthread_mutex_lock(&home_memo_lock);
+	m = &home_memo[home_memo_next++ % HOME_MEMO];
+	m->pid = ts->pid;
+	m->start = ts->start_time;
+	m->uid = ts->inner_uid;
+	m->err = err;
+	snprintf(m->home, sizeof(m->home), "%s", home);
+	pthread_mutex_unlock(&home_memo_lock);
+}
+
+/* The home of ts->inner_uid in the passwd file of the target's own root, read with its rights. */
+static int passwd_home(struct sock_location *ts, char *home, size_t len)
+{
+	struct targetfs fs;
+	char *text = NULL;
+	size_t n;
+	int err;
+
+	if (memo_get(ts, home, len, &err))
+		return err;
+	err = targetfs_open(&fs, ts->pid);
+	if (err)
+		return err;
+	err = targetfs_read(&fs, "/etc/passwd", PROCFS_PASSWD_MAX, &text, &n);
+	targetfs_close(&fs);
+	if (err == 0) {
+		err = passwd_parse_home(text, ts->inner_uid, home, len);
+		free(text);
+	}
+	if (err != -ESRCH)
+		memo_put(ts, err ? "" : home, err);
+	return err;
+}
+
 static int find_home(struct sock_location *ts, int rootfd)
 {
 	int err = procfs_inner_uid(ts->pid, ts->uid, &ts->inner_uid);
@@ -160,7 +237,7 @@ static int find_home(struct sock_location *ts, int rootfd)
 		    ts->pid);
 		return -ENOENT;
 	}
-	err = passwd_home_at(rootfd, ts->inner_uid, ts->home, sizeof(ts->home));
+	err = passwd_home(ts, ts->home, sizeof(ts->home));
 	if (err == -ENOENT && ts->inner_uid == ts->uid && is_our_root(rootfd))
 		err = nss_home(ts->uid, ts->home, sizeof(ts->home));
 	if (err == 0)

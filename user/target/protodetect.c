@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "proc/procfs.h"
+#include "proc/targetfs.h"
 #include "target/protodetect.h"
 #include "common/errbuf.h"
 #include "shared/decimal.h"
@@ -411,17 +412,13 @@ static int scan_maps(int pid, struct maps_scan *m)
 }
 
 /* Read one version file inside the target's root: the major or -1. */
-static int version_at(int rootfd, const char *file, char *version, size_t len)
+static int version_at(struct targetfs *fs, const char *file, char *version, size_t len)
 {
 	char *text;
 	size_t n;
-	int fd = procfs_open_file_in_root(rootfd, file), major;
+	int major;
 
-	if (fd < 0)
-		return -1;
-	major = procfs_read_fd(fd, VERSION_FILE_MAX, &text, &n) ? -1 : 0;
-	close(fd);
-	if (major < 0)
+	if (targetfs_read(fs, file, VERSION_FILE_MAX, &text, &n))
 		return -1;
 	major = protodetect_parse_version(text, version, len);
 	free(text);
@@ -433,7 +430,7 @@ static int version_at(int rootfd, const char *file, char *version, size_t len)
  * <arch>-linux/ascend_toolkit_install.info (toolkit, also cann-8.5 layouts),
  * <arch>-linux/ascend_nnrt_install.info, ascend_nnae_install.info, version.cfg.
  */
-static int toolkit_version(int rootfd, const struct toolkit *t, char *version, size_t vlen,
+static int toolkit_version(struct targetfs *fs, const struct toolkit *t, char *version, size_t vlen,
 			   char *file, size_t flen)
 {
 	static const char *const archs[] = { "x86_64-linux", "aarch64-linux" };
@@ -447,7 +444,7 @@ static int toolkit_version(int rootfd, const struct toolkit *t, char *version, s
 
 		for (size_t f = 0; f < 2; f++) {
 			snprintf(file, flen, "%s/%s/%s", t->root, arch, arch_files[f]);
-			major = version_at(rootfd, file, version, vlen);
+			major = version_at(fs, file, version, vlen);
 			if (major >= 0)
 				return major;
 		}
@@ -456,7 +453,7 @@ static int toolkit_version(int rootfd, const struct toolkit *t, char *version, s
 	}
 	for (size_t f = 0; f < 2; f++) {
 		snprintf(file, flen, "%s/%s", t->root, root_files[f]);
-		major = version_at(rootfd, file, version, vlen);
+		major = version_at(fs, file, version, vlen);
 		if (major >= 0)
 			return major;
 	}
@@ -467,7 +464,8 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 {
 	char env[32], version[64], file[PATH_MAX + 64], dummy[8];
 	struct maps_scan *m;
-	int env_rc, maps_rc, rootfd = -1, major = -1;
+	int env_rc, maps_rc, major = -1;
+	struct targetfs fs;
 	enum proto_version v;
 
 	if (!why || whylen == 0) {
@@ -508,13 +506,13 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	}
 
 	/* 2b. the CANN toolkit it runs */
-	if (m->nroots)
-		rootfd = procfs_open_root(pid);
-	for (int i = 0; rootfd >= 0 && i < m->nroots && major < 0; i++)
-		major = toolkit_version(rootfd, &m->roots[i], version, sizeof(version), file,
-					sizeof(file));
-	if (rootfd >= 0)
-		close(rootfd);
+	/* Read with the target's rights (its helper), one helper for every file of this look. */
+	if (m->nroots && targetfs_open(&fs, pid) == 0) {
+		for (int i = 0; i < m->nroots && major < 0; i++)
+			major = toolkit_version(&fs, &m->roots[i], version, sizeof(version), file,
+						sizeof(file));
+		targetfs_close(&fs);
+	}
 	if (major >= 0) {
 		free(m);
 		v = protodetect_for_version(version);
