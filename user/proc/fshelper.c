@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "out/copytree.h"
 #include "proc/fshelper.h"
 #include "proc/fshelper_child.h"
 #include "proc/fshelper_impl.h"
@@ -21,6 +22,8 @@
 #include "proc/procfs.h"
 
 /* ---- talking ------------------------------------------------------------------ */
+
+#define FSH_SLICE_MS 200
 
 int fsh_send(struct fshelper *h, uint32_t op, uint64_t a, const void *p, size_t n)
 {
@@ -52,12 +55,23 @@ int fsh_recv(struct fshelper *h, struct fsh_msg *m, size_t *plen)
 
 	if (h->chan < 0)
 		return -EPIPE;
-	do
-		rc = poll(&p, 1, FSHELPER_WAIT_MS);
-	while (rc < 0 && errno == EINTR);
-	if (rc == 0) {
+	/* In slices, so a SIGINT, SIGTERM or SIGHUP waiting is seen within one. */
+	for (int waited = 0;; waited += FSH_SLICE_MS) {
+		if (copytree_signal_pending()) {
+			fsh_kill(h); /* mid-answer: what it still sends is of no use */
+			return -EINTR;
+		}
+		if (waited >= FSHELPER_WAIT_MS) {
+			fsh_kill(h);
+			return -ETIMEDOUT;
+		}
+		rc = poll(&p, 1, FSH_SLICE_MS);
+		if (rc > 0 || (rc < 0 && errno != EINTR))
+			break;
+	}
+	if (rc < 0) {
 		fsh_kill(h);
-		return -ETIMEDOUT;
+		return -EPIPE;
 	}
 	do
 		n = recv(h->chan, h->buf, FSH_MSG_MAX, MSG_DONTWAIT);

@@ -25,7 +25,9 @@
  *
  * Every function returns 0 or a negative errno; -EPIPE / -ETIMEDOUT mean
  * the helper is gone or stuck (it is then killed; later calls give
- * -EPIPE). Nothing here prints.
+ * -EPIPE), -EINTR that SIGINT, SIGTERM or SIGHUP is pending (looked at
+ * every 200 ms while waiting; the helper is then killed too: its answer
+ * is of no use). Nothing here prints.
  */
 #ifndef DYNPROF_FSHELPER_H
 #define DYNPROF_FSHELPER_H

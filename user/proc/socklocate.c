@@ -219,7 +219,7 @@ static int passwd_home(struct sock_location *ts, char *home, size_t len)
 		err = passwd_parse_home(text, ts->inner_uid, home, len);
 		free(text);
 	}
-	if (err != -ESRCH)
+	if (err != -ESRCH && err != -EINTR)
 		memo_put(ts, err ? "" : home, err);
 	return err;
 }
