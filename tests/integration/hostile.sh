@@ -441,3 +441,28 @@ test_window_entries_its_user_may_not_read_or_remove_are_left_alone() {
 	[ "$(cat $data/rootonly)" = rootsecret ] || fail "root's file was removed"
 	expect_line "^\[WARNING\] dynprof: pid $evil: PROF_.* was copied to $T/o but could not be removed from /root/\.dynprof/"
 }
+
+# A folder and a symlink to /etc swapping names (renameat2 RENAME_EXCHANGE
+# in a loop) while its window is copied: whatever the copy sees at each
+# moment, nothing of /etc is copied, /etc is unchanged, the window is saved.
+test_symlink_swapped_with_a_folder_during_the_copy_is_never_followed() {
+	local u good evil before; u=$(make_user)
+	before=$(host_state /etc/passwd /etc/hostname)
+	good=$(start_target)
+	evil=$(start_filler $u "mkdir dir && echo mine > dir/f && ln -s /etc link &&
+		{ $SWAPPER dir link 30 > swaps.log 2>&1 & }")
+	dp_background --pid=$good,$evil --output=$T/o
+	dp_send start
+	wait_until 20 grep -q "^filled" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "not filled"; }
+	sleep 0.5
+	dp_send stop quit
+	wait_until 40 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+	expect_line "^\[INFO\] pid $evil: window saved in $T/o/PROF_"
+	local moved; moved=$(prof_dirs_of $T/o $evil)
+	[ -d "$moved/host" ] || fail "the window was not copied"
+	[ -z "$(find $moved -name passwd -o -name hostname -o -name shadow)" ] ||
+		fail "files of /etc were copied: $(find $moved | head)"
+	[ -z "$(find $moved -type l)" ] || fail "a symlink was copied"
+	[ "$before" = "$(host_state /etc/passwd /etc/hostname)" ] || fail "/etc changed"
+}

@@ -7,6 +7,7 @@ DP=$B/dynprof
 AGENT_SO=$B/libdynprof_agent.so
 CARD_USER=$B/tests/peers/card_user
 BAD_PEER=$B/tests/peers/bad_peer
+SWAPPER=$B/tests/peers/swapper
 DEMO=$B/demo_task
 ROOT_HOME=$(getent passwd 0 | cut -d: -f6)
 ROOT_HOME=${ROOT_HOME%/}
