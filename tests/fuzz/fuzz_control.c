@@ -111,6 +111,7 @@ static void setup(void)
 	snprintf(env.ack, sizeof(env.ack), "%s/ack", env.dir);
 	env.fifo_w = env.ack_r = -1;
 	atexit(cleanup);
+	fuzz_cleanup_on_crash(cleanup);
 	env.sock_ctl = control_open(env.sock, err, sizeof(err));
 	FUZZ_CHECK(env.sock_ctl);
 	FUZZ_CHECK(mkfifo(env.ack, 0600) == 0);
