@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The small parsers: /proc/<pid>/cgroup (container ids), --device card
- * patterns, strict decimals, an fd link's "socket:[INODE]". First byte: which.
+ * patterns, strict decimals, an fd link's "socket:[INODE]", a target's
+ * DYNAMIC_PROFILING_KEY_PID (read as CANN's stoi: an int32, the same value
+ * strtol gives). First byte: which.
  */
 #include "fuzz.h"
 #include "proc/fdscan.h"
 #include "proc/procmodel.h"
+#include "shared/cannkey.h"
 #include "shared/cards.h"
 #include "shared/decimal.h"
 
@@ -14,12 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char id[65], *t;
 	struct card_patterns p;
 	uint64_t u;
+	long k;
 	int v;
 
 	if (size < 1)
 		return 0;
 	t = fuzz_cstr(data + 1, size - 1);
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0:
 		procmodel_container_id(t, id, sizeof(id));
 		FUZZ_CHECK(fuzz_terminated(id, sizeof(id)));
@@ -36,8 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (decimal_int(t, -3, 7, &v) == 0)
 			FUZZ_CHECK(v >= -3 && v <= 7);
 		break;
-	default:
+	case 3:
 		(void)fdscan_socket_inode(t);
+		break;
+	default:
+		if (cann_key_parse(t, &k) == 0) {
+			FUZZ_CHECK(k >= INT32_MIN && k <= INT32_MAX);
+			FUZZ_CHECK(!*t || strtol(t, NULL, 10) == k);
+		}
 		break;
 	}
 	free(t);
