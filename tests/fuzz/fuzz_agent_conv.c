@@ -58,8 +58,8 @@
 
 static struct {
 	bool ready;
-	char dir[64];      /* the temporary folder */
-	char results[96];  /* FUZZ_CLIENT_ROOT maps here */
+	char dir[64];	  /* the temporary folder */
+	char results[96]; /* FUZZ_CLIENT_ROOT maps here */
 	char card[96];
 	int wake_idle, wake_shut; /* eventfds: never readable, readable */
 } env;
@@ -166,7 +166,8 @@ static void *client_main(void *arg)
 				sent = c->len; /* the server is gone: read what it said */
 		}
 		if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
-			n = recv(c->fd, c->got + c->got_len, REPLIES_MAX - c->got_len, MSG_DONTWAIT);
+			n = recv(c->fd, c->got + c->got_len, REPLIES_MAX - c->got_len,
+				 MSG_DONTWAIT);
 			if (n > 0)
 				c->got_len += (size_t)n;
 			else if (n == 0 || (errno != EAGAIN && errno != EINTR) ||
@@ -208,7 +209,8 @@ static int count_prof_dirs(bool *all_finalised)
 		return 0;
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, "PROF_", 5)) {
-			snprintf(path, sizeof(path), "%s/out/%s/host/end_info", env.results, e->d_name);
+			snprintf(path, sizeof(path), "%s/out/%s/host/end_info", env.results,
+				 e->d_name);
 			if (access(path, F_OK))
 				*all_finalised = false;
 			n++;
@@ -283,7 +285,7 @@ static int check_v1(const uint8_t *got, size_t len, const struct agent_config *c
 		case V1_DISCONN_RSP:
 			FUZZ_CHECK(i + 2 == n); /* then QUIT_RSP, last */
 			break;
-		case V1_QUIT_RSP: /* last, or the client's QUIT: DISCONN "Client request quit.", QUIT_RSP */
+		case V1_QUIT_RSP: /* last; or a QUIT's: DISCONN "Client request quit.", QUIT_RSP */
 			FUZZ_CHECK(i + 1 == n || i + 3 == n);
 			break;
 		default:
@@ -328,7 +330,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (threaded) {
 		FUZZ_CHECK(pthread_create(&thread, NULL, client_main, &cl) == 0);
 	} else {
-		FUZZ_CHECK(send(sv[1], cl.data, cl.len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)cl.len);
+		FUZZ_CHECK(send(sv[1], cl.data, cl.len, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+			   (ssize_t)cl.len);
 		shutdown(sv[1], SHUT_WR);
 	}
 
@@ -347,8 +350,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		client_main(&cl); /* only reads now: all was sent */
 	close(sv[1]);
 
-	started = cfg.protocol == PROTO_V1 ? check_v1(cl.got, cl.got_len, &cfg)
-					   : check_v2(cl.got, cl.got_len, &cfg);
+	started = cfg.protocol == PROTO_V1 ? check_v1(cl.got, cl.got_len, &cfg) :
+					     check_v2(cl.got, cl.got_len, &cfg);
 	prof_dirs = count_prof_dirs(&finalised);
 	FUZZ_CHECK(prof_dirs <= started); /* one folder per START (other result_dirs not counted) */
 	if (!cfg.abstract) {

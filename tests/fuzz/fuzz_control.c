@@ -67,12 +67,12 @@ static struct {
 /* One input's run. */
 static struct {
 	struct event *ev;
-	size_t nev, next;       /* model events; the next one expected */
-	struct buf expected;    /* the replies, as they should reach the client */
-	struct buf got;         /* what the client read */
+	size_t nev, next;    /* model events; the next one expected */
+	struct buf expected; /* the replies, as they should reach the client */
+	struct buf got;	     /* what the client read */
 	struct script *sc;
-	int client;             /* the id control gave the client (0: FIFO) */
-	bool dropped;           /* the server closed the client's connection */
+	int client;   /* the id control gave the client (0: FIFO) */
+	bool dropped; /* the server closed the client's connection */
 } run;
 
 static void buf_add(struct buf *b, const char *p, size_t n)
@@ -234,7 +234,7 @@ static void drain_fifo(void)
 #define NO_READER (-2)
 #define FIFO_READER (-1)
 
-/* Let control handle everything that is ready; the client (a socket, the ACK FIFO) reads its replies. */
+/* Let control handle all that is ready; the client (socket or ACK FIFO) reads its replies. */
 static void pump(struct control *ctl, int client_fd)
 {
 	for (int round = 0; round < PUMP_ROUNDS; round++) {
@@ -260,7 +260,8 @@ static void send_all(struct control *ctl, int fd, const uint8_t *p, size_t n, si
 {
 	while (n > 0 && !run.dropped) {
 		size_t want = piece && piece < n ? piece : n;
-		ssize_t w = fifo ? write(fd, p, want) : send(fd, p, want, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t w = fifo ? write(fd, p, want) :
+				   send(fd, p, want, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
 			FUZZ_CHECK(!fifo && errno == EPIPE); /* dropped */
@@ -348,7 +349,7 @@ static void over_socket(const uint8_t *data, size_t size, size_t piece, bool shu
 
 static void over_fifo(const uint8_t *data, size_t size, size_t piece)
 {
-	/* The FIFO's line buffer outlives the input: a newline ends its last line, so the next starts clean. */
+	/* The FIFO's line buffer outlives the input: a newline ends its last line. */
 	uint8_t *all = malloc(size + 1);
 
 	FUZZ_CHECK(all);
