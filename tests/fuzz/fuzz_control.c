@@ -7,8 +7,9 @@
  *
  * First byte: bits 0-1 the way in (0 a --commands file read by
  * script_load_file, 1 a socket client that shuts down its sending side at
- * the end, 2 one that just closes, 3 the FIFO, the input and a newline), the rest the size of the
- * pieces the client sends (0: all at once; else a multiple of 97 bytes).
+ * the end, 2 one that just closes, 3 the FIFO, the input and a newline),
+ * the rest the size of the pieces the client sends (0: all at once; else
+ * a multiple of 97 bytes).
  * Each line control hands on is queued as a --control client's script
  * queues it (script_push_line); nothing is run.
  *
@@ -20,9 +21,9 @@
  * handed on; the unterminated last line counts after a shutdown of the
  * sending side, not after a close; the client is dropped once it closed.
  * What the client reads is exactly the replies in order, whole lines (a
- * socket client dropped because its replies filled its buffer may see a
- * shorter prefix; on the FIFO, replies that find ACK full are dropped
- * whole). A --commands file is accepted or refused with one "[ERROR] "
+ * socket client dropped because its replies filled its buffer, and the
+ * FIFO's reader, whose replies that find ACK full are dropped, see them in
+ * order with some missing). A --commands file is accepted or refused with one "[ERROR] "
  * line (report.c prints with printf: stdout is a memory stream meanwhile),
  * refused when a line holds a NUL.
  */
@@ -87,14 +88,17 @@ static void buf_add(struct buf *b, const char *p, size_t n)
 	b->len += n;
 }
 
+/* At exit, or when an input crashed (then once only: fuzz.h). */
 static void cleanup(void)
 {
 	control_close(env.sock_ctl);
 	control_close(env.fifo_ctl);
+	env.sock_ctl = env.fifo_ctl = NULL;
 	if (env.fifo_w >= 0)
 		close(env.fifo_w);
 	if (env.ack_r >= 0)
 		close(env.ack_r);
+	env.fifo_w = env.ack_r = -1;
 	unlink(env.fifo);
 	unlink(env.ack);
 	rmdir(env.dir);
