@@ -11,7 +11,9 @@
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
 BUILD ?= build/san
-SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# float-cast-overflow: gcc leaves it out of "undefined" (clang's make fuzz has it).
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined,float-cast-overflow
 else
 BUILD ?= build
 SAN_FLAGS :=
@@ -81,6 +83,14 @@ FUZZ_DIR := build/libfuzzer
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(TOOL_LIB_SRCS))
 FUZZ_ENGINES := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 30
+# The agent's conversations (fuzz_agent_conv) link the agent's own objects,
+# not the tool's, and keep the folders a client names inside a temporary
+# one by wrapping agent_params_result_dir (see the harness).
+FUZZ_CONV := fuzz_agent_conv
+FUZZ_CONV_SRCS := $(filter-out user/agent/server.c user/agent/preload.c,$(AGENT_SRCS))
+FUZZ_CONV_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(FUZZ_CONV_SRCS))
+FUZZ_CONV_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_CONV_SRCS))
+FUZZ_CONV_LDFLAGS := -Wl,--wrap=agent_params_result_dir -lcjson -lpthread
 PEER_SRCS := $(wildcard tests/peers/*.c)
 PEER_BINS := $(patsubst tests/peers/%.c,$(BUILD)/tests/peers/%,$(PEER_SRCS))
 # Call counting tests: a library for a target to dlopen, and a driver of user/kernel/callcount.c.
@@ -124,7 +134,7 @@ FORMAT_DIRS := user bpf include tests tools bench
 
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
-.SECONDARY: $(BPF_OBJS) $(BPF_SKELS) $(FUZZ_LIB_OBJS)
+.SECONDARY: $(BPF_OBJS) $(BPF_SKELS) $(FUZZ_LIB_OBJS) $(FUZZ_CONV_LIB_OBJS)
 .PHONY: all deps test test-build fuzz mutate demo bench install uninstall clean help check-layers format format-check
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
@@ -227,6 +237,11 @@ $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(BUILD)/tests/fuzz/%.d $(FUZZ_REPLAY_OBJ)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser -Itests/fuzz $< $(FUZZ_REPLAY_OBJ) $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
+$(BUILD)/tests/fuzz/$(FUZZ_CONV): tests/fuzz/$(FUZZ_CONV).c $(BUILD)/tests/fuzz/$(FUZZ_CONV).d $(FUZZ_REPLAY_OBJ) $(FUZZ_CONV_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser -Itests/fuzz $< $(FUZZ_REPLAY_OBJ) $(FUZZ_CONV_OBJS) -o $@ $(LDFLAGS) $(FUZZ_CONV_LDFLAGS)
+
 # libFuzzer builds: clang only, the tool's objects instrumented for coverage.
 FUZZ_CFLAGS = -std=gnu11 $(WARN) -O1 -g -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser $(PKG_CFLAGS) \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -238,6 +253,10 @@ $(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS)
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer $< $(FUZZ_LIB_OBJS) -o $@ $(PKG_LIBS) -lpthread
+
+$(FUZZ_DIR)/$(FUZZ_CONV): tests/fuzz/$(FUZZ_CONV).c $(FUZZ_CONV_LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer $< $(FUZZ_CONV_LIB_OBJS) -o $@ $(FUZZ_CONV_LDFLAGS)
 
 # Each harness for FUZZ_SECONDS from its seeds (copied: the repo's corpus
 # stays as committed); findings land in $(FUZZ_DIR)/findings/.

@@ -14,6 +14,7 @@
 #ifndef DYNPROF_FUZZ_H
 #define DYNPROF_FUZZ_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +53,32 @@ static inline void fuzz_ignore(long rc)
 static inline int fuzz_terminated(const char *buf, size_t len)
 {
 	return memchr(buf, '\0', len) != NULL;
+}
+
+/*
+ * For harnesses with temporary files (sockets, folders): `fn` removes them
+ * when an input aborts or crashes, and the driver's own handler (replay.c's,
+ * libFuzzer's) then keeps the input as usual. Call once, at set-up.
+ */
+static void (*fuzz_crash_fn)(void);
+static struct sigaction fuzz_prev_abrt, fuzz_prev_segv;
+
+static inline void fuzz_crash(int sig)
+{
+	if (fuzz_crash_fn)
+		fuzz_crash_fn();
+	fuzz_crash_fn = NULL;
+	sigaction(sig, sig == SIGABRT ? &fuzz_prev_abrt : &fuzz_prev_segv, NULL);
+	raise(sig); /* delivered to the driver's handler once this one returns */
+}
+
+static inline void fuzz_cleanup_on_crash(void (*fn)(void))
+{
+	struct sigaction sa = { .sa_handler = fuzz_crash };
+
+	fuzz_crash_fn = fn;
+	sigaction(SIGABRT, &sa, &fuzz_prev_abrt);
+	sigaction(SIGSEGV, &sa, &fuzz_prev_segv);
 }
 
 #endif /* DYNPROF_FUZZ_H */

@@ -208,6 +208,12 @@ TEST(commands_file_is_parsed_whole_before_anything_runs)
 	fputs("start\nsleep forever\n", f);
 	fclose(f);
 	CHECK_INT(script_load_file(x.sc, path), -1);
+	/* A NUL would cut "st\0op" to "st": refused, as --control refuses it. */
+	f = fopen(path, "w");
+	REQUIRE(f != NULL);
+	fwrite("start\nstop\0start\n", 1, 18, f);
+	fclose(f);
+	CHECK_INT(script_load_file(x.sc, path), -1);
 	CHECK_INT(script_load_file(x.sc, "/nonexistent-dynprof/cmds"), -1);
 	unlink(path);
 	host_down(&x);

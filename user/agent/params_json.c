@@ -82,6 +82,22 @@ static int unescape(const char **p, char *out, size_t *n)
 	return 0;
 }
 
+/*
+ * A double's integer part, saturated at int64's ends (and NaN as 0):
+ * converting a double outside the range is undefined (found by
+ * fuzz_agent_params: "dataTypeConfig":1.38e23).
+ */
+static int64_t double_to_i64(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 0x1p63)
+		return INT64_MAX;
+	if (d < -0x1p63)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
 /* At the opening '"'. *s gets the value (malloc'd) when s is given. */
 static int string(struct cur *c, char **s, const char **raw, size_t *rawlen)
 {
@@ -170,7 +186,7 @@ static int strict_number(struct cur *c, struct pj_member *m)
 	c->p = q;
 	if (real) {
 		m->kind = PJ_DOUBLE;
-		m->i = (int64_t)strtod(s, NULL);
+		m->i = double_to_i64(strtod(s, NULL));
 		return 0;
 	}
 	m->kind = PJ_INT;
@@ -196,7 +212,7 @@ static int lenient_number(struct cur *c, struct pj_member *m)
 		return -EINVAL;
 	if (memchr(s, '.', n)) {
 		m->kind = PJ_DOUBLE;
-		m->i = (int64_t)strtod(s, NULL);
+		m->i = double_to_i64(strtod(s, NULL));
 		return 0;
 	}
 	errno = 0;

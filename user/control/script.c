@@ -111,8 +111,12 @@ int script_load_file(struct script *sc, const char *path)
 	while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		if (len && line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		if (parse_into(sc, line, err, sizeof(err))) {
+			line[--len] = '\0';
+		/* As on --control: a NUL would silently cut the line into another command. */
+		if (memchr(line, '\0', (size_t)len)) {
+			report_error("dynprof: %s:%d: NUL byte in line", path, lineno);
+			rc = -1;
+		} else if (parse_into(sc, line, err, sizeof(err))) {
 			report_error("dynprof: %s:%d: %s", path, lineno, err);
 			rc = -1;
 		}

@@ -36,7 +36,8 @@ void script_set_host(struct script *sc, const struct script_host *host);
 
 /*
  * Read and parse a whole --commands file ("-": standard input) before
- * anything starts. 0, or -1 after printing "FILE:LINE: what is wrong".
+ * anything starts. 0, or -1 after printing "FILE:LINE: what is wrong"
+ * (a line holding a NUL byte is refused, as --control refuses it).
  */
 int script_load_file(struct script *sc, const char *path) DP_MUST_CHECK;
 

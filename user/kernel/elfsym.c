@@ -115,20 +115,28 @@ static void scan_table(Elf *elf, GElf_Word type, const char *name, struct pick *
 	}
 }
 
-/* The file offset of `addr`, from the loadable segment holding it; -1 if none. */
+/*
+ * The file offset of `addr`, from the loadable segment holding it; -1 if
+ * none, or if that segment claims bytes past the end of the file (a
+ * uprobe there would name no instruction; found by fuzz_elfsym).
+ */
 static int64_t file_offset(Elf *elf, GElf_Addr addr)
 {
-	size_t n;
+	size_t n, file_size = 0;
 
-	if (elf_getphdrnum(elf, &n) != 0)
+	if (elf_getphdrnum(elf, &n) != 0 || !elf_rawfile(elf, &file_size))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz)
-			return (int64_t)(addr - ph.p_vaddr + ph.p_offset);
+		/* Differences, not sums: a segment's fields are the file's, and may overflow. */
+		if (addr < ph.p_vaddr || addr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		if (ph.p_offset >= file_size || addr - ph.p_vaddr >= file_size - ph.p_offset)
+			return -1;
+		return (int64_t)(addr - ph.p_vaddr + ph.p_offset);
 	}
 	return -1;
 }
