@@ -127,7 +127,7 @@ struct dirent64 {
 
 struct dirwalk {
 	int fd;
-	char buf[8192];
+	char buf[8192] __attribute__((aligned(8))); /* dirent64 records hold u64s */
 	long n, at;
 };
 
