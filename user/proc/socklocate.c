@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dynprof/proto.h"
+#include "common/pidtab.h"
 #include "proc/fdscan.h"
 #include "proc/netunix.h"
 #include "proc/procfs.h"
@@ -151,52 +152,80 @@ static int collect_keys(struct sock_location *ts, char keys[2][SOCKLOCATE_KEY_MA
 }
 
 /*
- * Homes already looked up, by process (pid and start time) and uid: a
- * target's passwd file is read by its helper (a fork) once, not at every
- * re-check of its socket; a file that stalled the helper is not waited
- * for again either. Small and overwritten in turn.
+ * Homes already looked up, by process (pid, start time, uid): a target's
+ * passwd file is read by its helper (a fork) once, not at every re-check
+ * of its socket; a file that stalled the helper is not waited for again
+ * either. Keyed by pid; when HOME_MEMO_MAX are kept, those of processes
+ * gone are let go (all, if none is).
  */
-#define HOME_MEMO 64
+#define HOME_MEMO_MAX 4096
 struct home_memo {
-	int pid;
 	unsigned long long start;
 	uid_t uid;
 	int err;
-	char home[PATH_MAX];
+	char home[]; /* "" with an error */
 };
-static struct home_memo home_memo[HOME_MEMO];
-static unsigned home_memo_next;
+static struct pidtab home_memo;
 static pthread_mutex_t home_memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool memo_get(const struct sock_location *ts, char *home, size_t len, int *err)
 {
-	bool hit = false;
+	const struct home_memo *m;
+	bool hit;
 
 	pthread_mutex_lock(&home_memo_lock);
-	for (int i = 0; i < HOME_MEMO && !hit; i++) {
-		const struct home_memo *m = &home_memo[i];
-
-		if (m->pid == ts->pid && m->start == ts->start_time && m->uid == ts->inner_uid) {
-			snprintf(home, len, "%s", m->home);
-			*err = m->err;
-			hit = true;
-		}
+	m = pidtab_get(&home_memo, ts->pid);
+	hit = m && m->start == ts->start_time && m->uid == ts->inner_uid;
+	if (hit) {
+		snprintf(home, len, "%s", m->home);
+		*err = m->err;
 	}
 	pthread_mutex_unlock(&home_memo_lock);
 	return hit;
 }
 
+/* Let go of the homes of processes that are gone (all of them when none is). */
+static void memo_sweep(void)
+{
+	int *gone = malloc(home_memo.count * sizeof(*gone));
+	size_t n = 0;
+
+	for (size_t i = 0; gone && i < pidtab_cap(&home_memo); i++) {
+		const struct pidtab_slot *sl = pidtab_slot(&home_memo, i);
+		const struct home_memo *m = sl->val;
+		unsigned long long start;
+
+		if (sl->pid && (procfs_start_time(sl->pid, &start) || start != m->start))
+			gone[n++] = sl->pid;
+	}
+	if (!gone || n == 0) {
+		for (size_t i = 0; i < pidtab_cap(&home_memo); i++)
+			free(pidtab_slot(&home_memo, i)->val);
+		pidtab_free(&home_memo);
+		pidtab_init(&home_memo);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(pidtab_del(&home_memo, gone[i]));
+	free(gone);
+}
+
 static void memo_put(const struct sock_location *ts, const char *home, int err)
 {
-	struct home_memo *m;
+	size_t n = strlen(home) + 1;
+	struct home_memo *m = malloc(sizeof(*m) + n);
 
-	pthread_mutex_lock(&home_memo_lock);
-	m = &home_memo[home_memo_next++ % HOME_MEMO];
-	m->pid = ts->pid;
+	if (!m)
+		return; /* looked up again next time */
 	m->start = ts->start_time;
 	m->uid = ts->inner_uid;
 	m->err = err;
-	snprintf(m->home, sizeof(m->home), "%s", home);
+	memcpy(m->home, home, n);
+	pthread_mutex_lock(&home_memo_lock);
+	if (home_memo.count >= HOME_MEMO_MAX)
+		memo_sweep();
+	free(pidtab_del(&home_memo, ts->pid));
+	if (pidtab_put(&home_memo, ts->pid, m))
+		free(m);
 	pthread_mutex_unlock(&home_memo_lock);
 }
 
