@@ -381,6 +381,26 @@ test_window_over_the_size_limit_is_refused() {
 	ls /proc/$evil/root/root/.dynprof/*/PROF_*/host/data/real > /dev/null || fail "the window was not left where it was"
 }
 
+# Past --window-max-files (a window of many empty files, which would cost
+# --output its inodes), the same; a bad value is refused with one line.
+test_window_over_the_file_limit_is_refused() {
+	local u good evil; u=$(make_user)
+	within 10 "$DP" --pid=1 --window-max-files=0 > $T/out 2>&1
+	[ "$RC" = 255 ] || fail "exit $RC for --window-max-files=0"
+	expect_line "^\[ERROR\] Argument --window-max-files: invalid value: 0\. "
+	good=$(start_target)
+	evil=$(start_filler $u "for i in \$(seq 1 40); do : > f\$i; done")
+	dp_background --pid=$good,$evil --output=$T/o --window-max-files=20
+	dp_send start
+	wait_until 20 grep -q "^filled" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "not filled"; }
+	dp_send stop quit
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+	expect_line "^\[ERROR\] dynprof: pid $evil: cannot move /root/\.dynprof/.* it holds more files than --window-max-files, left where it is$"
+	[ -z "$(prof_dirs_of $T/o $evil)" ] || fail "a part was left in --output: $(ls $T/o)"
+	ls /proc/$evil/root/root/.dynprof/*/PROF_*/host/data/f40 > /dev/null || fail "the window was not left where it was"
+}
+
 # Row 1: the user bind-mounts a root-owned folder over <home>/.dynprof in
 # its own filesystem: it is refused with one line naming it, never chowned
 # nor written; the other target gets its window.
