@@ -125,3 +125,50 @@ test_normal_quit_leaves_the_watchdog_nothing_to_do() {
 		[ "$(asked $n)" = "start -> 0,stop -> 0,quit," ] || fail "$n: the agent saw $(asked $n)"
 	done
 }
+
+# dynprof and its watchdog killed together (kill -9 of the process group):
+# nothing from the client side ends the window.
+kill_with_watchdog() {
+	wait_until 10 windows_open $1 || fail "windows did not open: $(cat $T/out)"
+	WD=$(watchdog_of $DP_PID)
+	[ -n "$WD" ] || fail "no watchdog"
+	kill -KILL $WD $DP_PID
+	wait $DP_PID 2>/dev/null
+}
+
+test_agent_stops_an_orphaned_abstract_window_after_its_grace_period() {
+	local a path; a=$(start_logged abstract DYNPROF_AGENT_FLAVOUR=abstract DYNPROF_AGENT_ORPHAN_GRACE=2)
+	dp_background --pid=$a --output=$T/o
+	dp_send start
+	kill_with_watchdog 1
+	path=$(window_path abstract)
+	wait_until 5 grep -q "window of a vanished client left open (as CANN 8.5.0): stopped in 2 s" $T/abstract.log ||
+		fail "no grace period started: $(cat $T/abstract.log)"
+	[ ! -e $path/host/end_info ] || fail "stopped at once, not after the grace period"
+	wait_until 15 test -s $path/host/end_info || fail "the orphaned window is still open: $(cat $T/abstract.log)"
+	grep -q "^stopped by dynprof's agent at .*: the client that opened this window vanished while it was collecting at .*, and no client stopped it within 2 s (DYNPROF_AGENT_ORPHAN_GRACE)$" \
+		$path/host/dynprof_orphaned.txt || fail "no note in the folder: $(cat $path/host/dynprof_orphaned.txt)"
+	# The next client is told, and can open a window of its own.
+	printf 'start\nstop\nquit\n' | dp --pid=$a --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $a stop success$"
+	grep -q "told: the agent stopped the window of a vanished client: see $path/host/dynprof_orphaned.txt" $T/abstract.log ||
+		fail "the next client was not told: $(cat $T/abstract.log)"
+}
+
+test_agent_orphan_grace_zero_keeps_the_window_for_a_later_client() {
+	local a path; a=$(start_logged abstract DYNPROF_AGENT_FLAVOUR=abstract DYNPROF_AGENT_ORPHAN_GRACE=0)
+	dp_background --pid=$a --output=$T/o
+	dp_send start
+	kill_with_watchdog 1
+	path=$(window_path abstract)
+	wait_until 5 grep -q "left open (as CANN 8.5.0), for good (DYNPROF_AGENT_ORPHAN_GRACE=0)" $T/abstract.log ||
+		fail "$(cat $T/abstract.log)"
+	sleep 2
+	[ ! -e $path/host/end_info ] || fail "closed although the grace is 0 (never)"
+	printf 'stop\nquit\n' | dp --pid=$a --output=$T/o
+	expect_line "^dynamic profiling for pid $a stop success$"
+	grep -q "told: the window of a client that vanished [0-9]* s ago is still open: $path" $T/abstract.log ||
+		fail "the later client was not told: $(cat $T/abstract.log)"
+	[ -s $path/host/end_info ] && [ ! -e $path/host/dynprof_orphaned.txt ] || fail "the later STOP did not end it, or a note was written"
+}
