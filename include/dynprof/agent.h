@@ -28,6 +28,9 @@
  *                             at the next (1800)
  *  DYNPROF_AGENT_DEVICES      card node globs, ':'-separated
  *  DYNPROF_AGENT_LOG          when set, one line per event on stderr
+ *  DYNPROF_AGENT_ORPHAN_GRACE seconds an 8.5.0-flavour window whose client
+ *                             vanished stays open for a later client, then
+ *                             the agent stops it (60; 0: never, as CANN 8.5.0)
  * dynprof reads the two limits from the target's environment and follows them.
  *
  * Each window (START..STOP) becomes PROF_<index>_<time>_<pid8><rand8>
@@ -48,7 +51,13 @@
  *    and finalised, Msg{6,0} (6,1 when that failed).
  *  - 8.5.0 (DYNPROF_AGENT_FLAVOUR=abstract): no limits, no DISCONNECT; a
  *    window outlives its client (a later client's STOP ends it); an unknown
- *    type or the exit end the connection without a word.
+ *    type or the exit end the connection without a word. Unlike CANN 8.5.0,
+ *    a window whose client vanished (EOF mid-window) is stopped after
+ *    DYNPROF_AGENT_ORPHAN_GRACE seconds with no client connected, and
+ *    host/dynprof_orphaned.txt in its folder says when and why; the next
+ *    client is told in the log ("told: ..."), since v2 replies carry no
+ *    text. A client that connects in time can stop it (the wait ends; it
+ *    starts again if that client vanishes too).
  *  - v1: 101 requests including TEST_REQ; the idle count restarts at every
  *    START_REQ. Every end the server chooses is DISCONN_RSP with CANN's
  *    text ("Receive too much requests from client.", "Idle link too long

@@ -34,22 +34,24 @@ test_rule_session_past_a_scaled_request_limit_reconnects() {
 
 # 9.x: a client that dies mid-window (EOF) has its window stopped and finalised.
 test_agent_finishes_the_window_when_its_client_dies() {
-	local pid d; pid=$(start_target)
+	local pid d; pid=$(start_target DYNPROF_AGENT_LOG=1)
 	dp_background --pid=$pid --output=$T/o
 	dp_send start
 	wait_until 10 grep -q "start success" $T/out || fail "no window: $(cat $T/out)"
 	d=$(prof_dirs_of $T/o $pid)
 	[ -n "$d" ] && [ ! -e $d/host/end_info ] || fail "window not open: $d"
-	kill -KILL $DP_PID
+	# Its watchdog too, first: the agent alone must finish the window.
+	kill -KILL $(ps -o pid=,comm= --ppid $DP_PID | awk '$2 == "dynprof-wd" { print $1 }') $DP_PID
 	wait $DP_PID
 	wait_until 10 test -s $d/host/end_info || fail "the agent kept the window of a dead client open"
+	grep -q "command read failed mid-window" $T/target.*.log || fail "not ended by the client's death"
 	kill -0 $pid || fail "target died"
 }
 
 # 8.5.0 (DYNPROF_AGENT_FLAVOUR=abstract): the window outlives its client,
 # a later client's STOP ends it.
 test_agent_abstract_keeps_the_window_of_a_dead_client_for_a_later_stop() {
-	local card pid d; card=$(make_card 0)
+	local card pid d wd; card=$(make_card 0)
 	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
 		DYNPROF_AGENT_FLAVOUR=abstract "$CARD_USER" "$card" 600 > $T/target.abs.log 2>&1 &
 	pid=$!
@@ -59,7 +61,10 @@ test_agent_abstract_keeps_the_window_of_a_dead_client_for_a_later_stop() {
 	dp_send start
 	wait_until 10 grep -q "start success" $T/out || fail "no window: $(cat $T/out)"
 	d=$(prof_dirs_of $T/o $pid)
-	kill -KILL $DP_PID
+	# dynprof's watchdog first (it would stop the window): both die as one, e.g. kill -9 of the group.
+	wd=$(ps -o pid=,comm= --ppid $DP_PID | awk '$2 == "dynprof-wd" { print $1 }')
+	[ -n "$wd" ] || fail "no watchdog"
+	kill -KILL $wd $DP_PID
 	wait $DP_PID
 	sleep 2
 	[ ! -e $d/host/end_info ] || fail "8.5.0 keeps the window open, the agent closed it"

@@ -96,6 +96,15 @@ static int limits_env(struct agent_config *cfg, const char **bad)
 	return 0;
 }
 
+/* DYNPROF_AGENT_ORPHAN_GRACE: seconds, 0 (never) included. */
+static int grace_env(struct agent_config *cfg)
+{
+	const char *text = getenv(AGENT_ORPHAN_GRACE_ENV);
+
+	cfg->orphan_grace_sec = AGENT_ORPHAN_GRACE_DEFAULT;
+	return text ? decimal_int(text, 0, INT_MAX, &cfg->orphan_grace_sec) : 0;
+}
+
 int agent_config_load(struct agent_config *cfg, const char **bad)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -110,6 +119,10 @@ int agent_config_load(struct agent_config *cfg, const char **bad)
 	}
 	if (limits_env(cfg, bad))
 		return -EINVAL;
+	if (grace_env(cfg)) {
+		*bad = AGENT_ORPHAN_GRACE_ENV;
+		return -EINVAL;
+	}
 	if (key_env(cfg)) {
 		*bad = DYNPROF_KEY_ENV;
 		return -EINVAL;

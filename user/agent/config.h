@@ -16,6 +16,10 @@
 #define AGENT_MAX_REQUESTS_ENV "DYNPROF_AGENT_MAX_REQUESTS"
 #define AGENT_IDLE_TIMEOUT_ENV "DYNPROF_AGENT_IDLE_TIMEOUT"
 #define AGENT_LOG_ENV          "DYNPROF_AGENT_LOG"
+#define AGENT_ORPHAN_GRACE_ENV "DYNPROF_AGENT_ORPHAN_GRACE"
+
+/* Seconds a window whose client vanished stays open (8.5.0 flavour) before the agent stops it. */
+#define AGENT_ORPHAN_GRACE_DEFAULT 60
 
 #define AGENT_KEY_MAX 32 /* the key text, as it goes into the socket name */
 
@@ -27,6 +31,8 @@ struct agent_config {
 	int idle_timeout_sec;        /* 1-s idle ticks allowed per connection; 0: no limit */
 	char key[AGENT_KEY_MAX];     /* DYNAMIC_PROFILING_KEY_PID's raw text when > 0 (v2), else "" */
 	int log;                     /* DYNPROF_AGENT_LOG set */
+	int orphan_grace_sec;        /* DYNPROF_AGENT_ORPHAN_GRACE: an abstract-flavour window
+					whose client vanished is stopped after this; 0: never */
 };
 
 /*

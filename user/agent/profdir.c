@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The PROF_ folder of a window (see profdir.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,5 +150,25 @@ int profdir_close(const struct profdir *pd)
 	rc = host_dir(pd, host, sizeof(host));
 	if (!rc)
 		rc = write_owned(host, "end_info", clock_stamp_info_json(&st, "End"));
+	return rc;
+}
+
+int profdir_note(const struct profdir *pd, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s/host/%s", pd->path, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, CTLFILE_MODE);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n != (ssize_t)len)
+		rc = n < 0 ? -errno : -EIO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
 	return rc;
 }

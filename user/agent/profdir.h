@@ -34,6 +34,12 @@ struct profdir {
 int profdir_open(struct profdir *pd, int v1_name, const char *params_json,
 		 const struct agent_devset *devs) DP_MUST_CHECK;
 
+/* host/<this>: written when the agent stopped a window whose client vanished (dynprof's, not CANN's). */
+#define PROFDIR_ORPHAN_NOTE "dynprof_orphaned.txt"
+
+/* Write `text` as host/<name> (no .done sidecar: not a CANN file). 0 or a negative errno. */
+int profdir_note(const struct profdir *pd, const char *name, const char *text) DP_MUST_CHECK;
+
 /* Write end_info. 0 or a negative errno. */
 int profdir_close(const struct profdir *pd) DP_MUST_CHECK;
 

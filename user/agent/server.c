@@ -68,12 +68,15 @@ static int accept_next(void)
 			{ .fd = srv.wake_fd, .events = POLLIN },
 			{ .fd = srv.sock.fd, .events = POLLIN },
 		};
-		int fd;
+		int64_t due = window_orphan_due_ms(srv.cfg.orphan_grace_sec);
+		int fd, n = poll(pfd, 2, due < 0 ? -1 : (int)(due > INT_MAX ? INT_MAX : due));
 
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		if (n < 0 && errno != EINTR)
 			return -errno;
-		if (pfd[0].revents)
+		if (n > 0 && pfd[0].revents)
 			return -ESHUTDOWN;
+		if (n == 0 && due >= 0 && window_orphan_due_ms(srv.cfg.orphan_grace_sec) == 0)
+			window_stop_orphan(srv.cfg.orphan_grace_sec);
 		if (!(pfd[1].revents & POLLIN))
 			continue;
 		fd = accept4(srv.sock.fd, NULL, NULL, SOCK_CLOEXEC);
@@ -116,6 +119,7 @@ static int serve_client(int fd)
 
 	atomic_store(&srv.client_fd, fd);
 	agent_log("client connected");
+	window_client_connected();
 	conn_init(&c, fd, srv.wake_fd, &srv.cfg);
 	if (srv.cfg.protocol == PROTO_V1)
 		conv_v1_serve(&c);

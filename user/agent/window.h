@@ -11,6 +11,8 @@
 #ifndef DYNPROF_AGENT_WINDOW_H
 #define DYNPROF_AGENT_WINDOW_H
 
+#include <stdint.h>
+
 #include "dynprof/agent.h"
 #include "agent/device.h"
 #include "shared/compiler.h"
@@ -40,6 +42,20 @@ enum window_start_rc window_start(int v1_name, const char *params_json,
 enum window_stop_rc window_stop(void);
 
 int window_collecting(void);
+
+/*
+ * A window whose client vanished (the 8.5.0 flavour keeps it open, as
+ * CANN 8.5.0): window_orphan starts the grace period of `grace_sec` (0:
+ * never stopped); a client that connects is told in the log and can stop
+ * it (the wait ends; it starts again if that client vanishes too);
+ * window_orphan_due_ms is how long is left (-1: nothing due), then
+ * window_stop_orphan stops it with host/dynprof_orphaned.txt saying when
+ * and why. Server thread only.
+ */
+void window_orphan(int grace_sec);
+void window_client_connected(void);
+int64_t window_orphan_due_ms(int grace_sec);
+void window_stop_orphan(int grace_sec);
 
 /* In a fork()ed child: the parent's window is not ours to finish. */
 void window_forget_after_fork(void);

@@ -16,6 +16,7 @@
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "target/session.h"
+#include "target/watchdog.h"
 
 int session_live(const struct session *s)
 {
@@ -453,4 +454,5 @@ void session_close(struct session *s)
 	free(s->targets);
 	s->targets = NULL;
 	s->ntargets = 0;
+	watchdog_done(); /* every connection released above: it exits touching nothing */
 }

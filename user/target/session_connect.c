@@ -24,6 +24,7 @@
 #include "target/target_leave.h"
 #include "target/target_results.h"
 #include "target/target_select.h"
+#include "target/watchdog.h"
 #include "shared/decimal.h"
 
 #define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
@@ -429,6 +430,7 @@ void session_open_launch(struct session *s, const struct options *o, const char 
 	s->opts = o;
 	s->launch = true;
 	snprintf(s->output, sizeof(s->output), "%s", output);
+	watchdog_start(o->timeout_ms); /* before any target connects */
 	s->targets = calloc(SESSION_MAX_TARGETS, sizeof(*s->targets));
 }
 
@@ -492,8 +494,7 @@ static void quit_connection(struct session *s, struct target *t)
 	/* v1 follows its QUIT_RSP with DISCONN_RSP "Client request quit." and QUIT_RSP. */
 	if (out.reply.status == PROTO_OK && t->proto == PROTO_V1)
 		target_drain(t, 2);
-	close(t->fd);
-	t->fd = -1;
+	target_close(t);
 }
 
 /* Each connection uses one of the server's accepts for its lifetime: say when few are left. */
@@ -599,6 +600,8 @@ int session_open(struct session *s, const struct options *o, const char *output,
 	s->disc = disc;
 	snprintf(s->output, sizeof(s->output), "%s", output);
 	rc = resolve_pid_list(s, o);
+	if (rc == 0)
+		watchdog_start(o->timeout_ms); /* before any target connects */
 	if (rc)
 		return rc;
 	for (int i = 0; i < s->ntargets; i++) {

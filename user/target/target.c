@@ -10,6 +10,7 @@
 #include "shared/fdio.h"
 #include "out/output.h"
 #include "target/target.h"
+#include "target/watchdog.h"
 
 #define DRAIN_MS 200 /* how long to wait for the QUIT_RSP after a DISCONNECT */
 
@@ -37,6 +38,9 @@ void target_prepare_handshake(struct target *t, int64_t deadline)
 void target_prepare_command(struct target *t, enum proto_command cmd, int64_t deadline)
 {
 	server_count_command(&t->count, &t->limits, clock_ms(), cmd == PROTO_CMD_START);
+	/* From the moment it is sent: dynprof may not live to read the reply that opens it. */
+	if (cmd == PROTO_CMD_START)
+		watchdog_window(t->fd, true);
 	if (t->proto == PROTO_V1) {
 		struct proto_v1_request req;
 
@@ -118,12 +122,19 @@ static void decode(struct target *t, bool handshake, enum proto_command cmd, int
 void target_finish_handshake(struct target *t, struct target_outcome *out)
 {
 	decode(t, true, PROTO_CMD_START, 0, out);
+	/* Usable from now on: if dynprof dies, the watchdog stops and quits it. */
+	if (out->reply.status == PROTO_OK)
+		watchdog_hold(t->fd, t->pid, t->proto);
 }
 
 void target_finish_command(struct target *t, enum proto_command cmd, int timeout_ms,
 			   struct target_outcome *out)
 {
 	decode(t, false, cmd, timeout_ms, out);
+	/* A START that opened nothing (a window already open is ours to stop too). */
+	if (cmd == PROTO_CMD_START && !t->collecting && out->reply.status != PROTO_OK &&
+	    out->reply.status != PROTO_ALREADY_STARTED)
+		watchdog_window(t->fd, false);
 }
 
 void target_read_unsolicited(struct target *t, struct target_outcome *out)
@@ -161,6 +172,8 @@ int target_prof_names(const struct target *t)
 void target_set_collecting(struct target *t, bool collecting)
 {
 	server_count_collecting(&t->count, clock_ms(), collecting);
+	if (t->fd >= 0 && collecting != t->collecting)
+		watchdog_window(t->fd, collecting);
 	t->collecting = collecting;
 }
 
@@ -170,11 +183,18 @@ void target_connected(struct target *t)
 	t->collecting = false;
 }
 
+void target_close(struct target *t)
+{
+	if (t->fd >= 0) {
+		watchdog_release(t->fd);
+		close(t->fd);
+	}
+	t->fd = -1;
+}
+
 void target_drop(struct target *t)
 {
-	if (t->fd >= 0)
-		close(t->fd);
-	t->fd = -1;
+	target_close(t);
 	t->dropped = true;
 	target_set_collecting(t, false);
 }

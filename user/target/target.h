@@ -79,6 +79,9 @@ void target_set_collecting(struct target *t, bool collecting);
 /* A fresh connection: its counts start again, one more of the server's accepts used. */
 void target_connected(struct target *t);
 
+/* Close the connection (the watchdog's copy first); the target stays as it is. */
+void target_close(struct target *t);
+
 /* Close the connection; the target stays in the list, marked dropped. */
 void target_drop(struct target *t);
 
