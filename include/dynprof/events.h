@@ -32,7 +32,7 @@ enum dp_event_type {
  * is DP_FD_UNCONFIRMED, its path empty, and `access` says what was asked.
  * User space reports it only once the process's fds show the card.
  */
-#define DP_FD_UNCONFIRMED (-1)
+#define DP_FD_UNCONFIRMED (-2) /* not -1, which older producers use for "no fd" */
 #define DP_ACCESS_READ 2  /* BPF_DEVCG_ACC_READ */
 #define DP_ACCESS_WRITE 4 /* BPF_DEVCG_ACC_WRITE */
 
