@@ -107,7 +107,7 @@ test_nothing_of_ours_stays_attached_after_sigkill() {
 	prog=$(bpf_objects_of $WATCH_PID | awk '$1 == "prog" { print $2 }' | while read -r i; do
 		$BT prog show id $i | grep -q 'cgroup_device' && echo $i; done)
 	link=$(bpf_objects_of $WATCH_PID | awk '$1 == "link" { print $2 }' | while read -r i; do
-		$BT link show id $i | grep -q "prog $prog" && echo $i; done)
+		$BT link show id $i | grep -qE "prog $prog( |$)" && echo $i; done)
 	[ -n "$prog" ] && [ -n "$link" ] || fail "no cgroup_device program and link held (prog '$prog', link '$link')"
 	$BT cgroup show $cg | grep -qE "^$prog +cgroup_device" || fail "not attached"
 	kill -KILL $WATCH_PID
@@ -158,8 +158,10 @@ test_closes_are_found_without_a_syscall_hook() {
 
 test_works_without_a_cgroup2_mount() {
 	local card; card=$(make_card 0)
-	# A mount namespace where no cgroup2 is mounted: a tmpfs over /sys/fs/cgroup.
-	unshare --mount --propagation private bash -c "mount -t tmpfs none /sys/fs/cgroup &&
+	# A mount namespace where no cgroup2 is mounted anywhere: every cgroup mount
+	# under /sys/fs/cgroup gone, a tmpfs in its place (as in some containers).
+	unshare --mount --propagation private bash -c "umount -R /sys/fs/cgroup 2>/dev/null;
+		mount -t tmpfs none /sys/fs/cgroup &&
 		! grep -q ' - cgroup2 ' /proc/self/mountinfo &&
 		exec '$DP' --list --watch --json --device='$T/dev/davinci*'" > $T/watch 2> $T/watch.err &
 	WATCH_PID=$!
