@@ -35,7 +35,8 @@ prog_names_of() {
 
 # at_exit CMD: run CMD when the test ends, before the usual clean-up.
 AT_EXIT=""
-at_exit() { AT_EXIT="$1; $AT_EXIT"; trap 'eval "$AT_EXIT"; cleanup_test' EXIT; }
+# (cleanup_test takes the test's status from $?: kept across CMD.)
+at_exit() { AT_EXIT="$1; $AT_EXIT"; trap 'st=$?; eval "$AT_EXIT"; (exit $st); cleanup_test' EXIT; }
 
 # A folder where the cgroup v2 root is mounted (the host's, else our own,
 # unmounted at the end before $T is removed).
@@ -138,7 +139,7 @@ test_a_failed_open_is_not_reported() {
 	watch_saw card-open $ok '"cards":\[0\]'
 	sleep 1
 	for p in $a $b $c; do all_gone $p && fail "opener $p did not stay alive"; done
-	grep -q "sleep 600" /proc/$b/cmdline || fail "opener $b not as expected"
+	tr '\0' ' ' < /proc/$b/cmdline | grep -q "^sleep 600" || fail "opener $b not as expected"
 	! grep -E '"event":"card-open"' $T/watch | grep -qE "\"pid\":($a|$b|$c)[,}]" ||
 		{ cat $T/watch; fail "a failed open (or an access check) was reported as a card open"; }
 }
