@@ -359,6 +359,9 @@ int BPF_PROG(dp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 /* ---- card opens and closes (tracking mode) ---------------------------------- */
 
 /*
+ * Two ways, one chosen at load (discover_bpf.c): the device permission check
+ * (dp_dev, below), else the syscall tracepoints (dp_sys_enter/dp_sys_exit).
+ *
  * The kernel filter: an open crosses to user space only when it succeeded
  * and the file it opened is a character device registered in card_devs.
  * Deciding by the opened file's device number, not by the path, catches
@@ -393,6 +396,69 @@ int BPF_PROG(dp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
  * and sys_exit could make the program look at another file: the model's
  * /proc re-reads correct that.
  */
+/* ---- card opens without a syscall hook: the device permission check ----------- */
+
+/* include/uapi/linux/bpf.h (not in vmlinux.h): ctx->access_type = access << 16 | type. */
+#define DEVCG_DEV_CHAR 2
+#define DEVCG_ACC_READ DP_ACCESS_READ
+#define DEVCG_ACC_WRITE DP_ACCESS_WRITE
+
+/*
+ * The preferred way to see card opens (user/kernel/discover_bpf.c attaches
+ * it through a BPF link to the cgroup v2 root, so it runs for every task of
+ * the host, and goes when dynprof's link fd closes, crash or SIGKILL
+ * included). The kernel runs the device programs of the opener's cgroup
+ * from inode_permission(), after the file-mode check passed and before the
+ * driver's open: every other syscall costs nothing, a device check one
+ * hash lookup.
+ *
+ * It ALWAYS returns 1 (allow): every device program of a cgroup runs and
+ * any one returning 0 denies, so allowing changes no decision, a container
+ * engine's device policy included.
+ *
+ * A check is not an open: the open may still fail after it (a driver's
+ * open, an LSM), and access(2) passes here too. So the CARD_OPEN record it
+ * sends has fd = DP_FD_UNCONFIRMED and no path: user space confirms it by
+ * reading the process's fds (user/proc/opencheck.c) before reporting a card
+ * user. Only reads and writes of character devices are looked at (not
+ * mknod, not block devices).
+ */
+SEC("cgroup/dev")
+int dp_dev(struct bpf_cgroup_dev_ctx *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, access = ctx->access_type >> 16;
+	struct dp_card_dev dev = { .major = ctx->major, .minor = ctx->minor };
+	const __s32 *card;
+	struct dp_event *e;
+	__u8 one = 1;
+
+	if (!track_all || (ctx->access_type & 0xffff) != DEVCG_DEV_CHAR ||
+	    !(access & (DEVCG_ACC_READ | DEVCG_ACC_WRITE)))
+		return 1;
+	card = bpf_map_lookup_elem(&card_devs, &dev);
+	if (!card)
+		return 1; /* not a card node: the common case */
+
+	/* May hold it soon: its fork, exec and exit wake the reader. */
+	bpf_map_update_elem(&card_pids, &tgid, &one, BPF_ANY);
+	e = reserve_event(DP_EVENT_CARD_OPEN, tgid, DP_EVENT_PATH_SIZE);
+	if (!e)
+		return 1;
+	e->tid = (__u32)pid_tgid;
+	e->fd = DP_FD_UNCONFIRMED;
+	e->card = *card;
+	e->rdev_major = dev.major;
+	e->rdev_minor = dev.minor;
+	e->access = access;
+	fill_task(e, (struct task_struct *)bpf_get_current_task());
+	e->path[0] = '\0';
+	submit_event(e, true);
+	return 1;
+}
+
+/* ---- card opens and closes with syscall hooks (the fallback) ------------------ */
+
 #if defined(__TARGET_ARCH_x86)
 #define NR_OPEN 2
 #define NR_CLOSE 3

@@ -21,9 +21,20 @@ enum dp_event_type {
 	DP_EVENT_EXIT = 1,       /* a process (thread group) exited */
 	DP_EVENT_FORK = 2,       /* a new process (not a thread) was created */
 	DP_EVENT_EXEC = 3,       /* a process exec'd a binary */
-	DP_EVENT_CARD_OPEN = 4,  /* a process opened a card node (succeeded) */
+	DP_EVENT_CARD_OPEN = 4,  /* a process opened a card node (succeeded; or, with
+				    fd == DP_FD_UNCONFIRMED, was allowed to: see below) */
 	DP_EVENT_CARD_CLOSE = 5, /* a process closed an fd on a card node */
 };
+
+/*
+ * A CARD_OPEN from the device permission check (bpf/discover.bpf.c dp_dev)
+ * comes before the open is done and may be followed by its failure: its fd
+ * is DP_FD_UNCONFIRMED, its path empty, and `access` says what was asked.
+ * User space reports it only once the process's fds show the card.
+ */
+#define DP_FD_UNCONFIRMED (-2) /* not -1, which older producers use for "no fd" */
+#define DP_ACCESS_READ 2  /* BPF_DEVCG_ACC_READ */
+#define DP_ACCESS_WRITE 4 /* BPF_DEVCG_ACC_WRITE */
 
 #define DP_PATH_LEN 256 /* exec filename / opened path, NUL-terminated, may be cut */
 #define DP_ARGS_LEN 256 /* exec argv, NUL-separated, may be cut */
@@ -41,7 +52,7 @@ struct dp_event {
 	__dp_u32 rdev_major;  /* CARD_OPEN/CLOSE: the node's device number */
 	__dp_u32 rdev_minor;
 	__dp_u32 args_len;    /* EXEC: bytes used in args */
-	__dp_u32 pad;
+	__dp_u32 access;      /* CARD_OPEN unconfirmed: the check's access, DP_ACCESS_* bits */
 	__dp_u64 start_ns;    /* task start_boottime (ns): identity with pid */
 	__dp_u64 ktime_ns;    /* bpf_ktime_get_ns() at the event */
 	__dp_u64 cgroup_id;   /* bpf_get_current_cgroup_id() */

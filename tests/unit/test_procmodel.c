@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 
+#include "proc/opencheck.h"
 #include "proc/procmodel.h"
 #include "shared/cards.h"
 #include "unit.h"
@@ -165,6 +166,79 @@ TEST(model_card_open_sets_the_card_and_forks_inherit_it)
 	CHECK_INT(procmodel_get(m, NOPID + 9)->cards, 1);
 	CHECK_STR(r.log, "exec:5000001:0 open:5000001:8 open:5000001:28 exec:5000002:28 open:5000002:28 "
 			 "exec:5000009:1 open:5000009:1");
+	procmodel_free(m);
+}
+
+/*
+ * A card open from the device check (fd DP_FD_UNCONFIRMED) counts only when
+ * the fds show it: for a process that does not exist, never, however often
+ * it is tried; the wait for it ends at OPENCHECK_GIVE_UP_MS at the latest.
+ */
+TEST(model_unconfirmed_open_is_not_applied_without_the_fd)
+{
+	struct recorder r;
+	struct procmodel *m = test_model(&r);
+	struct opencheck *c = opencheck_new();
+	struct dp_event e;
+
+	REQUIRE(m != NULL && c != NULL);
+	e = ev(DP_EVENT_FORK, NOPID + 1, 1, 100);
+	procmodel_apply(m, &e);
+	e = ev(DP_EVENT_CARD_OPEN, NOPID + 1, 1, 100);
+	e.card = 2;
+	e.fd = DP_FD_UNCONFIRMED;
+	procmodel_apply(m, &e);
+	CHECK_INT(procmodel_get(m, NOPID + 1)->cards, 0);
+	CHECK_INT(procmodel_confirm_open(m, &e), -ESRCH);
+	/* A gone process leaves the wait at its first try. */
+	CHECK_INT(opencheck_add(c, &e, 1000), 0);
+	CHECK_INT(opencheck_add(c, &e, 1000), 0); /* the same open: one wait */
+	CHECK_INT((int)opencheck_waiting(c), 1);
+	CHECK_INT((int)opencheck_next_ms(c), 1001);
+	opencheck_run(c, m, 1000); /* not due yet */
+	CHECK_INT((int)opencheck_waiting(c), 1);
+	opencheck_run(c, m, 1001);
+	CHECK_INT((int)opencheck_waiting(c), 0);
+	CHECK(opencheck_next_ms(c) == INT64_MAX);
+	/* A confirmed CARD_OPEN (an fd) is applied as before. */
+	e.fd = 3;
+	procmodel_apply(m, &e);
+	CHECK_INT(procmodel_get(m, NOPID + 1)->cards, 1 << 2);
+	CHECK_STR(r.log, "exec:5000001:0 open:5000001:4");
+	opencheck_free(c);
+	procmodel_free(m);
+}
+
+/* The wait for one that cannot be told (fds unreadable) doubles, up to its give-up time. */
+TEST(opencheck_waits_longer_each_time_then_gives_up)
+{
+	struct recorder r;
+	struct procmodel *m = test_model(&r);
+	struct opencheck *c = opencheck_new();
+	struct dp_event e;
+	int64_t now = 0;
+	int tries = 0;
+
+	REQUIRE(m != NULL && c != NULL);
+	/* pid 1's fds: unreadable unless root; as root, not a card of ours: "not yet". */
+	e = ev(DP_EVENT_CARD_OPEN, 1, 0, 0);
+	e.card = 1;
+	e.fd = DP_FD_UNCONFIRMED;
+	CHECK_INT(opencheck_add(c, &e, now), 0);
+	while (opencheck_waiting(c) && tries < 1000) {
+		int64_t next = opencheck_next_ms(c);
+
+		CHECK(next - now <= OPENCHECK_STEP_MAX_MS);
+		now = next;
+		opencheck_run(c, m, now);
+		tries++;
+	}
+	CHECK_INT((int)opencheck_waiting(c), 0);
+	CHECK(now >= OPENCHECK_GIVE_UP_MS && now < OPENCHECK_GIVE_UP_MS + OPENCHECK_STEP_MAX_MS);
+	/* 1, 2, 4 ... 128, then 250 ms steps: about 8 + 20 tries in 5 s. */
+	CHECK(tries > 20 && tries < 40);
+	CHECK_STR(r.log, "");
+	opencheck_free(c);
 	procmodel_free(m);
 }
 

@@ -129,3 +129,9 @@ unsigned long long discover_lost_events(const struct discover *d)
 {
 	return d ? d->ops->lost(d->be) : 0;
 }
+
+const char *discover_open_hook(const struct discover *d, bool *closes)
+{
+	*closes = false;
+	return d && d->tracking ? d->ops->hook(d->be, closes) : NULL;
+}

@@ -97,7 +97,21 @@ unsigned long long discover_lost_events(const struct discover *d);
  * then delivers a watched pid's exit as an EXIT event and ends the watch.
  * (discover_consume() on a tracking handle would drop all other events.)
  */
-/* (`*note`, when BPF cannot be used, is the reason alone: "BPF unavailable (...)".) */
+/*
+ * Card opens are seen, in this order, by the first that loads and attaches:
+ *  1. the device permission check: a cgroup/dev program on the cgroup v2
+ *     root, linked (gone with dynprof however it ends), no cost per
+ *     syscall. Its CARD_OPEN events come before the open is done and may
+ *     be for an open that then fails: fd == DP_FD_UNCONFIRMED, no path;
+ *     the caller confirms them from /proc (proc/opencheck.c). No
+ *     CARD_CLOSE events: the caller re-reads card holders' fds.
+ *  2. the syscall tracepoints sys_enter/sys_exit: CARD_OPEN after the open
+ *     succeeded (fd and path set) and CARD_CLOSE, at a cost to every
+ *     syscall of every process. Chosen when 1 fails, or forced by the
+ *     environment variable DYNPROF_OPEN_HOOK=syscalls.
+ * discover_open_hook() says which, in one line.
+ * (`*note`, when BPF cannot be used, is the reason alone: "BPF unavailable (...)".)
+ */
 struct discover *discover_open_tracking(bool use_bpf, const char **note);
 
 /*
@@ -107,6 +121,14 @@ struct discover *discover_open_tracking(bool use_bpf, const char **note);
  * reached). Registering a device again replaces its index. Without BPF: 0.
  * Opens before the registration are not reported: scan /proc after it.
  */
+/*
+ * Tracking handle with BPF: "card opens: cgroup device hook", or "card
+ * opens: syscall tracepoints (cgroup device hook: <why not>)"; it lives as
+ * long as d. NULL otherwise. `*closes`: CARD_CLOSE events come (the
+ * syscall hooks only).
+ */
+const char *discover_open_hook(const struct discover *d, bool *closes);
+
 int discover_add_card(struct discover *d, unsigned major, unsigned minor, int index) DP_MUST_CHECK;
 
 /*

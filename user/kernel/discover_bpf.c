@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * discover's BPF back end: checks that BPF can be used here, loads and
- * attaches bpf/discover.bpf.c (all programs in tracking mode, only the exit
- * program in attach mode), and turns ring buffer records into watched-pid
- * exits (discover_consume) or whole events (discover_consume_events).
+ * attaches bpf/discover.bpf.c (the process programs and one way of seeing
+ * card opens in tracking mode, only the exit program in attach mode), and
+ * turns ring buffer records into watched-pid exits (discover_consume) or
+ * whole events (discover_consume_events).
+ *
+ * Card opens, in this order (tracking mode):
+ *  1. the device permission check (dp_dev, cgroup/dev) through a BPF link on
+ *     the cgroup v2 root (kernel/cgroot.c): costs nothing per syscall;
+ *  2. the syscall tracepoints (dp_sys_enter, dp_sys_exit), when 1 cannot
+ *     load or attach, or when DYNPROF_OPEN_HOOK=syscalls asks for them.
+ * Only the chosen programs are loaded; discover_open_hook() says which.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +26,7 @@
 
 #include "bpf/discover.skel.h"
 #include "kernel/bpfutil.h"
+#include "kernel/cgroot.h"
 #include "kernel/discover_impl.h"
 #include "common/procstat.h"
 #include "kernel/pidfd.h"
@@ -34,8 +43,13 @@
 _Static_assert(DP_RINGBUF_BYTES >= 4096 && (DP_RINGBUF_BYTES & (DP_RINGBUF_BYTES - 1)) == 0,
 	       "DP_RINGBUF_BYTES: a power of 2, at least a page");
 
+/* Forces the syscall tracepoints for card opens (tests, benchmarks). */
+#define OPEN_HOOK_ENV "DYNPROF_OPEN_HOOK"
+
 struct discover_be {
 	bool tracking;             /* all programs loaded, events delivered whole */
+	bool dev_hook;             /* card opens from dp_dev (else the syscall hooks) */
+	char hook_note[320];       /* tracking mode: "card opens: ..." */
 	struct discover_bpf *skel;
 	struct ring_buffer *rb;
 	struct watchset set;       /* the pids in the `watched` map; no fds */
@@ -210,25 +224,132 @@ static void be_close(struct discover_be *be)
 /*
  * Settings before load. Attach mode loads only dp_exit, and shrinks the
  * maps only tracking mode uses (an LRU hash preallocates all its entries).
+ * Tracking mode loads one of the two ways of seeing card opens; the device
+ * hook needs no open_paths (one entry: an LRU map cannot have none).
  */
-static int configure(struct discover_be *be)
+static int configure(struct discover_be *be, bool dev_hook)
 {
 	struct discover_bpf *s = be->skel;
 	int err;
 
 	s->rodata->track_all = be->tracking;
 	err = bpf_map__set_max_entries(s->maps.events, DP_RINGBUF_BYTES);
-	if (err || be->tracking)
+	if (err)
 		return err;
+	bpf_program__set_autoload(s->progs.dp_dev, be->tracking && dev_hook);
+	bpf_program__set_autoload(s->progs.dp_sys_enter, be->tracking && !dev_hook);
+	bpf_program__set_autoload(s->progs.dp_sys_exit, be->tracking && !dev_hook);
+	if (be->tracking)
+		return dev_hook ? bpf_map__set_max_entries(s->maps.open_paths, UNUSED_MAP_ENTRIES) : 0;
 	bpf_program__set_autoload(s->progs.dp_fork, false);
 	bpf_program__set_autoload(s->progs.dp_exec, false);
-	bpf_program__set_autoload(s->progs.dp_sys_enter, false);
-	bpf_program__set_autoload(s->progs.dp_sys_exit, false);
 	err = bpf_map__set_max_entries(s->maps.open_paths, UNUSED_MAP_ENTRIES);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.card_pids, UNUSED_MAP_ENTRIES);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.card_devs, UNUSED_MAP_ENTRIES);
+	return err;
+}
+
+/*
+ * dp_dev on the cgroup v2 root, through a link: the skeleton's link, so
+ * it goes with the skeleton, and with the process however it ends. The
+ * link holds the cgroup; the fd (and a private mount) are not kept.
+ */
+static int attach_dev_hook(struct discover_be *be, const char **step, char *why, size_t why_len)
+{
+	struct bpf_link *link;
+	int cg, err;
+
+	*step = "opening the cgroup v2 root";
+	cg = cgroot_open(why, why_len);
+	if (cg < 0)
+		return cg;
+	*step = "attaching to the cgroup v2 root (cgroup/dev, BPF link)";
+	link = bpf_program__attach_cgroup(be->skel->progs.dp_dev, cg);
+	err = link ? 0 : -errno;
+	close(cg);
+	if (err) {
+		why[0] = '\0';
+		return err;
+	}
+	be->skel->links.dp_dev = link;
+	return 0;
+}
+
+/* One try: open, configure, load, attach. Negative errno with `why` set; the skeleton freed. */
+static int load(struct discover_be *be, bool dev_hook, char *why, size_t why_len)
+{
+	const char *step;
+	int err;
+
+	bpfutil_quiet_reset();
+	why[0] = '\0';
+	step = "opening the BPF object";
+	be->skel = discover_bpf__open();
+	if (!be->skel) {
+		err = -errno;
+		goto fail;
+	}
+	step = "configuring the BPF object";
+	err = configure(be, dev_hook);
+	if (err)
+		goto fail;
+	step = "loading the BPF programs";
+	err = discover_bpf__load(be->skel);
+	if (err)
+		goto fail;
+	step = !be->tracking ? "attaching to raw tracepoint sched_process_exit"
+	       : dev_hook    ? "attaching to raw tracepoints sched_process_{fork,exec,exit}"
+			     : "attaching to raw tracepoints sched_process_{fork,exec,exit}, "
+			       "sys_{enter,exit}";
+	err = discover_bpf__attach(be->skel);
+	if (!err && dev_hook)
+		err = attach_dev_hook(be, &step, why, why_len);
+	if (err)
+		goto fail;
+	be->dev_hook = dev_hook;
+	return 0;
+
+fail:
+	if (err >= 0)
+		err = -EINVAL;
+	if (!why[0])
+		bpfutil_failure(why, why_len, step, err);
+	else if (strlen(step) + 2 < why_len) { /* cgroot's own reason: after the step */
+		char tmp[256];
+
+		snprintf(tmp, sizeof(tmp), "%s", why);
+		snprintf(why, why_len, "%s: %s", step, tmp);
+	}
+	discover_bpf__destroy(be->skel);
+	be->skel = NULL;
+	return err;
+}
+
+/*
+ * Tracking mode: the device hook, else the syscall hooks (see the top of
+ * the file), said in hook_note. A failure of both is the second's.
+ */
+static int load_tracking(struct discover_be *be, char *why, size_t why_len)
+{
+	const char *env = getenv(OPEN_HOOK_ENV);
+	char hook_why[256];
+	int err;
+
+	if (env && strcmp(env, "syscalls") == 0) {
+		snprintf(hook_why, sizeof(hook_why), "not tried: %s=syscalls", OPEN_HOOK_ENV);
+	} else {
+		err = load(be, true, hook_why, sizeof(hook_why));
+		if (!err) {
+			snprintf(be->hook_note, sizeof(be->hook_note), "card opens: cgroup device hook");
+			return 0;
+		}
+	}
+	err = load(be, false, why, why_len);
+	if (!err)
+		snprintf(be->hook_note, sizeof(be->hook_note),
+			 "card opens: syscall tracepoints (cgroup device hook: %s)", hook_why);
 	return err;
 }
 
@@ -240,7 +361,6 @@ static int configure(struct discover_be *be)
 static int be_open(struct discover_be **out, bool tracking, char *why, size_t why_len)
 {
 	struct discover_be *be;
-	const char *step;
 	int err;
 
 	err = bpfutil_usable(why, why_len);
@@ -252,43 +372,28 @@ static int be_open(struct discover_be **out, bool tracking, char *why, size_t wh
 		return -ENOMEM;
 	}
 	be->tracking = tracking;
-	bpfutil_quiet_reset();
 	bpfutil_quiet_hold();
-
-	step = "opening the BPF object";
-	be->skel = discover_bpf__open();
-	if (!be->skel) {
-		err = -errno;
-		goto fail;
-	}
-	step = "configuring the BPF object";
-	err = configure(be);
+	err = tracking ? load_tracking(be, why, why_len) : load(be, false, why, why_len);
 	if (err)
 		goto fail;
-	step = "loading the BPF programs";
-	err = discover_bpf__load(be->skel);
-	if (err)
-		goto fail;
-	step = tracking ? "attaching to raw tracepoints sched_process_{fork,exec,exit}, sys_{enter,exit}"
-			: "attaching to raw tracepoint sched_process_exit";
-	err = discover_bpf__attach(be->skel);
-	if (err)
-		goto fail;
-	step = "creating the ring buffer";
 	be->rb = ring_buffer__new(bpf_map__fd(be->skel->maps.events), on_sample, be, NULL);
 	if (!be->rb) {
 		err = -errno;
+		bpfutil_failure(why, why_len, "creating the ring buffer", err);
 		goto fail;
 	}
 	*out = be;
 	return 0;
 
 fail:
-	if (err >= 0)
-		err = -EINVAL;
-	bpfutil_failure(why, why_len, step, err);
 	be_close(be);
 	return err;
+}
+
+static const char *be_hook(const struct discover_be *be, bool *closes)
+{
+	*closes = be->tracking && !be->dev_hook;
+	return be->hook_note[0] ? be->hook_note : NULL;
 }
 
 /* ---- watching, consuming, cards --------------------------------------------------- */
@@ -426,4 +531,5 @@ const struct discover_ops discover_bpf_ops = {
 	.consume_events = be_consume_events,
 	.add_card = be_add_card,
 	.lost = be_lost,
+	.hook = be_hook,
 };

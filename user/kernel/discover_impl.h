@@ -43,6 +43,8 @@ struct discover_ops {
 	/* Only on a tracking handle. */
 	int (*add_card)(struct discover_be *be, unsigned major, unsigned minor, int index);
 	unsigned long long (*lost)(const struct discover_be *be);
+	/* Tracking mode: how card opens are seen, one line, and whether closes are reported; else NULL. */
+	const char *(*hook)(const struct discover_be *be, bool *closes);
 };
 
 extern const struct discover_ops discover_bpf_ops;   /* discover_bpf.c */

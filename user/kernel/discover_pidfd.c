@@ -154,6 +154,14 @@ static int be_add_card(struct discover_be *be, unsigned major, unsigned minor, i
 	return 0;
 }
 
+/* No card opens seen without BPF. */
+static const char *be_hook(const struct discover_be *be, bool *closes)
+{
+	(void)be;
+	*closes = false;
+	return NULL;
+}
+
 static unsigned long long be_lost(const struct discover_be *be)
 {
 	(void)be;
@@ -170,4 +178,5 @@ const struct discover_ops discover_pidfd_ops = {
 	.consume_events = be_consume_events,
 	.add_card = be_add_card,
 	.lost = be_lost,
+	.hook = be_hook,
 };

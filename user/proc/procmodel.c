@@ -616,6 +616,52 @@ static void apply_card_close(struct procmodel *m, const struct dp_event *ev)
 		notify(m, PM_CHANGE_SOCKET, e);
 }
 
+int procmodel_confirm_open(struct procmodel *m, const struct dp_event *ev)
+{
+	unsigned long long start = procscan_ns_to_ticks(ev->start_ns, m->hz);
+	const struct pm_entry *e;
+	int index, err;
+	uint64_t cards;
+
+	if (ev->type != DP_EVENT_CARD_OPEN || ev->fd != DP_FD_UNCONFIRMED || (int)ev->pid <= 0)
+		return -EINVAL;
+	index = event_card(m, ev);
+	if (index < 0)
+		return 0; /* not a card we know (any more) */
+	e = lookup(m, (int)ev->pid, start);
+	if (e && (e->p.cards & (1ULL << index)))
+		return 1; /* holds it already: another open changes nothing */
+	err = procscan_cards((int)ev->pid, start, &m->cards, -1, &cards);
+	if (err)
+		return err;
+	if (!(cards & (1ULL << index)))
+		return 0;
+	apply_card_open(m, ev);
+	return 1;
+}
+
+size_t procmodel_refresh_cards(struct procmodel *m)
+{
+	size_t read = 0;
+
+	for (size_t i = 0; i < pidtab_cap(&m->tab); i++) {
+		struct pm_entry *e = pidtab_slot(&m->tab, i)->val;
+		uint64_t old, cards;
+
+		if (!pidtab_slot(&m->tab, i)->pid || !e->p.cards)
+			continue;
+		read++;
+		if (procscan_cards(e->p.pid, e->p.start_time, &m->cards, -1, &cards))
+			continue; /* gone (its EXIT removes it) or unreadable: as it was */
+		old = e->p.cards;
+		e->p.cards = cards;
+		notify_cards(m, e, old);
+		if (!cards && update_socket(e))
+			notify(m, PM_CHANGE_SOCKET, e);
+	}
+	return read;
+}
+
 void procmodel_apply(struct procmodel *m, const struct dp_event *ev)
 {
 	if ((int)ev->pid <= 0)
@@ -634,7 +680,12 @@ void procmodel_apply(struct procmodel *m, const struct dp_event *ev)
 		apply_exit(m, ev);
 		break;
 	case DP_EVENT_CARD_OPEN:
-		apply_card_open(m, ev);
+		/* Only what the fds confirm now; tracker.c retries the rest (opencheck.c). */
+		if (ev->fd == DP_FD_UNCONFIRMED) {
+			if (procmodel_confirm_open(m, ev) < 0) { /* not a card user (yet) */ }
+		} else {
+			apply_card_open(m, ev);
+		}
 		break;
 	case DP_EVENT_CARD_CLOSE:
 		apply_card_close(m, ev);

@@ -155,6 +155,24 @@ void procmodel_apply(struct procmodel *m, const struct dp_event *e);
  */
 void procmodel_refresh_sockets(struct procmodel *m);
 
+/*
+ * Re-read the fds of the processes that hold a card, and tell the cards
+ * they no longer hold (or newly hold): how closes are found when the
+ * kernel side sends no CARD_CLOSE (the cgroup device hook). One
+ * /proc/<pid>/fd walk per card holder. Returns the holders read.
+ */
+size_t procmodel_refresh_cards(struct procmodel *m);
+
+/*
+ * An unconfirmed CARD_OPEN (fd == DP_FD_UNCONFIRMED: a device permission
+ * check, the open maybe not done yet, maybe failed): applied as a
+ * CARD_OPEN only when the process's fds show the card now. 1 applied (or
+ * the process was already known to hold the card), 0 not in its fds (yet),
+ * -ESRCH the process is gone (or another one has its pid), -EACCES fds not
+ * readable, -EINVAL not such an event.
+ */
+int procmodel_confirm_open(struct procmodel *m, const struct dp_event *ev) DP_MUST_CHECK;
+
 /* Look-ups. The pointers stay valid until the next change to the model. */
 const struct pm_proc *procmodel_get(const struct procmodel *m, int pid);
 void procmodel_foreach(const struct procmodel *m,

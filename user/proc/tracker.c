@@ -9,11 +9,17 @@
 #include "shared/clock.h"
 #include "kernel/proc_connector.h"
 #include "out/report.h"
+#include "proc/opencheck.h"
 #include "proc/tracker.h"
 
 struct tracker {
 	struct procmodel *model;
 	struct discover *disc;    /* NULL without BPF */
+	bool closes;              /* disc reports card closes (the syscall hooks) */
+	struct opencheck *pending; /* card opens to confirm (the cgroup device hook) */
+	bool owe_scan;            /* a confirmation could not wait: rescan /proc */
+	int64_t next_cards_ms;    /* without close events: next re-read of card holders' fds */
+	int cards_period_ms;
 	struct proc_connector *conn; /* without BPF, where it can be used; else NULL */
 	bool polling;             /* without BPF: /proc scanned every poll period */
 	unsigned long long lost;  /* lost events already answered by a rescan */
@@ -32,6 +38,24 @@ struct tracker {
 static void apply_event(void *ctx, const struct dp_event *e)
 {
 	procmodel_apply(ctx, e);
+}
+
+/*
+ * A BPF event. A card open from the device check is tried at once, and
+ * kept for more tries if the fds do not show it yet (opencheck.h).
+ */
+static void apply_bpf_event(void *ctx, const struct dp_event *e)
+{
+	struct tracker *t = ctx;
+	int rc;
+
+	if (e->type != DP_EVENT_CARD_OPEN || e->fd != DP_FD_UNCONFIRMED) {
+		procmodel_apply(t->model, e);
+		return;
+	}
+	rc = procmodel_confirm_open(t->model, e);
+	if ((rc == 0 || rc == -EACCES) && opencheck_add(t->pending, e, clock_ms()))
+		t->owe_scan = true;
 }
 
 /*
@@ -82,15 +106,21 @@ static void open_kernel_side(struct tracker *t)
 {
 	const char *why = NULL;
 
+	const char *hook;
+
 	t->disc = discover_open_tracking(true, &why);
 	if (t->disc && !discover_uses_bpf(t->disc)) {
 		discover_close(t->disc);
 		t->disc = NULL;
 	}
-	if (t->disc)
-		register_cards(t);
-	else
+	if (!t->disc) {
 		open_no_bpf(t, why ? why : "BPF not used");
+		return;
+	}
+	hook = discover_open_hook(t->disc, &t->closes);
+	if (hook)
+		snprintf(t->note, sizeof(t->note), "%s", hook);
+	register_cards(t);
 }
 
 struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_mode mode,
@@ -104,7 +134,10 @@ struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_
 	if (!t)
 		return NULL;
 	t->model = procmodel_new(patterns);
-	if (!t->model) {
+	t->pending = opencheck_new();
+	if (!t->model || !t->pending) {
+		procmodel_free(t->model);
+		opencheck_free(t->pending);
 		free(t);
 		return NULL;
 	}
@@ -128,6 +161,8 @@ struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_
 	t->next_poll_ms = clock_ms() + TRACKER_POLL_MS;
 	t->next_socket_ms = clock_ms() + TRACKER_SOCKET_MS;
 	t->next_glob_ms = clock_ms() + TRACKER_CARD_GLOB_MS;
+	t->cards_period_ms = TRACKER_CARD_CHECK_MS;
+	t->next_cards_ms = clock_ms() + t->cards_period_ms;
 	return t;
 }
 
@@ -138,6 +173,7 @@ void tracker_close(struct tracker *t)
 	if (t->disc)
 		discover_close(t->disc);
 	proc_connector_close(t->conn);
+	opencheck_free(t->pending);
 	procmodel_free(t->model);
 	free(t);
 }
@@ -155,6 +191,10 @@ int tracker_timeout_ms(const struct tracker *t)
 
 	if (t->disc && t->next_glob_ms < next)
 		next = t->next_glob_ms;
+	if (t->disc && !t->closes && t->next_cards_ms < next)
+		next = t->next_cards_ms;
+	if (opencheck_next_ms(t->pending) < next)
+		next = opencheck_next_ms(t->pending);
 	if (t->polling && t->next_poll_ms < next)
 		next = t->next_poll_ms;
 	return clock_ms_left(next);
@@ -205,6 +245,23 @@ static void check_card_nodes(struct tracker *t, int64_t now)
 }
 
 /*
+ * Without close events (the cgroup device hook), closes are found by
+ * re-reading the card holders' fds; like polling, the period stretches to
+ * ten times what a pass takes.
+ */
+static void check_card_holders(struct tracker *t, int64_t now)
+{
+	int64_t took;
+
+	if (!t->disc || t->closes || now < t->next_cards_ms)
+		return;
+	procmodel_refresh_cards(t->model);
+	took = clock_ms() - now;
+	t->cards_period_ms = took * 10 > TRACKER_CARD_CHECK_MS ? (int)(took * 10) : TRACKER_CARD_CHECK_MS;
+	t->next_cards_ms = clock_ms() + t->cards_period_ms;
+}
+
+/*
  * Events lost (ring buffer or connector socket full): only a full scan
  * can tell what they were. The count is taken as answered only once a
  * scan worked; a failed one is tried again a poll period later (a scan
@@ -244,10 +301,18 @@ static void take_events(struct tracker *t, int *err, char *why, size_t whylen)
 	int rc;
 
 	if (t->disc) {
-		rc = discover_consume_events(t->disc, apply_event, t->model);
+		rc = discover_consume_events(t->disc, apply_bpf_event, t);
 		step_failed(rc < 0 ? rc : 0, "cannot read kernel events", err, why, whylen);
 		rc = answer_lost(t, discover_lost_events(t->disc));
 		step_failed(rc < 0 ? rc : 0, "cannot rescan /proc after lost events", err, why, whylen);
+		opencheck_run(t->pending, t->model, clock_ms());
+		if (t->owe_scan && clock_ms() >= t->retry_ms) {
+			rc = rescan(t);
+			t->owe_scan = rc != 0;
+			if (rc)
+				t->retry_ms = clock_ms() + TRACKER_POLL_MS;
+			step_failed(rc, "cannot rescan /proc for unconfirmed card opens", err, why, whylen);
+		}
 	}
 	if (t->conn) {
 		rc = proc_connector_consume(t->conn, apply_event, t->model);
@@ -273,6 +338,7 @@ int tracker_tick(struct tracker *t, char *why, size_t whylen)
 	/* Periodic steps count as failing until their next run works. */
 	step_failed(t->poll_err, "cannot scan /proc", &err, why, whylen);
 	check_card_nodes(t, now);
+	check_card_holders(t, now);
 	step_failed(t->glob_err, "cannot look for new card nodes", &err, why, whylen);
 	if (now >= t->next_socket_ms) {
 		procmodel_refresh_sockets(t->model);

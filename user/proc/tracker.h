@@ -3,7 +3,9 @@
  * Keeps the process model current: a /proc scan at start, then kernel
  * events (discover.c, tracking mode) applied as they arrive, a rescan when
  * events were lost, and the card users' sockets re-checked regularly.
- * Without BPF the netlink process connector (where it can be used) tells
+ * With the cgroup device hook (discover.h) card opens are confirmed from
+ * the fds before they count (opencheck.h) and card holders' fds are
+ * re-read every TRACKER_CARD_CHECK_MS for closes. Without BPF the netlink process connector (where it can be used) tells
  * forks, execs and exits at once, and polling /proc finds card opens
  * (and everything else when there is no connector).
  *
@@ -24,6 +26,8 @@
 				 it stretches to 10x the time a scan takes) */
 #define TRACKER_SOCKET_MS 100 /* card users' sockets re-checked this often */
 #define TRACKER_CARD_GLOB_MS 1000 /* with BPF: card nodes made since looked for this often */
+#define TRACKER_CARD_CHECK_MS 250 /* cgroup device hook (no close events): card holders'
+				     fds re-read this often (at least: stretches to 10x a pass) */
 
 struct tracker;
 
@@ -37,8 +41,10 @@ enum tracker_mode {
 /*
  * Start tracking cards matching `patterns`. NULL with errno set when out of
  * memory or when the first scan of /proc failed. Outside TRACKER_SCAN_ONCE,
- * `*note` says in one line what is used when it is not BPF (why not BPF,
- * and whether the process connector is), else it is NULL; it lives as
+ * `*note` says in one line what is used: with BPF, how card opens are seen
+ * ("card opens: cgroup device hook", or "card opens: syscall tracepoints
+ * (cgroup device hook: <why not>)"); without, why not BPF and whether the
+ * process connector is used. NULL for TRACKER_SCAN_ONCE; it lives as
  * long as the tracker. The listener (may be NULL) gets every change after the initial
  * scan (and, with report_initial, for the processes found by it too).
  */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An fd of the host's cgroup v2 root, for attaching a cgroup program to
+ * every task (discover_bpf.c's device hook). The v2 hierarchy always
+ * exists, even where nothing mounts it (v1-only or hybrid hosts, a
+ * container's tmpfs over /sys/fs/cgroup), so it is mounted privately,
+ * in this order:
+ *   1. fsopen("cgroup2") + fsmount(): a mount in no folder, seen by no one
+ *      (Linux 5.2+);
+ *   2. mount(2) on a fresh folder under /tmp, the root opened, then the
+ *      mount detached (MNT_DETACH) and the folder removed;
+ *   3. /sys/fs/cgroup or /sys/fs/cgroup/unified as found, if cgroup2
+ *      (when mounting is refused, e.g. by a seccomp filter).
+ * A program attached through the fd stays attached once the mount is
+ * gone: it holds the cgroup, not the mount.
+ *
+ * Errors: convention 2 of docs/ERRORS.md.
+ */
+#ifndef DYNPROF_CGROOT_H
+#define DYNPROF_CGROOT_H
+
+#include <stddef.h>
+
+#include "shared/compiler.h"
+
+/*
+ * An O_RDONLY|O_DIRECTORY fd of the cgroup v2 root, or negative errno with
+ * `why` saying what failed. Refused (-EXDEV) in a cgroup namespace other
+ * than the initial one: its root is not the host's, and a program there would see
+ * only that namespace's tasks.
+ */
+int cgroot_open(char *why, size_t why_len) DP_MUST_CHECK;
+
+#endif /* DYNPROF_CGROOT_H */
