@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -218,6 +219,25 @@ static int result_dir_inside(struct target *t)
 	return dir;
 }
 
+/*
+ * Out of file descriptors: say, once, how many dynprof needs (its own
+ * about 14, then one per target, a second for one in a container: its
+ * result folder) against the limit, so that it can be raised.
+ */
+static void say_fds_needed(struct session *s, int err)
+{
+	struct rlimit rl;
+	int n = s->ntargets;
+
+	if ((err != -EMFILE && err != -ENFILE) || s->fds_said)
+		return;
+	s->fds_said = true;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		rl.rlim_cur = 0;
+	report_error("dynprof: out of file descriptors (%s): dynprof needs about 14 + 1 per target (+1 more for a target in a container), about %d for %d target%s; this process may open %llu (raise it with ulimit -n)",
+		     strerror(-err), 14 + n, n, n == 1 ? "" : "s", (unsigned long long)rl.rlim_cur);
+}
+
 static int choose_result_dir(struct session *s, struct target *t)
 {
 	int fd;
@@ -228,6 +248,7 @@ static int choose_result_dir(struct session *s, struct target *t)
 		return 0;
 	}
 	fd = result_dir_inside(t);
+	say_fds_needed(s, fd);
 	if (fd < 0) {
 		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
 			     t->pid, s->output, t->sock.home,
@@ -278,6 +299,7 @@ static int connect_one(struct session *s, struct target *t)
 		return -EINVAL;
 	fd = target_socket_connect(&t->sock, t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
 				   why, sizeof(why));
+	say_fds_needed(s, fd);
 	if (fd == -EPERM) {
 		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
 		target_drop(t);

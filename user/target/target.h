@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "dynprof/proto.h"
+#include "out/winaccount.h"
 #include "target/exchange.h"
 #include "target/server_limits.h"
 #include "target/target_socket.h"
@@ -36,6 +37,10 @@ struct target {
 	char result_host[PATH_MAX];   /* the same folder as dynprof reaches it */
 	int result_fd;           /* >= 0: a folder inside the target's filesystem,
 				    whose PROF_ folders dynprof moves to --output */
+	int windows;             /* windows opened in it */
+	int64_t window_opened_us; /* wall clock when the open one opened */
+	bool window_by_rule;     /* the open window is a --window rule's: the rule's record line tells it */
+	struct window_account last_window; /* how its last window ended (out/winaccount.h) */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */
