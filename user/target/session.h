@@ -37,7 +37,8 @@ struct session {
 	bool launch;           /* launch mode: targets join and leave as they come */
 	int joined;            /* launch mode: targets that joined over the run */
 	bool closing;          /* session_shutdown ran: no more joins */
-	bool fds_said;         /* out of file descriptors: how many are needed was said */
+	bool fds_said;         /* the fd limit is short: how many are needed was said */
+	bool fds_out_said;     /* out of file descriptors: said */
 };
 
 /*
