@@ -584,11 +584,24 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 	}
 }
 
+/*
+ * The process `pid` exited. What its server said on its way out (a v1
+ * DISCONN_RSP with its reason) may still wait unread on the connection:
+ * read first, so the reason is not lost to the exit report's race.
+ */
 void session_target_exited(struct session *s, int pid)
 {
-	for (int i = 0; i < s->ntargets; i++)
-		if (!s->targets[i].dropped && s->targets[i].pid == pid)
-			lost(s, &s->targets[i], "exit");
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+		struct pollfd p = { .fd = t->fd, .events = POLLIN };
+
+		if (t->dropped || t->pid != pid)
+			continue;
+		if (t->fd >= 0 && poll(&p, 1, 0) == 1)
+			session_idle_event(s, &p);
+		if (!t->dropped)
+			lost(s, t, "exit");
+	}
 }
 
 void session_close(struct session *s)
