@@ -69,7 +69,8 @@ const struct window_account *session_target_last_window(const struct session *s,
 }
 
 /* A window's reason, said once: the first cause found stays (truncated when long). */
-static void __attribute__((format(printf, 2, 3))) set_reason(struct window_account *a, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3)))
+set_reason(struct window_account *a, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -111,7 +112,8 @@ static void move_failed(struct prof_report *r, const char *name, int rc)
 	report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
 			    r->t->result_inside, name, r->s->output, why);
 	r->a->failed++;
-	set_reason(r->a, "cannot move %s/%s to %s: %s", r->t->result_inside, name, r->s->output, why);
+	set_reason(r->a, "cannot move %s/%s to %s: %s", r->t->result_inside, name, r->s->output,
+		   why);
 }
 
 /* In --output and recorded: finished, or saved incomplete (no end_info). */
@@ -164,7 +166,8 @@ static void report_prof_dir(void *ctx, const char *name)
 /* After a window closed: find, move and record the PROF_ folders the target wrote. */
 static void report_new_prof_dirs(struct target *t, struct prof_report *r)
 {
-	int rc = output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, report_prof_dir, r);
+	int rc = output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen,
+				      report_prof_dir, r);
 
 	if (rc) {
 		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
@@ -229,7 +232,8 @@ static void window_end(struct session *s, struct target *t, const char *ended, c
 		a->fate = WINDOW_SAVED;
 		s->saved++;
 	}
-	events_window_close_fate(r.ev, window_fate_name(a->fate), a->fate == WINDOW_SAVED ? NULL : a->reason);
+	events_window_close_fate(r.ev, window_fate_name(a->fate),
+				 a->fate == WINDOW_SAVED ? NULL : a->reason);
 	events_window_close_end(r.ev);
 	target_set_collecting(t, false);
 	if (!t->window_by_rule)
@@ -425,7 +429,8 @@ static void quit_result(struct session *s, struct target *t, const struct target
 	/* QUIT also stops an open window on the server side. */
 	if (t->collecting && out->reply.status == PROTO_OK)
 		window_end(s, t, "quit", NULL);
-	leave(s, t, out->reply.status == PROTO_OK ? "quit" : "error", out->reason[0] ? out->reason : "quit failed");
+	leave(s, t, out->reply.status == PROTO_OK ? "quit" : "error",
+	      out->reason[0] ? out->reason : "quit failed");
 }
 
 static void apply_result(struct session *s, struct target *t, enum proto_command cmd, bool by_rule)
