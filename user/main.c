@@ -50,7 +50,7 @@ static int attach_run(const struct options *o, struct automation *a, const char 
 	struct session s;
 	struct tracker *tracker = NULL;
 	const char *note = NULL;
-	int rc;
+	int rc, sig;
 
 	src.disc = discover_open(!o->no_bpf, &note);
 	if (note)
@@ -65,8 +65,12 @@ static int attach_run(const struct options *o, struct automation *a, const char 
 		src.tracker = tracker;
 		automation_sources(a, &src);
 		rc = console_run(&s, &src);
+		session_print_summary(&s);
 	} else
 		rc = EXIT_OPTION_ERROR;
+	/* A signal while the targets were being reached ends the run by its number too. */
+	if (rc == EXIT_OPTION_ERROR && (sig = console_take_signal()))
+		rc = 128 + sig;
 	session_close(&s);
 	tracker_close(tracker);
 	discover_close(src.disc);

@@ -36,7 +36,7 @@ test_wrapper_with_four_children_two_with_cards() {
 	[ "$(count_lines 'start success')" -eq 2 ] || fail "expected two starts"
 	[ "$(count_lines 'stop success')" -eq 2 ] || fail "expected two stops"
 	expect_line "^\[INFO\] waiting for app process exit\.\.\.\.\.\.$"
-	expect_line "^\[INFO\] summary: 2 targets joined, 2 windows opened, 2 PROF_ folders in $T/o$"
+	expect_line "^\[INFO\] summary: 2 targets joined, 2 windows opened, 2 PROF_ folders in $T/o; windows: 2 saved, 0 saved incomplete, 0 lost$"
 }
 
 test_nested_wrappers_and_exec_chains() {

@@ -175,19 +175,56 @@ static void on_input(struct console *c)
 		input_ended(c);
 }
 
-static void on_signal(struct console *c)
+/* The signal waiting in fd, taken (0: none); never blocks. */
+static int take_signal(int fd)
 {
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct signalfd_siginfo si;
 
-	if (read(c->sigfd, &si, sizeof(si)) != sizeof(si))
-		return;
+	if (fd < 0 || poll(&p, 1, 0) != 1 || read(fd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	return (int)si.ssi_signo;
+}
+
+int console_take_signal(void)
+{
+	int fd = console_signalfd(), sig = take_signal(fd);
+
+	if (fd >= 0)
+		close(fd);
+	return sig;
+}
+
+static void on_signal_number(struct console *c, int sig)
+{
 	if (c->tty)
 		fputc('\n', stdout);
-	report_info("received SIG%s: stopping open windows and quitting", sigabbrev_np((int)si.ssi_signo) ?: "?");
-	quit(c, 128 + (int)si.ssi_signo);
+	report_info("received SIG%s: stopping open windows and quitting", sigabbrev_np(sig) ?: "?");
+	if (c->exit_status < 0)
+		quit(c, 128 + sig);
+	/* Whatever phase it came in (a stalled STOP, the shutdown itself), the status tells it. */
+	c->exit_status = 128 + sig;
 	/* Windows are closed first; then the application gets the same signal. */
 	if (c->app)
-		launch_signal(c->app, (int)si.ssi_signo);
+		launch_signal(c->app, sig);
+}
+
+static void on_signal(struct console *c)
+{
+	int sig = take_signal(c->sigfd);
+
+	if (sig)
+		on_signal_number(c, sig);
+}
+
+/* A signal that came while a command ran (signals wait for it): it decides the status. */
+static bool late_signal(struct console *c)
+{
+	int sig = take_signal(c->sigfd);
+
+	if (sig)
+		on_signal_number(c, sig);
+	return sig != 0;
 }
 
 static void on_exit_event(void *ctx, int pid)
@@ -331,12 +368,17 @@ int console_run(struct session *s, const struct console_sources *src)
 	run_scripts(&c);
 	while (c.exit_status < 0) {
 		if (session_live(s) == 0 && !c.app) {
+			if (late_signal(&c))
+				break;
 			report_info("no target left: dynamic profiling ends");
 			c.exit_status = 1;
 			break;
 		}
 		poll_once(&c);
 	}
+	/* One that came during the shutdown's STOP and QUIT. */
+	while (late_signal(&c))
+		;
 	close(c.sigfd);
 	return c.exit_status;
 }

@@ -19,6 +19,9 @@ int console_block_signals(void) DP_MUST_CHECK;
 /* A signalfd for those signals (SIGINT, SIGTERM, SIGHUP), or -errno. */
 int console_signalfd(void) DP_MUST_CHECK;
 
+/* One of those signals pending (taken, so it is not seen twice), or 0. */
+int console_take_signal(void);
+
 struct tracker;
 struct launch;
 struct triggers;

@@ -156,15 +156,6 @@ static void wait_forwarding_signals(struct launch *app)
 	launch_wait(app);
 }
 
-static void summary(const struct session *s)
-{
-	int seen = s->joined;
-
-	report_info("summary: %d target%s joined, %d window%s opened, %d PROF_ folder%s in %s", seen,
-		    seen == 1 ? "" : "s", s->windows, s->windows == 1 ? "" : "s", s->prof_dirs,
-		    s->prof_dirs == 1 ? "" : "s", s->output);
-}
-
 static int run(const struct options *o, struct automation *a, char **argv, const char *output)
 {
 	struct console_sources src = { 0 };
@@ -207,7 +198,7 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	}
 	report_info("waiting for app process exit......");
 	wait_forwarding_signals(&app);
-	summary(&s);
+	session_print_summary(&s);
 	rc = launch_exit_status(&app);
 	launch_close(&app);
 out:

@@ -160,6 +160,15 @@ void events_window_close_add(struct events_close *c, const char *prof)
 	free(safe);
 }
 
+void events_window_close_fate(struct events_close *c, const char *fate, const char *reason)
+{
+	if (!c)
+		return;
+	cJSON_AddStringToObject((cJSON *)c, "fate", fate);
+	if (reason && *reason)
+		add_text((cJSON *)c, "reason", reason);
+}
+
 void events_window_close_end(struct events_close *c)
 {
 	event_emit((cJSON *)c);

@@ -33,13 +33,15 @@ void events_target_leave(int pid, const char *reason);
 void events_window_open(int pid);
 
 /*
- * A window closed: begin, add each PROF_ folder as it is reported, end
- * (which writes the event). begin returns NULL when events are off; add
+ * A window closed: begin, add each PROF_ folder as it is reported, its
+ * fate, end (which writes the event). begin returns NULL when events are off; add
  * and end accept NULL.
  */
 struct events_close;
 struct events_close *events_window_close_begin(int pid);
 void events_window_close_add(struct events_close *c, const char *prof);
+/* Its fate ("saved", "incomplete", "lost") and, unless saved, why (NULL: none). */
+void events_window_close_fate(struct events_close *c, const char *fate, const char *reason);
 void events_window_close_end(struct events_close *c);
 
 /* A rule's condition fired for a target: edge "start" or "stop"; count: the call count (call: only). */

@@ -4,6 +4,7 @@
  * window state per target, and the shutdown that leaves nothing collecting.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "out/output.h"
 #include "proc/procfs.h"
 #include "out/report.h"
+#include "out/winaccount.h"
 #include "target/session.h"
 #include "target/watchdog.h"
 
@@ -62,19 +64,30 @@ int64_t session_target_last_reply_us(const struct session *s, int index)
 	return s->targets[index].last_reply_us;
 }
 
+const struct window_account *session_target_last_window(const struct session *s, int index)
+{
+	return &s->targets[index].last_window;
+}
+
+/* A window's reason, said once: the first cause found stays (truncated when long). */
+static void __attribute__((format(printf, 2, 3)))
+set_reason(struct window_account *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->reason[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->reason, sizeof(a->reason), fmt, ap);
+	va_end(ap);
+}
+
 struct prof_report {
 	struct session *s;
 	struct target *t;
-	struct events_close *ev; /* the window-close event being filled */
+	struct window_account *a; /* the window being accounted */
+	struct events_close *ev;  /* the window-close event being filled */
 };
-
-/* Drop a target; one that was announced is announced leaving, with why. */
-static void leave(struct target *t, const char *reason)
-{
-	if (t->joined && !t->dropped)
-		events_target_leave(t->pid, reason);
-	target_drop(t);
-}
 
 /*
  * A v1 folder carries no pid: once one target claimed it, the other v1
@@ -113,17 +126,49 @@ static void say_skipped(const struct target *t, const char *name, const struct f
 		       c->first_skip_err ? ": " : "", c->first_skip_err ? strerror(-c->first_skip_err) : "");
 }
 
+static void move_failed(struct prof_report *r, const char *name, int rc)
+{
+	const char *why = move_error(rc);
+
+	report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
+			    r->t->result_inside, name, r->s->output, why);
+	r->a->failed++;
+	set_reason(r->a, "cannot move %s/%s to %s: %s", r->t->result_inside, name, r->s->output,
+		   why);
+}
+
+/* In --output and recorded: finished, or saved incomplete (no end_info). */
+static void saved(struct prof_report *r, const char *name)
+{
+	struct window_account *a = r->a;
+	char dst[2 * PATH_MAX];
+	int finished = winaccount_prof_finished(r->s->output, name);
+
+	if (finished == 1) {
+		a->saved++;
+		report_info("pid %d: window saved in %s/%s", r->t->pid, r->s->output, name);
+	} else {
+		a->incomplete++;
+		set_reason(a, "%s has no host/end_info%s%s", name, finished ? ": " : "",
+			   finished ? strerror(-finished) : "");
+		report_warning("pid %d: window saved incomplete in %s/%s: it has no host/end_info (the window was not stopped: the process ended or was killed first)",
+			       r->t->pid, r->s->output, name);
+	}
+	if (a->nprof < WINACCOUNT_PROF_MAX)
+		snprintf(a->prof[a->nprof++], WINACCOUNT_NAME_LEN, "%s", name);
+	snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
+	events_window_close_add(r->ev, dst);
+}
+
 static void report_prof_dir(void *ctx, const char *name)
 {
 	struct prof_report *r = ctx;
 	struct fshelper_limits lim = { r->s->opts->window_max_bytes, r->s->opts->window_max_files };
 	struct fshelper_copied copied;
-	char dst[2 * PATH_MAX];
 	int rc = target_results_move(r->t, name, r->s->output, &lim, &copied);
 
 	if (rc < 0) {
-		report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
-				    r->t->result_inside, name, r->s->output, move_error(rc));
+		move_failed(r, name, rc);
 		return;
 	}
 	say_skipped(r->t, name, &copied);
@@ -136,21 +181,121 @@ static void report_prof_dir(void *ctx, const char *name)
 	if (rc)
 		report_target_error(r->t->pid, "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
 				    name, r->s->output, (int)getpid(), strerror(-rc));
-	report_info("pid %d: window saved in %s/%s", r->t->pid, r->s->output, name);
-	snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
-	events_window_close_add(r->ev, dst);
+	saved(r, name);
 }
 
-/* After a window closed: name the PROF_ folders the target wrote. */
-static void report_new_prof_dirs(struct session *s, struct target *t)
+/* After a window closed: find, move and record the PROF_ folders the target wrote. */
+static void report_new_prof_dirs(struct target *t, struct prof_report *r)
 {
-	struct prof_report r = { s, t, events_window_close_begin(t->pid) };
-	int rc = target_results_scan(t, report_prof_dir, &r);
+	int rc = target_results_scan(t, report_prof_dir, r);
 
-	if (rc)
+	if (rc) {
 		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
 				    t->pid, t->result_inside, strerror(-rc));
+		set_reason(r->a, "cannot look for its PROF_ folders in %s: %s", t->result_inside,
+			   strerror(-rc));
+	}
+}
+
+/* Lost: nothing of it reached --output; said once, with why. */
+static void lost_reason(const struct target *t, struct window_account *a, const char *why)
+{
+	const char *exited = strcmp(a->ended, "exit") ? "" : "the process exited and ";
+
+	set_reason(a, "%s%sno PROF_ folder of it was found in %s", why && *why ? why : "",
+		   why && *why ? "; " : exited, t->result_inside);
+	report_target_error(t->pid, "dynprof: pid %d: window lost: %s", t->pid, a->reason);
+}
+
+/* The record line of a window no rule opened (a rule's own line tells of its windows). */
+static void record_window(const struct session *s, const struct target *t)
+{
+	cJSON *w = cJSON_CreateObject();
+	int rc;
+
+	if (!w)
+		return;
+	cJSON_AddNumberToObject(w, "pid", t->pid);
+	cJSON_AddNumberToObject(w, "nspid", t->nspid);
+	cJSON_AddNumberToObject(w, "window", t->last_window.number);
+	winaccount_to_json(&t->last_window, s->output, w);
+	rc = winaccount_record_line(s->output, w);
+	if (rc)
+		report_warning("dynprof: cannot write the window record %s/%d_dynprof_windows: %s",
+			       s->output, (int)getpid(), strerror(-rc));
+	cJSON_Delete(w);
+}
+
+/*
+ * The window open in t ended (`ended`: stop, quit, exit, disconnect,
+ * error; `why`: what failed, or NULL): its folders are found, moved and
+ * recorded, and it gets one fate, printed, in the record, in its
+ * window-close event and in the summary's counts.
+ */
+static void window_end(struct session *s, struct target *t, const char *ended, const char *why)
+{
+	struct window_account *a = &t->last_window;
+	struct prof_report r = { s, t, a, events_window_close_begin(t->pid) };
+
+	*a = (struct window_account){ .ended = ended, .opened_us = t->window_opened_us,
+				      .number = t->windows };
+	report_new_prof_dirs(t, &r);
+	a->closed_us = clock_wall_us();
+	if (a->saved + a->incomplete == 0) {
+		a->fate = WINDOW_LOST;
+		lost_reason(t, a, why);
+		s->lost++;
+	} else if (a->incomplete || a->failed) {
+		a->fate = WINDOW_INCOMPLETE;
+		s->incomplete++;
+	} else {
+		a->fate = WINDOW_SAVED;
+		s->saved++;
+	}
+	events_window_close_fate(r.ev, window_fate_name(a->fate),
+				 a->fate == WINDOW_SAVED ? NULL : a->reason);
 	events_window_close_end(r.ev);
+	target_set_collecting(t, false);
+	if (!t->window_by_rule)
+		record_window(s, t);
+	t->window_by_rule = false;
+}
+
+/* A window is open in t from now on (START answered, or one was open already). */
+static void window_opened(struct session *s, struct target *t, bool by_rule)
+{
+	target_set_collecting(t, true);
+	s->windows++;
+	t->windows++;
+	t->window_opened_us = clock_wall_us();
+	t->window_by_rule = by_rule;
+	events_window_open(t->pid);
+}
+
+/*
+ * Drop a target; one that was announced is announced leaving, with why.
+ * A window open in it ends first, accounted (`why`: what failed, or NULL).
+ */
+static void leave(struct session *s, struct target *t, const char *reason, const char *why)
+{
+	if (t->collecting && !t->dropped)
+		window_end(s, t, reason, why);
+	if (t->joined && !t->dropped)
+		events_target_leave(t->pid, reason);
+	target_drop(t);
+}
+
+void session_print_summary(const struct session *s)
+{
+	int targets = 0, open = s->windows - s->saved - s->incomplete - s->lost;
+
+	for (int i = 0; i < s->ntargets; i++)
+		targets += s->targets[i].joined;
+	report_info("summary: %d target%s joined, %d window%s opened, %d PROF_ folder%s in %s; windows: %d saved, %d saved incomplete, %d lost",
+		    targets, targets == 1 ? "" : "s", s->windows, s->windows == 1 ? "" : "s", s->prof_dirs,
+		    s->prof_dirs == 1 ? "" : "s", s->output, s->saved, s->incomplete, s->lost);
+	if (open)
+		report_warning("summary: %d window%s not accounted for", open, open == 1 ? "" : "s");
 }
 
 #define EXIT_GRACE_MS 200
@@ -172,10 +317,25 @@ static bool exiting(const struct target *t)
 	return true;
 }
 
-/* Only the event needs the distinction: without --events, no wait. */
+/*
+ * A closed connection: "exit" when the process is gone within the grace
+ * (its exit path has then finished its window's folder), else "disconnect".
+ */
 static const char *closed_reason(const struct target *t)
 {
-	return events_enabled() && exiting(t) ? "exit" : "disconnect";
+	return exiting(t) ? "exit" : "disconnect";
+}
+
+/*
+ * A target gone by its exit: launch mode's "target left" line, attach
+ * mode msprof's line; its window's fate follows.
+ */
+static void say_exited(const struct session *s, const struct target *t, bool exited)
+{
+	if (s->launch)
+		report_info("target left: pid %d (%s)", t->pid, exited ? "exited" : "connection closed");
+	else
+		report_plain("server process %d did not create socket, or process has already exited", t->pid);
 }
 
 /*
@@ -202,18 +362,23 @@ static void disconnect_why(const struct target *t, const struct target_outcome *
 	server_cause_text(cause, &t->limits, &t->count, now, buf, len);
 }
 
-/* The server pushed DISCONNECT: it has quit (stopping its window). */
+/*
+ * The server pushed DISCONNECT: it has quit (stopping its window). A
+ * reason is printed only when the server gave one (v1) or a limit counted
+ * explains it; a v2 process that exits is "target left" (it says nothing).
+ */
 static void on_disconnect(struct session *s, struct target *t, const struct target_outcome *out)
 {
-	bool was_collecting = t->collecting, gone;
 	char why[PROTO_V1_DETAIL_MAX + 96];
+	bool gone;
 
-	target_drain(t, 1); /* its QUIT_RSP */
+	target_drain(t, 1); /* its QUIT_RSP: sent once the window is finalised */
 	disconnect_why(t, out, &gone, why, sizeof(why));
-	report_plain("Server disconnected, %s (pid %d)", why, t->pid);
-	leave(t, gone ? "exit" : closed_reason(t));
-	if (was_collecting)
-		report_new_prof_dirs(s, t);
+	if (gone && !out->reply.detail[0])
+		say_exited(s, t, true);
+	else
+		report_plain("Server disconnected, %s (pid %d)", why, t->pid);
+	leave(s, t, gone ? "exit" : closed_reason(t), NULL);
 }
 
 static void fail_line(const struct target *t, enum proto_command cmd, const struct target_outcome *out)
@@ -232,25 +397,26 @@ static void v1_detail(const struct target *t, const struct target_outcome *out)
 		report_info("pid %d: %s", t->pid, out->reply.detail);
 }
 
-static void start_result(struct session *s, struct target *t, const struct target_outcome *out)
+static void start_result(struct session *s, struct target *t, const struct target_outcome *out,
+			 bool by_rule)
 {
 	switch (out->reply.status) {
 	case PROTO_OK:
-		target_set_collecting(t, true);
-		s->windows++;
 		report_plain("dynamic profiling for pid %d start success", t->pid);
-		events_window_open(t->pid);
+		window_opened(s, t, by_rule);
 		break;
 	case PROTO_ALREADY_STARTED:
-		target_set_collecting(t, true);
 		report_warning("dynamic profiling for pid %d already started", t->pid);
+		/* Open, and now ours: its STOP and its folder are accounted as any window's. */
+		if (!t->collecting)
+			window_opened(s, t, by_rule);
 		break;
 	case PROTO_NOT_SET_DEVICE:
 		report_warning("dynamic profiling device for pid %d has not been set up", t->pid);
 		break;
 	default:
 		fail_line(t, PROTO_CMD_START, out);
-		leave(t, "error");
+		leave(s, t, "error", out->reason);
 	}
 }
 
@@ -258,17 +424,19 @@ static void stop_result(struct session *s, struct target *t, const struct target
 {
 	switch (out->reply.status) {
 	case PROTO_OK:
-		target_set_collecting(t, false);
 		report_plain("dynamic profiling for pid %d stop success", t->pid);
-		report_new_prof_dirs(s, t);
+		if (t->collecting)
+			window_end(s, t, "stop", NULL);
 		break;
 	case PROTO_NOT_STARTED:
-		target_set_collecting(t, false);
 		report_warning("dynamic profiling for pid %d has not started", t->pid);
+		/* A window we opened ended without us: its folder may be there all the same. */
+		if (t->collecting)
+			window_end(s, t, "stop", "the server says it was not collecting");
 		break;
 	default:
 		fail_line(t, PROTO_CMD_STOP, out);
-		leave(t, "error");
+		leave(s, t, "error", out->reason[0] ? out->reason : "stop failed");
 	}
 }
 
@@ -280,11 +448,12 @@ static void quit_result(struct session *s, struct target *t, const struct target
 		fail_line(t, PROTO_CMD_QUIT, out);
 	/* QUIT also stops an open window on the server side. */
 	if (t->collecting && out->reply.status == PROTO_OK)
-		report_new_prof_dirs(s, t);
-	leave(t, out->reply.status == PROTO_OK ? "quit" : "error");
+		window_end(s, t, "quit", NULL);
+	leave(s, t, out->reply.status == PROTO_OK ? "quit" : "error",
+	      out->reason[0] ? out->reason : "quit failed");
 }
 
-static void apply_result(struct session *s, struct target *t, enum proto_command cmd)
+static void apply_result(struct session *s, struct target *t, enum proto_command cmd, bool by_rule)
 {
 	struct target_outcome out;
 
@@ -297,7 +466,7 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
 	}
 	v1_detail(t, &out);
 	if (cmd == PROTO_CMD_START)
-		start_result(s, t, &out);
+		start_result(s, t, &out, by_rule);
 	else if (cmd == PROTO_CMD_STOP)
 		stop_result(s, t, &out);
 	else
@@ -319,7 +488,8 @@ static void snapshot_prof_dirs(struct target *t)
  * Fan `cmd` out to the live targets: all, or those `which` marks (NULL:
  * all); with collecting_only, only those of them that collect.
  */
-static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only, const bool *which)
+static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only, const bool *which,
+		    bool by_rule)
 {
 	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
 	bool *sent = calloc((size_t)s->ntargets + 1, sizeof(*sent));
@@ -344,7 +514,7 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 	exchange_run(xs, n);
 	for (int i = 0; i < s->ntargets; i++)
 		if (sent[i])
-			apply_result(s, &s->targets[i], cmd);
+			apply_result(s, &s->targets[i], cmd, by_rule);
 out:
 	free(xs);
 	free(sent);
@@ -360,7 +530,7 @@ void session_command(struct session *s, enum proto_command cmd)
 	if (s->launch && session_live(s) == 0 && cmd != PROTO_CMD_QUIT)
 		report_info("no target yet: %s", cmd == PROTO_CMD_START ?
 			    "the window opens in each target as it joins" : "nothing to stop");
-	fan_out(s, cmd, false, NULL);
+	fan_out(s, cmd, false, NULL, false);
 }
 
 void session_command_one(struct session *s, int index, enum proto_command cmd)
@@ -372,13 +542,13 @@ void session_command_one(struct session *s, int index, enum proto_command cmd)
 		return;
 	}
 	which[index] = true;
-	fan_out(s, cmd, false, which);
+	fan_out(s, cmd, false, which, false);
 	free(which);
 }
 
 void session_command_some(struct session *s, enum proto_command cmd, const bool *which)
 {
-	fan_out(s, cmd, false, which);
+	fan_out(s, cmd, false, which, true);
 }
 
 void session_shutdown(struct session *s)
@@ -386,8 +556,8 @@ void session_shutdown(struct session *s)
 	/* Nothing joins (and is started) after this: the run is ending. */
 	s->closing = true;
 	s->window_open = false;
-	fan_out(s, PROTO_CMD_STOP, true, NULL);
-	fan_out(s, PROTO_CMD_QUIT, false, NULL);
+	fan_out(s, PROTO_CMD_STOP, true, NULL, false);
+	fan_out(s, PROTO_CMD_QUIT, false, NULL, false);
 }
 
 int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
@@ -413,13 +583,11 @@ static struct target *by_fd(struct session *s, int fd)
 	return NULL;
 }
 
+/* Gone without a word (an exit, a crash, a reset): its window, if open, is accounted at once. */
 static void lost(struct session *s, struct target *t, const char *reason)
 {
-	if (s->launch)
-		report_info("target left: pid %d", t->pid);
-	else
-		report_plain("server process %d did not create socket, or process has already exited", t->pid);
-	leave(t, reason);
+	say_exited(s, t, !strcmp(reason, "exit"));
+	leave(s, t, reason, NULL);
 }
 
 void session_idle_event(struct session *s, const struct pollfd *pfd)
@@ -436,15 +604,28 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 		lost(s, t, closed_reason(t));
 	else {
 		report_target_error(t->pid, "dynprof: pid %d: %s; dropping it", t->pid, out.reason);
-		leave(t, "error");
+		leave(s, t, "error", out.reason);
 	}
 }
 
+/*
+ * The process `pid` exited. What its server said on its way out (a v1
+ * DISCONN_RSP with its reason) may still wait unread on the connection:
+ * read first, so the reason is not lost to the exit report's race.
+ */
 void session_target_exited(struct session *s, int pid)
 {
-	for (int i = 0; i < s->ntargets; i++)
-		if (!s->targets[i].dropped && s->targets[i].pid == pid)
-			lost(s, &s->targets[i], "exit");
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+		struct pollfd p = { .fd = t->fd, .events = POLLIN };
+
+		if (t->dropped || t->pid != pid)
+			continue;
+		if (t->fd >= 0 && poll(&p, 1, 0) == 1)
+			session_idle_event(s, &p);
+		if (!t->dropped)
+			lost(s, t, "exit");
+	}
 }
 
 void session_close(struct session *s)

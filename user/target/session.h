@@ -32,10 +32,13 @@ struct session {
 	int ntargets;
 	int windows;           /* windows opened so far */
 	int prof_dirs;         /* PROF_ folders seen after stops */
+	int saved, incomplete, lost; /* windows ended, by fate (out/winaccount.h) */
 	bool window_open;      /* `start` given and no `stop` since: joiners start too */
 	bool launch;           /* launch mode: targets join and leave as they come */
 	int joined;            /* launch mode: targets that joined over the run */
 	bool closing;          /* session_shutdown ran: no more joins */
+	bool fds_said;         /* the fd limit is short: how many are needed was said */
+	bool fds_out_said;     /* out of file descriptors: said */
 };
 
 /*
@@ -95,6 +98,13 @@ void session_open_launch(struct session *s, const struct options *o, const char 
 int session_join(struct session *s, int pid, const char *command, uint64_t cards) DP_MUST_CHECK;
 bool session_has_target(const struct session *s, int pid);
 
+/*
+ * The run's last line: targets, windows opened, folders, and how the
+ * windows ended (saved, saved incomplete, lost); a window not accounted
+ * for is said too.
+ */
+void session_print_summary(const struct session *s);
+
 /* Stop every open window, then quit every live target. */
 void session_shutdown(struct session *s);
 
@@ -118,6 +128,8 @@ int session_target_requests(const struct session *s, int index);
 /* The last command's reply: its enum proto_status and wall clock (us, 0: none yet). */
 int session_target_last_status(const struct session *s, int index);
 int64_t session_target_last_reply_us(const struct session *s, int index);
+/* How its last window ended (valid once one has: number > 0). */
+const struct window_account *session_target_last_window(const struct session *s, int index);
 
 /*
  * Idle watching between commands: fill pollfds for the live targets (an

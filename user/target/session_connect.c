@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,6 +82,57 @@ static int resolve_pid_list(struct session *s, const struct options *o)
 	return parse_pid_list(s, pids);
 }
 
+#define FDS_OWN 14 /* dynprof's own: standard streams, BPF, signalfd, tracker, control, events */
+
+/* What a run of `targets` targets needs, against what this process may open. */
+static void fds_text(int targets, char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		rl.rlim_cur = 0;
+	snprintf(buf, len, "dynprof needs about %d + 1 per target (+1 more for a target in a container), about %d for %d target%s; this process may open %llu (raise it with ulimit -n)",
+		 FDS_OWN, FDS_OWN + targets, targets, targets == 1 ? "" : "s", (unsigned long long)rl.rlim_cur);
+}
+
+/*
+ * Room for `targets` targets' descriptors: the soft limit is raised toward
+ * the hard one when short; when even that is short, said once.
+ */
+static void fds_make_room(struct session *s, int targets)
+{
+	rlim_t need = (rlim_t)FDS_OWN + (rlim_t)targets;
+	struct rlimit rl;
+	char text[256];
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
+		rlim_t want = need + need / 2;
+
+		rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max ? rl.rlim_max : want;
+		if (!setrlimit(RLIMIT_NOFILE, &rl))
+			return;
+	}
+	if (s->fds_said)
+		return;
+	s->fds_said = true;
+	fds_text(targets, text, sizeof(text));
+	report_warning("dynprof: %s", text);
+}
+
+/* Out of file descriptors: say, once, how many dynprof needs, so that the limit can be raised. */
+static void say_fds_needed(struct session *s, int err)
+{
+	char text[256];
+
+	if ((err != -EMFILE && err != -ENFILE) || s->fds_out_said)
+		return;
+	s->fds_out_said = true;
+	fds_text(s->ntargets, text, sizeof(text));
+	report_error("dynprof: out of file descriptors (%s): %s", strerror(-err), text);
+}
+
 static void skip_pid(struct target *t, const char *why)
 {
 	report_warning("Argument --pid: invalid pid value: %d, will not collect profiling data for these process. (%s)",
@@ -89,7 +141,7 @@ static void skip_pid(struct target *t, const char *why)
 }
 
 /* Find the socket; explain a pid without process or socket. */
-static int locate(struct target *t)
+static int locate(struct session *s, struct target *t)
 {
 	char why[2 * PATH_MAX + 256];
 	int rc = socklocate_find(t->pid, &t->sock);
@@ -105,6 +157,7 @@ static int locate(struct target *t)
 			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
 	else
 		snprintf(why, sizeof(why), "%s", t->sock.why);
+	say_fds_needed(s, rc);
 	skip_pid(t, why);
 	return rc;
 }
@@ -280,6 +333,7 @@ static int choose_result_dir(struct session *s, struct target *t)
 	}
 	t->result_host[0] = '\0';
 	rc = result_dir_elsewhere(t);
+	say_fds_needed(s, rc);
 	if (rc < 0) {
 		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
 			     t->pid, s->output, t->sock.home,
@@ -323,6 +377,7 @@ static int connect_one(struct session *s, struct target *t)
 		return -EINVAL;
 	fd = target_socket_connect(&t->sock, t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
 				   why, sizeof(why));
+	say_fds_needed(s, fd);
 	if (fd == -EPERM) {
 		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
 		target_drop(t);
@@ -459,8 +514,10 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	}
 	t = &s->targets[s->ntargets++];
 	*t = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
+	fds_make_room(s, session_live(s));
 	rc = socklocate_find(pid, &t->sock);
 	t->nspid = t->sock.nspid;
+	say_fds_needed(s, rc);
 	if (rc)
 		report_target_error(pid, "dynprof: pid %d (%s) cannot join: %s", pid, command, t->sock.why);
 	else
@@ -604,8 +661,9 @@ int session_open(struct session *s, const struct options *o, const char *output,
 		watchdog_start(o->timeout_ms); /* before any target connects */
 	if (rc)
 		return rc;
+	fds_make_room(s, s->ntargets);
 	for (int i = 0; i < s->ntargets; i++) {
-		if (locate(&s->targets[i]))
+		if (locate(s, &s->targets[i]))
 			continue;
 		rc = connect_one(s, &s->targets[i]);
 		if (rc == -EINVAL) { /* the params cannot fit: an option error */

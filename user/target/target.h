@@ -12,6 +12,7 @@
 
 #include "dynprof/proto.h"
 #include "proc/fshelper.h"
+#include "out/winaccount.h"
 #include "target/exchange.h"
 #include "target/server_limits.h"
 #include "target/target_socket.h"
@@ -39,6 +40,10 @@ struct target {
 				    whose PROF_ folders dynprof moves to --output
 				    (no helper could be made: target_results.h) */
 	struct fshelper *fsh;    /* its helper, when its results are in its own filesystem */
+	int windows;             /* windows opened in it */
+	int64_t window_opened_us; /* wall clock when the open one opened */
+	bool window_by_rule;     /* the open window is a --window rule's: the rule's record line tells it */
+	struct window_account last_window; /* how its last window ended (out/winaccount.h) */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */

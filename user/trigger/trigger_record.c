@@ -16,6 +16,7 @@
 #include "common/json_num.h"
 #include "out/output.h"
 #include "out/report.h"
+#include "out/winaccount.h"
 #include "trigger/triggers_impl.h"
 
 struct trigger_record {
@@ -93,6 +94,9 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 		add_counts(cJSON_GetObjectItem(w, "start"), run->start_count, run->ack_count);
 	add_edge(w, "stop", &tg->rules[r].stop, run->stop_fired_us ? run->stop_fired_us : stop_ack_us,
 		 stop_ack_us);
+	/* How the session saw the window end: its folders, its fate. */
+	if (session_target_last_window(tg->s, i)->number > 0)
+		winaccount_to_json(session_target_last_window(tg->s, i), tg->s->output, w);
 	text = cJSON_PrintUnformatted(w);
 	if (text) {
 		fprintf(rec->f, "%s\n", text);
