@@ -273,7 +273,7 @@ test_workers_beyond_the_first_table_join_and_slots_are_reused() {
 	EOS
 	)
 	timeout -s KILL 90 "$B/tests/dynprof-2targets" --dynamic=on --output=$T/o \
-		--device="$T/dev/davinci*" --events=json:$T/ev.json $app < /dev/null > $T/out 2>&1
+		--device="$T/dev/davinci*" --events=json:$T/ev.json --app-stdin $app < /dev/null > $T/out 2>&1
 	[ "$(count_lines '\] target joined:')" -eq 6 ] || { cat $T/out; fail "expected six targets"; }
 	expect_no_line "cannot join"
 	[ "$(grep -c '"event":"target-join"' $T/ev.json)" -eq 6 ] || { cat $T/ev.json; fail "six join events expected"; }
