@@ -3,7 +3,7 @@
 # time loop, measured side by side in one run (bench/fanout.c alternates
 # the two every round). Targets are demo tasks; --flush-ms stands for the
 # time a real profiler spends flushing a window's data at STOP.
-# Then bench/discovery.sh, bench/launch.sh and bench/triggers.sh.
+# Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh and bench/scale.sh.
 # Results: tables on stdout; docs/BENCHMARKS.md records a run.
 set -u
 B=${DYNPROF_BUILD:-build}
@@ -47,3 +47,6 @@ echo
 
 echo
 "$(dirname "$0")/triggers.sh"
+
+echo
+"$(dirname "$0")/scale.sh"
