@@ -49,6 +49,8 @@ wait_lines() { wait_until 180 eval "[ \$(count_lines '$2') -ge $1 ]"; }
 test_many_targets_with_a_full_output_all_joined_started_stopped() {
 	local n=$SCALE_TARGETS
 	ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+	# A soft limit below what the targets need: dynprof raises it to the hard one.
+	ulimit -Sn $((n / 2))
 	fill_output $T/o $SCALE_ENTRIES
 	start_many $n
 	local pids; pids=$(paste -sd, $T/pids)
@@ -95,6 +97,7 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 	local card; card=$(make_card 0)
 	cat > $T/waves.sh <<-EOS
 	#!/bin/bash
+	ulimit -Sn > $T/app-limit
 	for ((w = 0; w < $waves; w++)); do
 		for ((i = 0; i < $wave; i++)); do
 			env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 2 &
@@ -104,6 +107,7 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 	sleep 2 # the last wave's leaves seen before the run ends with this script
 	EOS
 	chmod +x $T/waves.sh
+	ulimit -Sn 512 # raised by dynprof for itself; the application gets this one
 	timeout -s KILL 900 "$DP" --dynamic=on --output=$T/o --device="$T/dev/davinci*" --events=json:$T/ev.json \
 		--app-stdin $T/waves.sh < /dev/null > $T/out 2>&1 &
 	local dp=$! hwm tool
@@ -122,6 +126,7 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 	done
 	wait $dp
 	expect_status 0 $?
+	[ "$(cat $T/app-limit)" = 512 ] || fail "the application's fd limit: $(cat $T/app-limit), not 512"
 	# No join refused. A worker seen listening again while it exits may be
 	# tried again and fail (it is gone): only a pid that never joined counts.
 	local pid
@@ -140,4 +145,16 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 	echo "dynprof VmHWM $(cat $T/hwm.base) KiB after the first wave, $(cat $T/hwm) KiB after $total joins" >&2
 
 	[ $grew -lt 3072 ] || fail "dynprof grew by $grew KiB over $total joins: slots not reused?"
+}
+
+test_too_few_fds_said_once_with_the_number_needed() {
+	# A hard limit dynprof cannot raise past: one line says how many it needs.
+	start_many 40
+	local pids; pids=$(paste -sd, $T/pids)
+	(ulimit -n 36 && printf 'quit\n' | dp --dynamic=on --pid=$pids --output=$T/o)
+	[ "$(count_lines '40 targets need about 54 file descriptors \(14 \+ 1 per target\), the limit is 36 \(hard 36\)')" -eq 1 ] ||
+		{ cat $T/out; fail "the shortage not said once with the number needed"; }
+	expect_no_line 'out of file descriptors'
+	# Those that fit were served.
+	[ "$(count_lines ' quit success$')" -ge 1 ] || { cat $T/out; fail "no target served"; }
 }
