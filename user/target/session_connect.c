@@ -464,8 +464,8 @@ void session_open_launch(struct session *s, const struct options *o, const char 
 	s->opts = o;
 	s->launch = true;
 	snprintf(s->output, sizeof(s->output), "%s", output);
-	s->slots = SESSION_FIRST_SLOTS;
-	s->targets = calloc(s->slots, sizeof(*s->targets));
+	s->targets = calloc(SESSION_FIRST_SLOTS, sizeof(*s->targets));
+	s->slots = s->targets ? SESSION_FIRST_SLOTS : 0; /* NULL: launch_mode says it */
 }
 
 static int index_of(const struct session *s, const struct target *t)
