@@ -90,7 +90,9 @@ test_many_targets_with_a_full_output_all_joined_started_stopped() {
 
 test_launch_joins_and_leaves_in_waves_none_refused() {
 	# Waves of workers that join and leave: more joins than the old fixed
-	# table held (1024, never reused); each is seen, none is refused.
+	# table held (1024, never reused); each is seen, none is refused. Each
+	# worker lives 3 s: time to be joined on a loaded machine (a join takes
+	# about 10 ms).
 	local wave=50 waves=$(((SCALE_JOINS + 49) / 50)) total
 	total=$((wave * waves))
 	ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
@@ -100,7 +102,7 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 	ulimit -Sn > $T/app-limit
 	for ((w = 0; w < $waves; w++)); do
 		for ((i = 0; i < $wave; i++)); do
-			env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 2 &
+			env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 3 &
 		done
 		wait
 	done
@@ -143,7 +145,6 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 	# (about 30 MiB more at 1100 joins); reused, it holds one wave's.
 	local grew=$(($(cat $T/hwm) - $(cat $T/hwm.base)))
 	echo "dynprof VmHWM $(cat $T/hwm.base) KiB after the first wave, $(cat $T/hwm) KiB after $total joins" >&2
-
 	[ $grew -lt 3072 ] || fail "dynprof grew by $grew KiB over $total joins: slots not reused?"
 }
 
