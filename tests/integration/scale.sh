@@ -150,10 +150,10 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 
 test_too_few_fds_said_once_with_the_number_needed() {
 	# A hard limit dynprof cannot raise past: one line says how many it needs.
-	start_many 40
+	start_many 60
 	local pids; pids=$(paste -sd, $T/pids)
-	(ulimit -n 36 && printf 'quit\n' | dp --dynamic=on --pid=$pids --output=$T/o)
-	[ "$(count_lines '40 targets need about 54 file descriptors \(14 \+ 1 per target\), the limit is 36 \(hard 36\)')" -eq 1 ] ||
+	(ulimit -n 48 && printf 'quit\n' | dp --dynamic=on --pid=$pids --output=$T/o)
+	[ "$(count_lines '60 targets need about 74 file descriptors \(14 \+ 1 per target\), the limit is 48 \(hard 48\)')" -eq 1 ] ||
 		{ cat $T/out; fail "the shortage not said once with the number needed"; }
 	expect_no_line 'out of file descriptors'
 	# Those that fit were served.

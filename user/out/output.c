@@ -318,7 +318,8 @@ int output_listing_read(struct output_listing *l, const char *dir)
 		output_listing_forget(l);
 		return rc;
 	}
-	qsort(l->v2, l->nv2, sizeof(*l->v2), by_pid_part);
+	if (l->nv2 > 1) /* none: no array at all */
+		qsort(l->v2, l->nv2, sizeof(*l->v2), by_pid_part);
 	snprintf(l->dir, sizeof(l->dir), "%s", dir);
 	return 0;
 }
