@@ -15,6 +15,8 @@ else
 	SCALE_JOINS=${SCALE_JOINS:-1100}
 fi
 SCALE_ENTRIES=${SCALE_ENTRIES:-5000}
+# The runner's per-test limit (120 s): generous here, nothing is timed.
+TEST_TIME_LIMIT=${TEST_TIME_LIMIT:-900}
 
 # 9.x folder names of other processes (pids 9xxxxxxx), as a busy --output holds.
 fill_output() { # fill_output DIR COUNT
