@@ -109,8 +109,8 @@ DISCOVER_SRCS := $(wildcard user/kernel/discover*.c)
 TINYRING_OBJS := $(patsubst %.c,$(BUILD)/tinyring/%.o,$(DISCOVER_SRCS))
 TINYRING_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(DISCOVER_SRCS)),$(TOOL_OBJS)) $(TINYRING_OBJS)
 
-# A test build whose sessions hold 2 targets (-DSESSION_MAX_TARGETS=2),
-# so a launch test can fill one with three workers.
+# A test build whose session tables start with 2 slots (-DSESSION_FIRST_SLOTS=2),
+# so a launch test makes the table grow and reuse slots with a few workers.
 FEW_SRCS := user/target/session_connect.c
 FEW_OBJS := $(patsubst %.c,$(BUILD)/few/%.o,$(FEW_SRCS))
 FEW_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(FEW_SRCS)),$(TOOL_OBJS)) $(FEW_OBJS)
@@ -302,11 +302,11 @@ $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
-# A test build holding two targets per session, so a test can fill one.
+# A test build whose session tables start with two slots (they grow at the third target).
 $(BUILD)/few/%.o: %.c $(BUILD)/few/%.o.d | $(DEPS_STAMP) $(BPF_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DSESSION_MAX_TARGETS=2 -Iuser -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DSESSION_FIRST_SLOTS=2 -Iuser -c $< -o $@
 
 $(FEWTARGETS): $(FEW_LINK_OBJS)
 	$(call msg,LINK,$@)

@@ -4,6 +4,7 @@
 # the two every round). Targets are demo tasks; --flush-ms stands for the
 # time a real profiler spends flushing a window's data at STOP.
 # Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh and bench/open_hook.sh.
+# Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh and bench/scale.sh.
 # Results: tables on stdout; docs/BENCHMARKS.md records a run.
 set -u
 B=${DYNPROF_BUILD:-build}
@@ -50,3 +51,4 @@ echo
 
 echo
 "$(dirname "$0")/open_hook.sh"
+"$(dirname "$0")/scale.sh"

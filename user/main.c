@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/automation.h"
+#include "common/fdlimit.h"
 #include "cli/console.h"
 #include "cli/dryrun.h"
 #include "kernel/discover.h"
@@ -99,6 +100,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	fdlimit_raise(); /* one connection per target: room for thousands */
 	/* Before anything can start a window: no signal may end us unnoticed. */
 	rc = console_block_signals();
 	if (rc) {

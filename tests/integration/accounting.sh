@@ -284,6 +284,6 @@ test_fd_limit_raised_or_said_with_how_many_are_needed() {
 	[ "$(count_lines "quit success")" -eq 10 ] || { cat $T/out; fail "not every target reached"; }
 	expect_no_line "file descriptors|ulimit"
 	(ulimit -n 16; exec "$DP" --pid=$pids --output=$T/o < /dev/null > $T/out 2>&1)
-	expect_line "^\[WARNING\] dynprof: dynprof needs about 14 \+ 1 per target \(\+1 more for a target in a container\), about 24 for 10 targets; this process may open 16 \(raise it with ulimit -n\)$"
-	expect_line "^\[ERROR\] dynprof: out of file descriptors \(Too many open files\): dynprof needs about 14 \+ 1 per target"
+	expect_line "^\[WARNING\] dynprof: 10 targets need about 24 file descriptors \(14 \+ 1 per target\), the limit is 16 \(hard 16\): some will not be connected; raise it \(ulimit -n\)$"
+	expect_line "^\[ERROR\] dynprof: out of file descriptors: 10 targets need about 24 \(14 \+ 1 per target\), the limit is 16 \(hard 16\): raise it \(ulimit -n\) and run again$"
 }

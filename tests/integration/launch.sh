@@ -257,19 +257,24 @@ test_card_node_made_after_the_start_is_found() {
 	expect_line "stop success"
 }
 
-test_worker_beyond_the_session_limit_is_told_once() {
-	# dynprof-2targets: a session holds 2 targets; the third worker cannot join.
-	local app; app=$(app_script three.sh <<-EOS
+test_workers_beyond_the_first_table_join_and_slots_are_reused() {
+	# dynprof-2targets: a session table starts with 2 slots. Three workers at
+	# once make it grow; three more after they left take their slots again.
+	local app; app=$(app_script waves.sh <<-EOS
 	#!/bin/sh
-	$(worker 4) &
-	$(worker 4) &
-	$(worker 4) &
+	$(worker 3) &
+	$(worker 3) &
+	$(worker 3) &
+	wait
+	$(worker 3) &
+	$(worker 3) &
+	$(worker 3) &
 	wait
 	EOS
 	)
-	{ sleep 3; echo quit; } | timeout -s KILL 60 "$B/tests/dynprof-2targets" --dynamic=on --output=$T/o \
-		--device="$T/dev/davinci*" $app > $T/out 2>&1
-	[ "$(count_lines '\] target joined:')" -eq 2 ] || { cat $T/out; fail "expected two targets"; }
-	[ "$(count_lines '^\[ERROR\] dynprof: pid [0-9]+ \(.*card_user.*\) cannot join: the session holds 2 targets already$')" -eq 1 ] ||
-		{ cat $T/out; fail "the third worker's refusal not told exactly once"; }
+	timeout -s KILL 90 "$B/tests/dynprof-2targets" --dynamic=on --output=$T/o \
+		--device="$T/dev/davinci*" --events=json:$T/ev.json --app-stdin $app < /dev/null > $T/out 2>&1
+	[ "$(count_lines '\] target joined:')" -eq 6 ] || { cat $T/out; fail "expected six targets"; }
+	expect_no_line "cannot join"
+	[ "$(grep -c '"event":"target-join"' $T/ev.json)" -eq 6 ] || { cat $T/ev.json; fail "six join events expected"; }
 }

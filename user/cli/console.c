@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -19,7 +20,8 @@
 #include "out/report.h"
 
 #define LINE_MAX_LEN 4096
-#define MAX_POLL 1024
+#define FIXED_POLL 5   /* signals, stdin, exits, the tracker, the application */
+#define TRIGGER_POLL 2 /* triggers_pollfds: its signal/file fd and the call counter */
 
 static const char usage_text[] =
 	"Usage:\n"
@@ -41,6 +43,8 @@ struct console {
 	int exit_status; /* -1 while running */
 	bool commands_done; /* the --commands script has run to its end */
 	bool exits_failing; /* reading target exits failed last round (said once) */
+	struct pollfd *pfds; /* room for every fd polled: grows with the targets */
+	size_t npfds;
 };
 
 static sigset_t handled_signals(void)
@@ -298,10 +302,33 @@ static void run_scripts(struct console *c)
 
 /* One poll round over stdin, the signal fd, the exit watcher, the tracker,
  * the application and the targets. */
+/* Room for this round's pollfds: one per live target, and the rest. NULL: out of memory. */
+static struct pollfd *poll_room(struct console *c, int *max)
+{
+	size_t need = FIXED_POLL + (size_t)session_live(c->s) + TRIGGER_POLL + CONTROL_MAX_POLLFDS;
+
+	if (need > c->npfds) {
+		struct pollfd *grown = realloc(c->pfds, 2 * need * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		c->pfds = grown;
+		c->npfds = 2 * need;
+	}
+	*max = (int)c->npfds;
+	return c->pfds;
+}
+
 static void poll_once(struct console *c)
 {
-	struct pollfd pfds[MAX_POLL];
-	int n = 0, fixed, first_extra, first_remote;
+	int n = 0, fixed, first_extra, first_remote, max;
+	struct pollfd *pfds = poll_room(c, &max);
+
+	if (!pfds) { /* a target left unwatched would go unnoticed: end cleanly instead */
+		report_error("dynprof: out of memory watching %d targets", session_live(c->s));
+		quit(c, 1);
+		return;
+	}
 
 	pfds[n++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
@@ -309,13 +336,13 @@ static void poll_once(struct console *c)
 	pfds[n++] = (struct pollfd){ .fd = c->tracker ? tracker_fd(c->tracker) : -1, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->app ? c->app->pidfd : -1, .events = POLLIN };
 	fixed = n;
-	n += session_idle_pollfds(c->s, pfds + n, MAX_POLL - n);
+	n += session_idle_pollfds(c->s, pfds + n, max - n);
 	first_extra = n;
 	if (c->src->triggers)
-		n += triggers_pollfds(c->src->triggers, pfds + n, MAX_POLL - n);
+		n += triggers_pollfds(c->src->triggers, pfds + n, max - n);
 	first_remote = n;
 	if (c->src->remote)
-		n += remote_pollfds(c->src->remote, pfds + n, MAX_POLL - n);
+		n += remote_pollfds(c->src->remote, pfds + n, max - n);
 	if (poll(pfds, (nfds_t)n, poll_timeout(c)) < 0)
 		return;
 	if (pfds[0].revents) {
@@ -379,6 +406,7 @@ int console_run(struct session *s, const struct console_sources *src)
 	/* One that came during the shutdown's STOP and QUIT. */
 	while (late_signal(&c))
 		;
+	free(c.pfds);
 	close(c.sigfd);
 	return c.exit_status;
 }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fdlimit.h"
 #include "dynprof/proto.h"
 #include "cli/launch.h"
 
@@ -24,6 +25,7 @@ static void exec_child(char *const argv[], bool msprof_key, bool keep_stdin, pid
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	setpgid(0, 0);
+	fdlimit_restore(); /* the application's own limit, not the one raised for dynprof */
 	if (null >= 0) {
 		dup2(null, STDIN_FILENO);
 		close(null);

@@ -185,11 +185,11 @@ static bool prof_name_of(const char *name, int nspid)
 }
 
 /* A real folder (a target may plant a symlink or a file with the name). */
-static int entry_kind(DIR *d, const char *name)
+static int entry_kind(int dfd, const char *name)
 {
 	struct stat st;
 
-	if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW))
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	return S_ISDIR(st.st_mode) ? 0 : S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
 }
@@ -201,11 +201,12 @@ static bool name_wanted(const char *name, int nspid)
 	return prof_name_of(name, nspid);
 }
 
-int output_prof_entry(const char *dir, const char *name, int kind, int nspid, char **known,
-		      void (*found)(void *ctx, const char *name), void *ctx)
+/* One wanted, unknown name of `dir`, of that kind: remembered, and told. -ENOMEM ends the look. */
+static int tell(const char *dir, const char *name, int kind, char **known,
+		void (*found)(void *ctx, const char *name), void *ctx)
 {
-	if (kind == -ENOENT || name_is_known(*known, name) || !name_wanted(name, nspid))
-		return 0; /* gone since it was listed; known; not this target's */
+	if (kind == -ENOENT)
+		return 0; /* gone since it was listed */
 	if (remember(known, name))
 		return -ENOMEM;
 	/* Said once (it is now known); the name matched the pattern, so it prints safely. */
@@ -215,6 +216,20 @@ int output_prof_entry(const char *dir, const char *name, int kind, int nspid, ch
 	else if (found)
 		found(ctx, name);
 	return 0;
+}
+
+static int consider(int dfd, const char *dir, const char *name, char **known,
+		    void (*found)(void *ctx, const char *name), void *ctx)
+{
+	return tell(dir, name, entry_kind(dfd, name), known, found, ctx);
+}
+
+int output_prof_entry(const char *dir, const char *name, int kind, int nspid, char **known,
+		      void (*found)(void *ctx, const char *name), void *ctx)
+{
+	if (name_is_known(*known, name) || !name_wanted(name, nspid))
+		return 0; /* known; not this target's */
+	return tell(dir, name, kind, known, found, ctx);
 }
 
 int output_new_prof_dirs(const char *dir, int nspid, char **known,
@@ -227,11 +242,135 @@ int output_new_prof_dirs(const char *dir, int nspid, char **known,
 	if (!d)
 		return -errno;
 	while (rc == 0 && (de = readdir(d)))
-		if (name_wanted(de->d_name, nspid))
-			rc = output_prof_entry(dir, de->d_name, entry_kind(d, de->d_name), nspid, known,
-					       found, ctx);
+		if (!name_is_known(*known, de->d_name) && name_wanted(de->d_name, nspid))
+			rc = consider(dirfd(d), dir, de->d_name, known, found, ctx);
 	closedir(d);
 	return rc;
+}
+
+/* ---- one listing for many targets ----------------------------------------- */
+
+static int push_name(char ***v, size_t *n, size_t *cap, const char *name)
+{
+	char *copy;
+
+	if (*n == *cap) {
+		size_t more = *cap ? 2 * *cap : 64;
+		char **grown = realloc(*v, more * sizeof(**v));
+
+		if (!grown)
+			return -ENOMEM;
+		*v = grown;
+		*cap = more;
+	}
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	(*v)[(*n)++] = copy;
+	return 0;
+}
+
+/* From the pid digits on: a pid's names are next to each other. */
+static int by_pid_part(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a + 30, *(char *const *)b + 30);
+}
+
+bool output_listing_valid(const struct output_listing *l)
+{
+	return l->listed;
+}
+
+void output_listing_forget(struct output_listing *l)
+{
+	for (size_t i = 0; i < l->nv2; i++)
+		free(l->v2[i]);
+	for (size_t i = 0; i < l->nv1; i++)
+		free(l->v1[i]);
+	l->nv2 = l->nv1 = 0;
+	if (l->listed)
+		close(l->dirfd);
+	l->listed = false;
+}
+
+void output_listing_free(struct output_listing *l)
+{
+	output_listing_forget(l);
+	free(l->v2);
+	free(l->v1);
+	l->v2 = l->v1 = NULL;
+	l->v2cap = l->v1cap = 0;
+}
+
+int output_listing_read(struct output_listing *l, const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	output_listing_forget(l);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while (!rc && (de = readdir(d))) {
+		if (output_is_v2_prof_name(de->d_name))
+			rc = push_name(&l->v2, &l->nv2, &l->v2cap, de->d_name);
+		else if (output_is_v1_prof_name(de->d_name))
+			rc = push_name(&l->v1, &l->nv1, &l->v1cap, de->d_name);
+	}
+	/* The names are checked through this fd later, as readdir's caller would. */
+	l->dirfd = rc ? -1 : fcntl(dirfd(d), F_DUPFD_CLOEXEC, 0);
+	if (!rc && l->dirfd < 0)
+		rc = -errno;
+	l->listed = l->dirfd >= 0;
+	closedir(d);
+	if (rc) {
+		output_listing_forget(l);
+		return rc;
+	}
+	if (l->nv2 > 1) /* none: no array at all */
+		qsort(l->v2, l->nv2, sizeof(*l->v2), by_pid_part);
+	snprintf(l->dir, sizeof(l->dir), "%s", dir);
+	return 0;
+}
+
+/* The first 9.x name whose pid part is `pid8` or after. */
+static size_t first_of_pid(const struct output_listing *l, const char *pid8)
+{
+	size_t lo = 0, hi = l->nv2;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strncmp(l->v2[mid] + 30, pid8, 8) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int output_new_prof_dirs_listed(const struct output_listing *l, int nspid, char **known,
+				void (*found)(void *ctx, const char *name), void *ctx)
+{
+	char pid8[16];
+
+	if (!l->listed)
+		return -EBADF;
+	if (nspid == OUTPUT_V1_NAMES) {
+		for (size_t i = 0; i < l->nv1; i++)
+			if (!name_is_known(*known, l->v1[i]) &&
+			    consider(l->dirfd, l->dir, l->v1[i], known, found, ctx))
+				break;
+		return 0;
+	}
+	if (nspid < 0 || nspid > 99999999)
+		return 0;
+	snprintf(pid8, sizeof(pid8), "%08d", nspid);
+	for (size_t i = first_of_pid(l, pid8); i < l->nv2 && !strncmp(l->v2[i] + 30, pid8, 8); i++)
+		if (!name_is_known(*known, l->v2[i]) && consider(l->dirfd, l->dir, l->v2[i], known, found, ctx))
+			break;
+	return 0;
 }
 
 int output_open_file(const char *dir, const char *name)

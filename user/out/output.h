@@ -55,6 +55,30 @@ int output_new_prof_dirs(const char *dir, int nspid, char **known,
 int output_prof_entry(const char *dir, const char *name, int kind, int nspid, char **known,
 		      void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
 
+/*
+ * One listing of a folder's PROF_ names (either shape), read once and
+ * searched by many targets: output_new_prof_dirs_listed answers as
+ * output_new_prof_dirs would for the folder as it was when listed, in
+ * O(log n) for a 9.x pid (names kept sorted by their pid part). The
+ * listing holds an fd on the folder (each name is checked through it).
+ */
+struct output_listing {
+	char **v2;        /* 9.x names, sorted from their pid digits on */
+	size_t nv2, v2cap;
+	char **v1;        /* v1 names */
+	size_t nv1, v1cap;
+	bool listed;      /* all zero: not listed */
+	int dirfd;        /* when listed */
+	char dir[PATH_MAX];
+};
+int output_listing_read(struct output_listing *l, const char *dir) DP_MUST_CHECK;
+bool output_listing_valid(const struct output_listing *l);
+/* Not listed any more (the memory is kept for the next listing). */
+void output_listing_forget(struct output_listing *l);
+void output_listing_free(struct output_listing *l);
+int output_new_prof_dirs_listed(const struct output_listing *l, int nspid, char **known,
+				void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
+
 /* Add `name` to a `known` list (claimed by another target). 0 or -ENOMEM. */
 int output_prof_known_add(char **known, const char *name) DP_MUST_CHECK;
 

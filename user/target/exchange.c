@@ -78,12 +78,20 @@ static void try_recv(struct exchange *x)
 /* Advance one exchange as far as it goes without blocking. */
 static void step(struct exchange *x)
 {
+	if (x->result != EXCHANGE_PENDING)
+		return; /* finished already (exchange_begin) */
 	if (x->out_done < x->out_len)
 		try_send(x);
 	if (x->result == EXCHANGE_PENDING && x->out_done == x->out_len)
 		try_recv(x);
 	if (x->result == EXCHANGE_PENDING && clock_ms() >= x->deadline)
 		finish(x, -ETIMEDOUT);
+}
+
+void exchange_begin(struct exchange *x)
+{
+	if (x->result == EXCHANGE_PENDING)
+		step(x);
 }
 
 /* Fill pollfds for the pending exchanges; returns how many, and the nearest deadline. */

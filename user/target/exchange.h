@@ -34,6 +34,12 @@ struct exchange {
 void exchange_init(struct exchange *x, int fd, const void *out, size_t out_len, size_t in_len,
 		   int64_t deadline);
 
+/*
+ * Advance one exchange as far as it goes without waiting (its message
+ * sent, as a rule); exchange_run brings it home later.
+ */
+void exchange_begin(struct exchange *x);
+
 /* Run all `n` exchanges to completion or failure. */
 void exchange_run(struct exchange **xs, int n);
 

@@ -25,7 +25,7 @@ int session_live(const struct session *s)
 	int n = 0;
 
 	for (int i = 0; i < s->ntargets; i++)
-		n += !s->targets[i].dropped;
+		n += !s->targets[i]->dropped;
 	return n;
 }
 
@@ -36,37 +36,82 @@ int session_target_count(const struct session *s)
 
 int session_target_pid(const struct session *s, int index)
 {
-	return s->targets[index].pid;
+	return s->targets[index]->pid;
 }
 
 bool session_target_live(const struct session *s, int index)
 {
-	return !s->targets[index].dropped;
+	return !s->targets[index]->dropped;
 }
 
 bool session_target_collecting(const struct session *s, int index)
 {
-	return s->targets[index].collecting;
+	return s->targets[index]->collecting;
 }
 
 int session_target_requests(const struct session *s, int index)
 {
-	return s->targets[index].count.commands;
+	return s->targets[index]->count.commands;
 }
 
 int session_target_last_status(const struct session *s, int index)
 {
-	return s->targets[index].last_status;
+	return s->targets[index]->last_status;
 }
 
 int64_t session_target_last_reply_us(const struct session *s, int index)
 {
-	return s->targets[index].last_reply_us;
+	return s->targets[index]->last_reply_us;
+}
+
+unsigned session_target_serial(const struct session *s, int index)
+{
+	return s->targets[index]->serial;
+}
+
+void session_hold_slots(struct session *s)
+{
+	s->slot_holders++;
+}
+
+void session_target_release(struct session *s, int index)
+{
+	if (s->targets[index]->dropped)
+		s->targets[index]->released = true;
+}
+
+void session_batch_begin(struct session *s)
+{
+	s->listing_batch++;
+}
+
+void session_batch_end(struct session *s)
+{
+	if (--s->listing_batch <= 0) {
+		s->listing_batch = 0;
+		output_listing_forget(&s->listing);
+	}
+}
+
+int session_scan_prof_dirs(struct session *s, struct target *t,
+			   void (*found)(void *ctx, const char *name), void *ctx)
+{
+	int rc;
+
+	/* A folder of its own (inside its container): only it looks there, through its helper. */
+	if (strcmp(t->result_host, s->output))
+		return target_results_scan(t, found, ctx);
+	session_batch_begin(s);
+	rc = output_listing_valid(&s->listing) ? 0 : output_listing_read(&s->listing, s->output);
+	if (rc == 0)
+		rc = output_new_prof_dirs_listed(&s->listing, target_prof_names(t), &t->prof_seen, found, ctx);
+	session_batch_end(s);
+	return rc;
 }
 
 const struct window_account *session_target_last_window(const struct session *s, int index)
 {
-	return &s->targets[index].last_window;
+	return &s->targets[index]->last_window;
 }
 
 /* A window's reason, said once: the first cause found stays (truncated when long). */
@@ -96,7 +141,7 @@ struct prof_report {
 static void claimed(struct session *s, const struct target *by, const char *name)
 {
 	for (int i = 0; i < s->ntargets; i++) {
-		struct target *t = &s->targets[i];
+		struct target *t = s->targets[i];
 
 		if (t == by || t->proto != PROTO_V1 || strcmp(t->result_host, by->result_host) ||
 		    strcmp(t->result_inside, by->result_inside))
@@ -187,7 +232,7 @@ static void report_prof_dir(void *ctx, const char *name)
 /* After a window closed: find, move and record the PROF_ folders the target wrote. */
 static void report_new_prof_dirs(struct target *t, struct prof_report *r)
 {
-	int rc = target_results_scan(t, report_prof_dir, r);
+	int rc = session_scan_prof_dirs(r->s, t, report_prof_dir, r);
 
 	if (rc) {
 		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
@@ -290,7 +335,7 @@ void session_print_summary(const struct session *s)
 	int targets = 0, open = s->windows - s->saved - s->incomplete - s->lost;
 
 	for (int i = 0; i < s->ntargets; i++)
-		targets += s->targets[i].joined;
+		targets += s->targets[i]->joined;
 	report_info("summary: %d target%s joined, %d window%s opened, %d PROF_ folder%s in %s; windows: %d saved, %d saved incomplete, %d lost",
 		    targets, targets == 1 ? "" : "s", s->windows, s->windows == 1 ? "" : "s", s->prof_dirs,
 		    s->prof_dirs == 1 ? "" : "s", s->output, s->saved, s->incomplete, s->lost);
@@ -477,9 +522,9 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
  * v1: what is in the result folder before START is not this window's (the
  * folder appears at START, PROTOCOL.md Part 2 section 0 item 10).
  */
-static void snapshot_prof_dirs(struct target *t)
+static void snapshot_prof_dirs(struct session *s, struct target *t)
 {
-	if (t->proto == PROTO_V1 && !t->collecting && target_results_scan(t, NULL, NULL)) {
+	if (t->proto == PROTO_V1 && !t->collecting && session_scan_prof_dirs(s, t, NULL, NULL)) {
 		/* Unreadable now: the look after its stop says its own failure. */
 	}
 }
@@ -500,13 +545,14 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 		report_error("dynprof: out of memory sending %s", proto_command_name(cmd));
 		goto out;
 	}
+	session_batch_begin(s); /* --output is listed once for all of them */
 	for (int i = 0; i < s->ntargets; i++) {
-		struct target *t = &s->targets[i];
+		struct target *t = s->targets[i];
 
 		if (t->dropped || (collecting_only && !t->collecting) || (which && !which[i]))
 			continue;
 		if (cmd == PROTO_CMD_START)
-			snapshot_prof_dirs(t);
+			snapshot_prof_dirs(s, t);
 		target_prepare_command(t, cmd, deadline);
 		xs[n++] = &t->xchg;
 		sent[i] = true;
@@ -514,7 +560,8 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 	exchange_run(xs, n);
 	for (int i = 0; i < s->ntargets; i++)
 		if (sent[i])
-			apply_result(s, &s->targets[i], cmd, by_rule);
+			apply_result(s, s->targets[i], cmd, by_rule);
+	session_batch_end(s);
 out:
 	free(xs);
 	free(sent);
@@ -565,9 +612,9 @@ int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
 	int n = 0;
 
 	for (int i = 0; i < s->ntargets && n < max; i++) {
-		if (s->targets[i].dropped)
+		if (s->targets[i]->dropped)
 			continue;
-		pfds[n].fd = s->targets[i].fd;
+		pfds[n].fd = s->targets[i]->fd;
 		pfds[n].events = POLLIN;
 		pfds[n].revents = 0;
 		n++;
@@ -578,8 +625,8 @@ int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
 static struct target *by_fd(struct session *s, int fd)
 {
 	for (int i = 0; i < s->ntargets; i++)
-		if (!s->targets[i].dropped && s->targets[i].fd == fd)
-			return &s->targets[i];
+		if (!s->targets[i]->dropped && s->targets[i]->fd == fd)
+			return s->targets[i];
 	return NULL;
 }
 
@@ -616,7 +663,7 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 void session_target_exited(struct session *s, int pid)
 {
 	for (int i = 0; i < s->ntargets; i++) {
-		struct target *t = &s->targets[i];
+		struct target *t = s->targets[i];
 		struct pollfd p = { .fd = t->fd, .events = POLLIN };
 
 		if (t->dropped || t->pid != pid)
@@ -630,10 +677,14 @@ void session_target_exited(struct session *s, int pid)
 
 void session_close(struct session *s)
 {
-	for (int i = 0; i < s->ntargets; i++)
-		target_free(&s->targets[i]);
+	for (int i = 0; i < s->ntargets; i++) {
+		target_free(s->targets[i]);
+		free(s->targets[i]);
+	}
 	free(s->targets);
 	s->targets = NULL;
 	s->ntargets = 0;
+	s->slots = 0;
+	output_listing_free(&s->listing);
 	watchdog_done(); /* every connection released above: it exits touching nothing */
 }

@@ -17,19 +17,32 @@
 
 #include "kernel/discover.h"
 #include "config/options.h"
+#include "out/output.h"
 #include "target/target.h"
 #include "shared/compiler.h"
 
-#ifndef SESSION_MAX_TARGETS /* a test build makes it 2 */
-#define SESSION_MAX_TARGETS 1024 /* targets of one run (the array never moves) */
+#ifndef SESSION_FIRST_SLOTS /* a test build makes it 2, so that the table grows early */
+#define SESSION_FIRST_SLOTS 16 /* slots of a new table; it doubles as targets come */
 #endif
 
 struct session {
 	const struct options *opts;
 	char output[PATH_MAX]; /* absolute result folder */
 	struct discover *disc; /* exit notifications; may be NULL */
-	struct target *targets;
+	/*
+	 * Slots [ntargets], each target allocated alone: the table grows
+	 * (doubling) and a target never moves, so a pointer to one stays
+	 * good until session_close. Launch mode reuses the slot of a target
+	 * that left (see session_hold_slots).
+	 */
+	struct target **targets;
 	int ntargets;
+	size_t slots;          /* room in `targets` */
+	unsigned serial;       /* targets taken in so far: names each slot's target */
+	int slot_holders;      /* layers above that key state by index (session_hold_slots) */
+	struct output_listing listing; /* --output's PROF_ names, read once per command */
+	int listing_batch;     /* > 0: inside one command; the listing is kept until it ends */
+	bool fd_limit_said;    /* "out of file descriptors" printed once */
 	int windows;           /* windows opened so far */
 	int prof_dirs;         /* PROF_ folders seen after stops */
 	int saved, incomplete, lost; /* windows ended, by fate (out/winaccount.h) */
@@ -37,8 +50,6 @@ struct session {
 	bool launch;           /* launch mode: targets join and leave as they come */
 	int joined;            /* launch mode: targets that joined over the run */
 	bool closing;          /* session_shutdown ran: no more joins */
-	bool fds_said;         /* the fd limit is short: how many are needed was said */
-	bool fds_out_said;     /* out of file descriptors: said */
 };
 
 /*
@@ -113,11 +124,25 @@ int session_live(const struct session *s);
 
 /*
  * Reading one target without reaching into struct target: what the layers
- * above (trigger/, control/) may know of it. `index` is a session index,
- * 0 <= index < session_target_count(s); indexes never move (a target that
- * leaves stays, not live).
+ * above (trigger/, control/) may know of it. `index` is a session index
+ * (a slot), 0 <= index < session_target_count(s); indexes never move (a
+ * target that leaves stays, not live, until its slot is reused).
  */
 int session_target_count(const struct session *s);
+/*
+ * Which target holds the slot: a number no other target of the run has.
+ * A launch-mode join may reuse the slot of a target that left: the serial
+ * changes then.
+ */
+unsigned session_target_serial(const struct session *s, int index);
+/*
+ * A layer that keys its own state by index (the trigger engine) holds
+ * the slots: a slot is then reused only once it said it is done with the
+ * target that left it (session_target_release). Without holders a slot
+ * is reused at the next join after its target left.
+ */
+void session_hold_slots(struct session *s);
+void session_target_release(struct session *s, int index);
 int session_target_pid(const struct session *s, int index);
 /* Still a target (not dropped). */
 bool session_target_live(const struct session *s, int index);
@@ -133,7 +158,8 @@ const struct window_account *session_target_last_window(const struct session *s,
 
 /*
  * Idle watching between commands: fill pollfds for the live targets (an
- * unsolicited DISCONNECT or a close arrives as POLLIN); returns how many.
+ * unsolicited DISCONNECT or a close arrives as POLLIN); returns how many
+ * (at most `max`: session_live(s) is always enough).
  * session_idle_event() handles a pollfd that fired.
  */
 int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max);
@@ -143,5 +169,18 @@ void session_idle_event(struct session *s, const struct pollfd *pfd);
 void session_target_exited(struct session *s, int pid);
 
 void session_close(struct session *s);
+
+/*
+ * Inside target/ only (session.c, session_connect.c). One command, or the
+ * connecting of all targets, is a batch: --output is listed once in it
+ * (at its first look) however many targets look, and listed afresh in the
+ * next. Batches nest. session_scan_prof_dirs is output_new_prof_dirs for
+ * target `t` in its result folder: through the batch's listing when that
+ * folder is --output.
+ */
+void session_batch_begin(struct session *s);
+void session_batch_end(struct session *s);
+int session_scan_prof_dirs(struct session *s, struct target *t,
+			   void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
 
 #endif /* DYNPROF_SESSION_H */

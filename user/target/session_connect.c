@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "shared/clock.h"
 #include "out/events_out.h"
 #include "out/output.h"
@@ -33,17 +34,47 @@
 static bool already_listed(const struct session *s, int pid)
 {
 	for (int i = 0; i < s->ntargets; i++)
-		if (s->targets[i].pid == pid)
+		if (s->targets[i]->pid == pid)
 			return true;
 	return false;
+}
+
+/*
+ * A slot for a new target, zeroed but for the fields every target needs:
+ * launch mode takes the slot of one that left (and that no layer above
+ * holds), else the table grows. NULL when out of memory.
+ */
+static struct target *new_slot(struct session *s, bool reuse)
+{
+	struct target *t = NULL;
+
+	for (int i = 0; reuse && i < s->ntargets && !t; i++) {
+		struct target *old = s->targets[i];
+
+		if (old->dropped && (old->released || !s->slot_holders))
+			t = old;
+	}
+	if (t)
+		target_free(t); /* what the target that left still held */
+	else {
+		void *table = s->targets;
+
+		if (grow_for_one(&table, &s->slots, (size_t)s->ntargets, sizeof(*s->targets),
+				 SESSION_FIRST_SLOTS))
+			return NULL;
+		s->targets = table;
+		t = malloc(sizeof(*t));
+		if (!t)
+			return NULL;
+		s->targets[s->ntargets++] = t;
+	}
+	*t = (struct target){ .fd = -1, .result_fd = -1, .serial = ++s->serial };
+	return t;
 }
 
 /* Split --pid into targets. A non-numeric value ends the run (msprof). */
 static int parse_pid_list(struct session *s, const char *list)
 {
-	s->targets = calloc(SESSION_MAX_TARGETS, sizeof(*s->targets));
-	if (!s->targets)
-		return -ENOMEM;
 	for (const char *p = list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -55,12 +86,15 @@ static int parse_pid_list(struct session *s, const char *list)
 				     (int)len, p);
 			return -EINVAL;
 		}
-		if (s->ntargets == SESSION_MAX_TARGETS) {
-			report_error("Argument --pid: more than %d pids, stop profiling.", SESSION_MAX_TARGETS);
-			return -EINVAL;
+		if (!already_listed(s, (int)v)) {
+			struct target *t = new_slot(s, false);
+
+			if (!t) {
+				report_error("dynprof: out of memory for %d targets", s->ntargets + 1);
+				return -ENOMEM;
+			}
+			t->pid = (int)v;
 		}
-		if (!already_listed(s, (int)v))
-			s->targets[s->ntargets++] = (struct target){ .pid = (int)v, .fd = -1, .result_fd = -1 };
 		if (!comma)
 			return 0;
 		p = comma + 1;
@@ -70,67 +104,43 @@ static int parse_pid_list(struct session *s, const char *list)
 /* --pid=auto and --container name processes through the process model. */
 static int resolve_pid_list(struct session *s, const struct options *o)
 {
-	char pids[8192];
+	char *pids;
 	int rc;
 
 	if (strcmp(o->pid_list, "auto") && !o->container)
 		return parse_pid_list(s, o->pid_list);
-	rc = target_select(o, pids, sizeof(pids));
+	rc = target_select(o, &pids);
 	if (rc)
 		return rc;
 	report_info("targets: %s", pids);
-	return parse_pid_list(s, pids);
-}
-
-#define FDS_OWN 14 /* dynprof's own: standard streams, BPF, signalfd, tracker, control, events */
-
-/* What a run of `targets` targets needs, against what this process may open. */
-static void fds_text(int targets, char *buf, size_t len)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		rl.rlim_cur = 0;
-	snprintf(buf, len, "dynprof needs about %d + 1 per target (+1 more for a target in a container), about %d for %d target%s; this process may open %llu (raise it with ulimit -n)",
-		 FDS_OWN, FDS_OWN + targets, targets, targets == 1 ? "" : "s", (unsigned long long)rl.rlim_cur);
+	rc = parse_pid_list(s, pids);
+	free(pids);
+	return rc;
 }
 
 /*
- * Room for `targets` targets' descriptors: the soft limit is raised toward
- * the hard one when short; when even that is short, said once.
+ * Out of file descriptors: dynprof holds about FD_BASE of its own and one
+ * per target (its connection; one more for a folder inside a container).
+ * Said once, with what is needed; each target still gets its own line.
  */
-static void fds_make_room(struct session *s, int targets)
+#define FD_BASE 14
+
+static void fd_shortage(struct session *s, int rc)
 {
-	rlim_t need = (rlim_t)FDS_OWN + (rlim_t)targets;
 	struct rlimit rl;
-	char text[256];
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+	if ((rc != -EMFILE && rc != -ENFILE) || s->fd_limit_said)
 		return;
-	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
-		rlim_t want = need + need / 2;
-
-		rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max ? rl.rlim_max : want;
-		if (!setrlimit(RLIMIT_NOFILE, &rl))
-			return;
+	s->fd_limit_said = true;
+	if (rc == -ENFILE) {
+		report_error("dynprof: the system is out of file descriptors (fs.file-max): %d targets need about %d",
+			     s->ntargets, FD_BASE + s->ntargets);
+		return;
 	}
-	if (s->fds_said)
-		return;
-	s->fds_said = true;
-	fds_text(targets, text, sizeof(text));
-	report_warning("dynprof: %s", text);
-}
-
-/* Out of file descriptors: say, once, how many dynprof needs, so that the limit can be raised. */
-static void say_fds_needed(struct session *s, int err)
-{
-	char text[256];
-
-	if ((err != -EMFILE && err != -ENFILE) || s->fds_out_said)
-		return;
-	s->fds_out_said = true;
-	fds_text(s->ntargets, text, sizeof(text));
-	report_error("dynprof: out of file descriptors (%s): %s", strerror(-err), text);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	report_error("dynprof: out of file descriptors: %d targets need about %d (%d + 1 per target), the limit is %llu (hard %llu): raise it (ulimit -n) and run again",
+		     s->ntargets, FD_BASE + s->ntargets, FD_BASE, (unsigned long long)rl.rlim_cur,
+		     (unsigned long long)rl.rlim_max);
 }
 
 static void skip_pid(struct target *t, const char *why)
@@ -146,6 +156,7 @@ static int locate(struct session *s, struct target *t)
 	char why[2 * PATH_MAX + 256];
 	int rc = socklocate_find(t->pid, &t->sock);
 
+	fd_shortage(s, rc);
 	if (rc == 0) {
 		t->nspid = t->sock.nspid;
 		return 0;
@@ -157,7 +168,7 @@ static int locate(struct session *s, struct target *t)
 			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
 	else
 		snprintf(why, sizeof(why), "%s", t->sock.why);
-	say_fds_needed(s, rc);
+	fd_shortage(s, rc);
 	skip_pid(t, why);
 	return rc;
 }
@@ -333,7 +344,7 @@ static int choose_result_dir(struct session *s, struct target *t)
 	}
 	t->result_host[0] = '\0';
 	rc = result_dir_elsewhere(t);
-	say_fds_needed(s, rc);
+	fd_shortage(s, rc);
 	if (rc < 0) {
 		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
 			     t->pid, s->output, t->sock.home,
@@ -377,7 +388,7 @@ static int connect_one(struct session *s, struct target *t)
 		return -EINVAL;
 	fd = target_socket_connect(&t->sock, t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
 				   why, sizeof(why));
-	say_fds_needed(s, fd);
+	fd_shortage(s, fd);
 	if (fd == -EPERM) {
 		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
 		target_drop(t);
@@ -391,7 +402,7 @@ static int connect_one(struct session *s, struct target *t)
 	t->fd = fd;
 	target_connected(t);
 	/* Folders this process wrote before this run are not ours to report. */
-	if (target_results_scan(t, NULL, NULL)) {
+	if (session_scan_prof_dirs(s, t, NULL, NULL)) {
 		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
 	}
 	return 0;
@@ -447,36 +458,51 @@ static void announce_attached(struct target *t)
 }
 
 /*
- * The first exchange with the connected targets among `count` from
- * `first`, all at once under one deadline; one that fails is dropped.
+ * The first exchange begun the moment its target is connected (the
+ * server allows 1 s for the params from its accept): sent now, without
+ * waiting; the replies are read when all are sent (handshake_finish).
  */
-static void handshake(struct session *s, int first, int count)
+static void handshake_begin(struct target *t)
 {
-	struct exchange *xs[SESSION_MAX_TARGETS];
-	int64_t deadline = clock_ms() + CONNECT_TIMEOUT_MS;
-	int n = 0;
-
-	for (int i = first; i < first + count; i++) {
-		struct target *t = &s->targets[i];
-
-		if (t->dropped)
-			continue;
-		target_prepare_handshake(t, deadline);
-		xs[n++] = &t->xchg;
-	}
-	exchange_run(xs, n);
-	for (int i = first; i < first + count; i++)
-		if (!s->targets[i].dropped)
-			finish_handshake(s, &s->targets[i]);
+	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
+	exchange_begin(&t->xchg);
 }
 
-/* Attach mode: every target of --pid at once, then the joins announced. */
-static void handshake_all(struct session *s)
+/* Every begun handshake of the connected targets among [first, first + count) brought home. */
+static void handshake_finish(struct session *s, int first, int count)
 {
-	handshake(s, 0, s->ntargets);
+	struct exchange **xs = calloc((size_t)count + 1, sizeof(*xs));
+	int n = 0;
+
+	for (int i = first; i < first + count; i++)
+		if (!s->targets[i]->dropped && xs)
+			xs[n++] = &s->targets[i]->xchg;
+	if (!xs) { /* the exchanges are abandoned: the targets cannot be served */
+		report_error("dynprof: out of memory connecting to %d targets", count);
+		for (int i = first; i < first + count; i++)
+			target_drop(s->targets[i]);
+		return;
+	}
+	exchange_run(xs, n);
+	free(xs);
+	for (int i = first; i < first + count; i++)
+		if (!s->targets[i]->dropped)
+			finish_handshake(s, s->targets[i]);
+}
+
+/* One target's first exchange, begun and finished. */
+static void handshake(struct session *s, int index)
+{
+	handshake_begin(s->targets[index]);
+	handshake_finish(s, index, 1);
+}
+
+/* Attach mode: the joins announced, once every target is connected. */
+static void announce_all(struct session *s)
+{
 	for (int i = 0; i < s->ntargets; i++)
-		if (!s->targets[i].dropped)
-			announce_attached(&s->targets[i]);
+		if (!s->targets[i]->dropped)
+			announce_attached(s->targets[i]);
 }
 
 void session_open_launch(struct session *s, const struct options *o, const char *output)
@@ -486,13 +512,22 @@ void session_open_launch(struct session *s, const struct options *o, const char 
 	s->launch = true;
 	snprintf(s->output, sizeof(s->output), "%s", output);
 	watchdog_start(o->timeout_ms); /* before any target connects */
-	s->targets = calloc(SESSION_MAX_TARGETS, sizeof(*s->targets));
+	s->targets = calloc(SESSION_FIRST_SLOTS, sizeof(*s->targets));
+	s->slots = s->targets ? SESSION_FIRST_SLOTS : 0; /* NULL: launch_mode says it */
+}
+
+static int index_of(const struct session *s, const struct target *t)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->targets[i] == t)
+			return i;
+	return -1; /* not reached: t was taken from the table */
 }
 
 bool session_has_target(const struct session *s, int pid)
 {
 	for (int i = 0; i < s->ntargets; i++)
-		if (!s->targets[i].dropped && s->targets[i].pid == pid)
+		if (!s->targets[i]->dropped && s->targets[i]->pid == pid)
 			return true;
 	return false;
 }
@@ -507,35 +542,41 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 		report_info("pid %d (%s) not joined: dynprof is quitting", pid, command);
 		return -ECANCELED;
 	}
-	if (!s->targets || s->ntargets == SESSION_MAX_TARGETS) {
-		report_target_error(pid, "dynprof: pid %d (%s) cannot join: the session holds %d targets already",
-				    pid, command, s->ntargets);
-		return -ENOSPC;
+	t = new_slot(s, true);
+	if (!t) {
+		report_target_error(pid, "dynprof: pid %d (%s) cannot join: out of memory (the session holds %d targets)",
+				    pid, command, session_live(s));
+		return -ENOMEM;
 	}
-	t = &s->targets[s->ntargets++];
-	*t = (struct target){ .pid = pid, .fd = -1, .result_fd = -1 };
-	fds_make_room(s, session_live(s));
+	t->pid = pid;
+	session_batch_begin(s);
 	rc = socklocate_find(pid, &t->sock);
 	t->nspid = t->sock.nspid;
-	say_fds_needed(s, rc);
+	fd_shortage(s, rc);
 	if (rc)
 		report_target_error(pid, "dynprof: pid %d (%s) cannot join: %s", pid, command, t->sock.why);
 	else
 		rc = connect_one(s, t);
 	if (rc) {
 		target_drop(t);
+		t->released = true; /* never announced: nobody above knows it */
+		session_batch_end(s);
 		return rc;
 	}
-	handshake(s, (int)(t - s->targets), 1);
-	if (t->dropped)
+	handshake(s, index_of(s, t));
+	if (t->dropped) {
+		t->released = true;
+		session_batch_end(s);
 		return -ECONNREFUSED;
+	}
 	s->joined++;
 	cards_mask_text(cards, list, sizeof(list));
 	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
 	t->joined = true;
 	events_target_join(pid, t->nspid, command, cards, true);
 	if (s->window_open)
-		session_command_one(s, (int)(t - s->targets), PROTO_CMD_START);
+		session_command_one(s, index_of(s, t), PROTO_CMD_START);
+	session_batch_end(s);
 	return 0;
 }
 
@@ -571,7 +612,7 @@ static void count_accepts(const struct target *t)
 
 int session_reconnect(struct session *s, int index, const char *limit)
 {
-	struct target *t = &s->targets[index];
+	struct target *t = s->targets[index];
 	int rc;
 
 	quit_connection(s, t);
@@ -587,7 +628,7 @@ int session_reconnect(struct session *s, int index, const char *limit)
 		target_drop(t);
 		return rc;
 	}
-	handshake(s, index, 1);
+	handshake(s, index);
 	if (t->dropped) {
 		if (t->joined)
 			events_target_leave(t->pid, "error");
@@ -605,7 +646,7 @@ int session_reconnect(struct session *s, int index, const char *limit)
 
 int session_keep_connection(struct session *s, int index, bool start_next)
 {
-	struct target *t = &s->targets[index];
+	struct target *t = s->targets[index];
 	enum server_reconnect why;
 
 	if (t->dropped || t->fd < 0)
@@ -639,12 +680,67 @@ int64_t session_keepalive_due_ms(const struct session *s)
 	int64_t due = -1, now = clock_ms();
 
 	for (int i = 0; i < s->ntargets; i++) {
-		const struct target *t = &s->targets[i];
+		const struct target *t = s->targets[i];
 
 		if (!t->dropped && t->fd >= 0)
 			due = clock_sooner(due, server_reconnect_due_ms(&t->limits, &t->count, now));
 	}
 	return due;
+}
+
+/*
+ * The params that cannot fit (an option error) end the run: the targets
+ * connected before are let go with their handshake done (so that their
+ * servers survive: a 9.x server left without its params stalls), then QUIT.
+ */
+static void let_go_connected(struct session *s, int upto)
+{
+	handshake_finish(s, 0, upto);
+	for (int j = 0; j < upto; j++)
+		if (!s->targets[j]->dropped) {
+			quit_connection(s, s->targets[j]);
+			target_drop(s->targets[j]);
+		}
+}
+
+/*
+ * Each target found, connected and handed its params (or v1's TEST) at
+ * once, before the next is looked at: with many targets, connecting all
+ * of them first would let the first ones' 1 s params timer run out. The
+ * replies are read together at the end.
+ */
+static int connect_all(struct session *s)
+{
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = s->targets[i];
+		int rc;
+
+		if (locate(s, t))
+			continue;
+		rc = connect_one(s, t);
+		if (rc == -EINVAL) {
+			let_go_connected(s, i);
+			return rc;
+		}
+		if (rc == 0)
+			handshake_begin(t);
+	}
+	handshake_finish(s, 0, s->ntargets);
+	return 0;
+}
+
+/* Say before connecting when the fd limit cannot hold every target. */
+static void fd_room(struct session *s)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= (rlim_t)(FD_BASE + s->ntargets))
+		return;
+	s->fd_limit_said = true;
+	report_warning("dynprof: %d targets need about %d file descriptors (%d + 1 per target), the limit is %llu (hard %llu): some will not be connected; raise it (ulimit -n)",
+		       s->ntargets, FD_BASE + s->ntargets, FD_BASE, (unsigned long long)rl.rlim_cur,
+		       (unsigned long long)rl.rlim_max);
 }
 
 int session_open(struct session *s, const struct options *o, const char *output,
@@ -661,21 +757,13 @@ int session_open(struct session *s, const struct options *o, const char *output,
 		watchdog_start(o->timeout_ms); /* before any target connects */
 	if (rc)
 		return rc;
-	fds_make_room(s, s->ntargets);
-	for (int i = 0; i < s->ntargets; i++) {
-		if (locate(s, &s->targets[i]))
-			continue;
-		rc = connect_one(s, &s->targets[i]);
-		if (rc == -EINVAL) { /* the params cannot fit: an option error */
-			/* Those connected already are left so that their servers survive. */
-			for (int j = 0; j < i; j++) {
-				target_leave(s->targets[j].fd, s->targets[j].proto);
-				s->targets[j].fd = -1;
-			}
-			return rc;
-		}
-	}
-	handshake_all(s);
+	fd_room(s);
+	session_batch_begin(s); /* --output listed once for all of them */
+	rc = connect_all(s);
+	session_batch_end(s);
+	if (rc)
+		return rc;
+	announce_all(s);
 	if (session_live(s) == 0) {
 		report_error("Argument --pid: no valid pid values, stop profiling.");
 		return -ENOENT;

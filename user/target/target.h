@@ -28,6 +28,8 @@ struct target {
 	bool collecting;         /* a window we opened is open */
 	bool dropped;            /* no longer a target */
 	bool joined;             /* announced as a target (--events target-join) */
+	bool released;           /* dropped, and no layer above needs its slot (session_hold_slots) */
+	unsigned serial;         /* which target of the run this is (session_target_serial) */
 	struct server_limits limits; /* what its server allows (server_limits.h) */
 	struct server_count count;   /* this connection as the server counts it, and how many */
 	int last_status;         /* status of the last command's reply (enum proto_status) */

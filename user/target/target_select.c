@@ -12,8 +12,9 @@
 
 struct selection {
 	const struct options *o;
-	char *out;
+	char *out;             /* malloc'd, grows */
 	size_t len, used;
+	bool nomem;
 	int want_nspid; /* with --container: the pid inside; 0 for auto */
 	int found;
 };
@@ -25,6 +26,17 @@ static bool in_container(const struct options *o, const struct pm_proc *p)
 
 static void add(struct selection *s, int pid)
 {
+	if (s->used + 16 > s->len) {
+		size_t more = s->len ? 2 * s->len : 4096;
+		char *grown = realloc(s->out, more);
+
+		if (!grown) {
+			s->nomem = true;
+			return;
+		}
+		s->out = grown;
+		s->len = more;
+	}
 	s->used += (size_t)snprintf(s->out + s->used, s->len - s->used, "%s%d", s->found ? "," : "", pid);
 	s->found++;
 }
@@ -33,8 +45,7 @@ static void pick_auto(void *ctx, const struct pm_proc *p)
 {
 	struct selection *s = ctx;
 
-	if (p->cards && p->socket_state == PM_SOCKET_LISTENING && in_container(s->o, p) &&
-	    s->used + 16 < s->len)
+	if (p->cards && p->socket_state == PM_SOCKET_LISTENING && in_container(s->o, p))
 		add(s, p->pid);
 }
 
@@ -43,7 +54,7 @@ static void pick_nspid(void *ctx, const struct pm_proc *p)
 	struct selection *s = ctx;
 
 	if (p->container[0] && in_container(s->o, p) && p->nslevels &&
-	    p->nspid[p->nslevels - 1] == s->want_nspid && s->used + 16 < s->len)
+	    p->nspid[p->nslevels - 1] == s->want_nspid)
 		add(s, p->pid);
 }
 
@@ -88,15 +99,15 @@ static int select_in_container(struct procmodel *m, struct selection *s)
 	return -ENOENT;
 }
 
-int target_select(const struct options *o, char *out, size_t len)
+int target_select(const struct options *o, char **out)
 {
-	struct selection s = { .o = o, .out = out, .len = len };
+	struct selection s = { .o = o };
 	struct card_patterns patterns;
 	const char *note;
 	struct tracker *t;
 	int rc;
 
-	out[0] = '\0';
+	*out = NULL;
 	options_card_patterns(o, &patterns);
 	t = tracker_open(&patterns, TRACKER_SCAN_ONCE, NULL, NULL, false, &note);
 	if (!t) {
@@ -109,5 +120,13 @@ int target_select(const struct options *o, char *out, size_t len)
 	else
 		rc = select_in_container(tracker_model(t), &s);
 	tracker_close(t);
+	if (rc == 0 && s.nomem) {
+		report_error("dynprof: out of memory listing %d targets", s.found);
+		rc = -ENOMEM;
+	}
+	if (rc)
+		free(s.out);
+	else
+		*out = s.out;
 	return rc;
 }

@@ -17,10 +17,11 @@
 #include "shared/compiler.h"
 
 /*
- * Rewrite the pid list as host pids in `out` ("12,34"). Returns 0; or
- * -ENOENT after printing why when nothing matches (the caller exits 255).
+ * Rewrite the pid list as host pids in *out ("12,34", malloc'd, any
+ * length: the caller frees it). Returns 0; or -ENOENT after printing why
+ * when nothing matches (the caller exits 255), -ENOMEM (printed).
  * Pids that do not resolve are warned about and skipped.
  */
-int target_select(const struct options *o, char *out, size_t len) DP_MUST_CHECK;
+int target_select(const struct options *o, char **out) DP_MUST_CHECK;
 
 #endif /* DYNPROF_TARGET_SELECT_H */

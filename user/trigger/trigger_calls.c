@@ -24,8 +24,8 @@ struct trigger_calls {
 	struct callcount *cc;     /* NULL until started, or with no probe */
 	struct probe probes[TRIGGER_MAX_PROBES];
 	int nprobes;
-	uint64_t counts[SESSION_MAX_TARGETS][TRIGGER_MAX_PROBES];      /* last count seen */
-	unsigned char state[SESSION_MAX_TARGETS][TRIGGER_MAX_PROBES]; /* enum probe_state */
+	uint64_t (*counts)[TRIGGER_MAX_PROBES];      /* [target]: last count seen */
+	unsigned char (*state)[TRIGGER_MAX_PROBES]; /* [target]: enum probe_state */
 	trigger_rearm_fn rearm_more; /* the waiters' thresholds (a layer above) */
 };
 
@@ -43,7 +43,32 @@ void trigger_calls_close(struct trigger_calls *calls)
 	if (!calls)
 		return;
 	callcount_close(calls->cc);
+	free(calls->counts);
+	free(calls->state);
 	free(calls);
+}
+
+int trigger_calls_grow(struct trigger_calls *calls, int old, int ntargets)
+{
+	uint64_t (*counts)[TRIGGER_MAX_PROBES] = realloc(calls->counts, (size_t)ntargets * sizeof(*counts));
+	unsigned char (*state)[TRIGGER_MAX_PROBES];
+
+	if (!counts)
+		return -ENOMEM;
+	calls->counts = counts;
+	state = realloc(calls->state, (size_t)ntargets * sizeof(*state));
+	if (!state)
+		return -ENOMEM; /* counts is larger, which is harmless */
+	calls->state = state;
+	for (int i = old; i < ntargets; i++)
+		trigger_calls_reset(calls, i);
+	return 0;
+}
+
+void trigger_calls_reset(struct trigger_calls *calls, int i)
+{
+	memset(calls->counts[i], 0, sizeof(calls->counts[i]));
+	memset(calls->state[i], 0, sizeof(calls->state[i]));
 }
 
 int trigger_calls_probe_id(const struct trigger_calls *calls, const struct condition *c)

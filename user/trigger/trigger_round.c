@@ -16,9 +16,9 @@
 #include "trigger/trigger_cond.h"
 #include "trigger/triggers_impl.h"
 
-/* This round's commands, per target. */
+/* This round's commands, per target (the engine's arrays: as many as its slots). */
 struct sends {
-	bool start[SESSION_MAX_TARGETS], stop[SESSION_MAX_TARGETS];
+	bool *start, *stop;
 };
 
 static const char *edge_name(bool start)
@@ -261,10 +261,12 @@ static void send_due(struct triggers *tg, struct sends *out)
 
 bool trigger_evaluate(struct triggers *tg)
 {
-	static struct sends out; /* 2 KiB: one engine, one thread */
+	struct sends out = { tg->send_start, tg->send_stop };
 	bool sent;
 
-	memset(&out, 0, sizeof(out));
+	/* The session reads `which` for each of its slots: all of them are cleared. */
+	memset(out.start, 0, (size_t)tg->room * sizeof(*out.start));
+	memset(out.stop, 0, (size_t)tg->room * sizeof(*out.stop));
 	for (int i = 0; i < tg->known; i++)
 		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
 			step_run(tg, i, r, &out);

@@ -3,7 +3,9 @@
  * The rule state machine (see trigger_runs.h): every write of a run is
  * here, each a named transition that returns what its caller must do.
  */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dynprof/proto.h"
 #include "trigger/trigger_runs.h"
@@ -147,6 +149,18 @@ bool runs_other_open(const struct rule_run *target_runs, int nrules, int except)
 struct rule_run *runs_new(int ntargets, int nrules)
 {
 	return calloc((size_t)ntargets * (size_t)(nrules ? nrules : 1), sizeof(struct rule_run));
+}
+
+int runs_grow(struct rule_run **runs, int old, int ntargets, int nrules)
+{
+	size_t per = (size_t)(nrules ? nrules : 1);
+	struct rule_run *grown = realloc(*runs, (size_t)ntargets * per * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	memset(grown + (size_t)old * per, 0, (size_t)(ntargets - old) * per * sizeof(*grown));
+	*runs = grown;
+	return 0;
 }
 
 void runs_free(struct rule_run *runs)

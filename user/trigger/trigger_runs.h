@@ -105,8 +105,10 @@ unsigned run_failed(struct rule_run *run);
 /* Runs of one target (nrules of them): one other than `except` is open. */
 bool runs_other_open(const struct rule_run *target_runs, int nrules, int except);
 
-/* The table: [target * nrules + rule], for SESSION_MAX_TARGETS targets. NULL: out of memory. */
+/* The table: [target * nrules + rule], for ntargets targets. NULL: out of memory. */
 struct rule_run *runs_new(int ntargets, int nrules);
+/* The table made to hold `ntargets` (from `old`), the new runs zeroed. 0 or -ENOMEM (unchanged). */
+int runs_grow(struct rule_run **runs, int old, int ntargets, int nrules);
 void runs_free(struct rule_run *runs);
 
 #endif /* DYNPROF_TRIGGER_RUNS_H */

@@ -34,17 +34,62 @@ int triggers_add_condition(struct triggers *tg, const struct condition *c)
 	return 0;
 }
 
+#define FIRST_ROOM 16 /* slots of the per-target arrays at first; they double */
+
+/* One per-target array made to hold `room` items (the new ones zeroed). */
+static bool grow_array(void **items, size_t size, int old, int room)
+{
+	char *grown = realloc(*items, (size_t)room * size);
+
+	if (!grown)
+		return false;
+	memset(grown + (size_t)old * size, 0, (size_t)(room - old) * size);
+	*items = grown;
+	return true;
+}
+
+/*
+ * Room in every per-target array for the session's slots (it grows with
+ * the targets: no fixed number). False: out of memory (unchanged, printed).
+ */
+static bool grow_room(struct triggers *tg, int need)
+{
+	int room = tg->room ? tg->room : FIRST_ROOM;
+	void *gone = tg->gone, *serial = tg->serial, *exe = tg->exe, *st = tg->send_start,
+	     *sp = tg->send_stop;
+	bool ok;
+
+	while (room < need)
+		room *= 2;
+	if (room == tg->room)
+		return true;
+	ok = grow_array(&gone, sizeof(*tg->gone), tg->room, room);
+	tg->gone = gone;
+	ok = ok && grow_array(&serial, sizeof(*tg->serial), tg->room, room);
+	tg->serial = serial;
+	ok = ok && grow_array(&exe, sizeof(*tg->exe), tg->room, room);
+	tg->exe = exe;
+	ok = ok && grow_array(&st, sizeof(*tg->send_start), tg->room, room);
+	tg->send_start = st;
+	ok = ok && grow_array(&sp, sizeof(*tg->send_stop), tg->room, room);
+	tg->send_stop = sp;
+	ok = ok && !runs_grow(&tg->runs, tg->room, room, tg->nrules) &&
+	     !trigger_calls_grow(tg->calls, tg->room, room);
+	if (!ok) {
+		report_error("dynprof: out of memory following %d targets", need);
+		return false;
+	}
+	tg->room = room;
+	return true;
+}
+
 static bool alloc_parts(struct triggers *tg)
 {
-	size_t n = SESSION_MAX_TARGETS;
-
-	tg->gone = calloc(n, sizeof(*tg->gone));
-	tg->exe = calloc(n, sizeof(*tg->exe));
 	tg->in = trigger_inputs_new();
 	tg->calls = trigger_calls_new(trigger_waiters_rearm);
-	tg->runs = runs_new(SESSION_MAX_TARGETS, tg->nrules);
+	tg->runs = runs_new(1, tg->nrules);
 	tg->waiters = trigger_waiters_new();
-	return tg->gone && tg->exe && tg->in && tg->calls && tg->runs && tg->waiters;
+	return tg->in && tg->calls && tg->runs && tg->waiters && grow_room(tg, FIRST_ROOM);
 }
 
 struct triggers *triggers_new(struct session *s, const struct window_rule *rules, int nrules)
@@ -82,7 +127,10 @@ void triggers_close(struct triggers *tg)
 	trigger_waiters_close(tg->waiters);
 	runs_free(tg->runs);
 	free(tg->gone);
+	free(tg->serial);
 	free(tg->exe);
+	free(tg->send_start);
+	free(tg->send_stop);
 	free(tg);
 }
 
@@ -115,27 +163,62 @@ static int take_in(struct triggers *tg, int i)
 	return rc;
 }
 
-/* A target left: its open windows ended with it (recorded), its rules are done. */
+/*
+ * A target left: its open windows ended with it (recorded), its rules are
+ * done; then its slot is given back to the session for a later join.
+ */
 static void let_go(struct triggers *tg, int i)
 {
 	tg->gone[i] = true;
 	trigger_runs_let_go(tg, i);
 	trigger_calls_forget(tg, i);
+	session_target_release(tg->s, i);
 }
 
-static void follow_targets(struct triggers *tg)
+/*
+ * Slot i holds a target not seen before (a new slot, or one reused by a
+ * launch-mode join after its last target was let go): its state starts
+ * afresh. Returns take_in's answer, 0 for a target already gone.
+ */
+static int notice(struct triggers *tg, int i)
 {
-	while (tg->known < session_target_count(tg->s)) {
-		int i = tg->known++;
+	size_t per = (size_t)(tg->nrules ? tg->nrules : 1);
 
-		if (!session_target_live(tg->s, i))
-			let_go(tg, i);
-		else
-			take_in(tg, i);
+	tg->serial[i] = session_target_serial(tg->s, i);
+	tg->gone[i] = false;
+	tg->exe[i][0] = '\0';
+	memset(run_of(tg, i, 0), 0, per * sizeof(struct rule_run));
+	trigger_calls_reset(tg->calls, i);
+	if (!session_target_live(tg->s, i)) {
+		let_go(tg, i);
+		return 0;
 	}
-	for (int i = 0; i < tg->known; i++)
-		if (!tg->gone[i] && !session_target_live(tg->s, i))
+	return take_in(tg, i);
+}
+
+/* A slot beyond those seen, or one holding another target now. */
+static bool unseen(const struct triggers *tg, int i)
+{
+	return i >= tg->known || tg->serial[i] != session_target_serial(tg->s, i);
+}
+
+/* New targets taken in, those that left let go. False: out of memory (printed). */
+static bool follow_targets(struct triggers *tg)
+{
+	int count = session_target_count(tg->s);
+
+	if (!grow_room(tg, count))
+		return false;
+	for (int i = 0; i < count; i++) {
+		if (unseen(tg, i)) {
+			tg->known = i >= tg->known ? i + 1 : tg->known; /* the parts loop over known */
+			if (notice(tg, i)) {
+				/* Printed; its rules that cannot run are done. */
+			}
+		} else if (!tg->gone[i] && !session_target_live(tg->s, i))
 			let_go(tg, i);
+	}
+	return true;
 }
 
 int triggers_start(struct triggers *tg, struct procmodel *model)
@@ -150,14 +233,13 @@ int triggers_start(struct triggers *tg, struct procmodel *model)
 	}
 	if (trigger_calls_start(tg->calls))
 		return -1;
+	session_hold_slots(tg->s); /* our arrays are keyed by slot: the session reuses only let-go ones */
+	if (!grow_room(tg, session_target_count(tg->s)))
+		return -1;
 	while (tg->known < session_target_count(tg->s)) {
 		int i = tg->known++;
 
-		if (!session_target_live(tg->s, i)) {
-			let_go(tg, i);
-			continue;
-		}
-		if (take_in(tg, i))
+		if (notice(tg, i))
 			return -1; /* attach mode: refused before any window opens */
 	}
 	return 0;

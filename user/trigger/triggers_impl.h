@@ -31,9 +31,12 @@ struct triggers {
 	int nrules;
 	struct procmodel *model;  /* may be NULL */
 	int64_t start_ms;         /* when the session's clock started (+DURATION of start=) */
-	int known;                /* targets taken in (session indexes below this) */
+	int known;                /* slots seen (session indexes below this) */
+	int room;                 /* slots the per-target arrays hold (grow_room) */
 	bool *gone;               /* [target]: left, its runs done */
+	unsigned *serial;         /* [target]: which target the slot held when taken in */
 	char (*exe)[256];         /* [target]: its executable, read when it joined */
+	bool *send_start, *send_stop; /* [target]: this round's commands (trigger_round.c) */
 	struct trigger_inputs *in;
 	struct trigger_calls *calls;
 	struct rule_run *runs;    /* [target * nrules + rule] */

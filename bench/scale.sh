@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Scale benchmark (issue 11 part 4): one attach-mode run of dynprof against
+# 10, 100 and 1000 targets in turn, in one run of this script, with 5000
+# PROF_ folders of other processes in --output: time to connect (every
+# target handed its params), to start and to stop (every window saved),
+# and dynprof's peak RSS. Targets are card_user processes with the agent
+# preloaded. Times are read by polling dynprof's output every 10 ms.
+set -u
+B=${DYNPROF_BUILD:-build}
+SIZES=${BENCH_SCALE_SIZES:-10 100 1000}
+ENTRIES=${BENCH_SCALE_ENTRIES:-5000}
+W=$(mktemp -d /tmp/dynprof-bench-scale.XXXXXX)
+HOME_DIR=$(getent passwd "$(id -u)" | cut -d: -f6)
+pids=()
+
+cleanup() {
+	[ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	for p in "${pids[@]}"; do rm -f "$HOME_DIR/dynamic_profiling_socket_$p"; done
+	pids=()
+}
+trap 'cleanup; rm -rf $W' EXIT
+ulimit -n "$(ulimit -Hn)"
+mknod $W/davinci0 c 1 7
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+lines() { grep -Ec -- "$1" $W/out; }
+# until_lines COUNT REGEX: ms it took (polled every 10 ms, at most 300 s).
+until_lines() {
+	local t0; t0=$(now_ms)
+	for _ in $(seq 30000); do
+		[ "$(lines "$2")" -ge "$1" ] && { echo $(( $(now_ms) - t0 )); return; }
+		sleep 0.01
+	done
+	echo timeout
+}
+
+start_targets() { # start_targets N
+	pids=()
+	for _ in $(seq "$1"); do
+		PROFILING_MODE=dynamic LD_PRELOAD="$B/libdynprof_agent.so" DYNPROF_AGENT_DEVICES="$W/davinci*" \
+			"$B/tests/peers/card_user" $W/davinci0 900 < /dev/null > /dev/null 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		for _ in $(seq 3000); do [ -S "$HOME_DIR/dynamic_profiling_socket_$p" ] && break; sleep 0.02; done
+	done
+}
+
+echo "### Scale: one run, $ENTRIES entries in --output"
+echo "| targets | connect | start | stop (all saved) | connect per target | dynprof peak RSS | errors |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for n in $SIZES; do
+	rm -rf $W/o && mkdir $W/o
+	(cd $W/o && seq 1 "$ENTRIES" | awk '{ printf "PROF_000001_20260101000000000_%08dAAAAAAAA\n", 90000000 + $1 }' | xargs mkdir)
+	start_targets "$n"
+	rm -f $W/in && mkfifo $W/in
+	t0=$(now_ms)
+	"$B/dynprof" --dynamic=on --pid="$(IFS=,; echo "${pids[*]}")" --output=$W/o < $W/in > $W/out 2>&1 &
+	dp=$!
+	exec 7> $W/in
+	c=$(until_lines 1 '^\[INFO\] Start profiling'); [ "$c" != timeout ] && c=$(( $(now_ms) - t0 ))
+	echo start >&7
+	s=$(until_lines "$n" ' start success$')
+	echo stop >&7
+	p=$(until_lines "$n" ' window saved in ')
+	rss=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$dp/status)
+	echo quit >&7
+	exec 7>&-
+	wait $dp
+	err=$(lines 'ERROR|closed the connection|timeout')
+	per=$(awk -v c="$c" -v n="$n" 'BEGIN { printf "%.2f ms", c / n }')
+	echo "| $n | ${c} ms | ${s} ms | ${p} ms | $per | $((rss / 1024)) MiB ($rss KiB) | $err |"
+	cleanup
+done
