@@ -418,6 +418,20 @@ static int parse_size(const char *v, unsigned long long *out)
 	return 0;
 }
 
+/*
+ * An option that names one thing (--pid, --output, --application,
+ * --container), given twice: refused, rather than the last one silently
+ * winning (a launcher script that appends its own --pid to the user's).
+ */
+static int set_once(const char **field, const char *name, const char *v)
+{
+	if (*field)
+		return fail("Argument --%s: given twice (%s and %s). Please give it once%s.", name, *field, v,
+			    !strcmp(name, "pid") ? ", with a comma-separated list of pids" : "");
+	*field = v;
+	return 0;
+}
+
 static int parse_valued(struct options *o, const char *name, const char *v)
 {
 	const struct switch_def *d;
@@ -426,20 +440,19 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 	if (!strcmp(name, "dynamic"))
 		return parse_dynamic(o, v);
 	if (!strcmp(name, "pid"))
-		return o->pid_list = v, 0;
+		return set_once(&o->pid_list, name, v);
 	if (!strcmp(name, "output"))
-		return o->output = v, 0;
+		return set_once(&o->output, name, v);
 	if (!strcmp(name, "application"))
-		return o->application = v, 0;
+		return set_once(&o->application, name, v);
 	if (!strcmp(name, "protocol"))
 		return parse_protocol(o, v);
 	if (!strcmp(name, "device"))
 		return add_device(o, v);
 	if (!strcmp(name, "container")) {
 		if (!container_id_valid(v))
-			return fail("Argument --container: invalid value: %s. Please input a container id (hex, at least 4 characters) or its prefix.", v);
-		o->container = v;
-		return 0;
+			return fail("Argument --container: invalid value: %s. Please input a container name, or its id (hex, at least 4 characters) or a prefix of it.", v);
+		return set_once(&o->container, name, v);
 	}
 	if (!strcmp(name, "events")) {
 		if (strcmp(v, "json") && strncmp(v, "json:", 5))
@@ -615,6 +628,12 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->timeout_ms = OPTIONS_DEFAULT_TIMEOUT_MS;
 	o->window_max_bytes = OPTIONS_DEFAULT_WINDOW_MAX_BYTES;
 	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && strcmp(argv[i], "-h")) {
+			/* `-p 123` is not an application called "-p": msprof takes no short options. */
+			fail("Argument %s: unknown option (dynprof takes --name=value options only; an application whose name starts with '-' goes after --). Run 'dynprof --help' for the options.",
+			     argv[i]);
+			goto refused;
+		}
 		if (strncmp(argv[i], "--", 2) != 0 && strcmp(argv[i], "-h") != 0) {
 			o->app_argv = &argv[i];
 			break;
@@ -631,6 +650,24 @@ int options_parse(int argc, char **argv, struct options *o)
 refused:
 	/* A refused command line owns nothing: the caller only exits. */
 	options_free(o);
+	return -EINVAL;
+}
+
+int options_pid_value(const char *text, size_t len, int *pid)
+{
+	uint64_t v;
+	int rc = decimal_span(text, len, 1, 999999999, &v);
+
+	if (rc == 0) {
+		*pid = (int)v;
+		return 0;
+	}
+	/* "0", "-5", "1e3": only the last is not a number (msprof says non-numeric of all). */
+	if (rc == -ERANGE || (len > 1 && text[0] == '-' && decimal_span(text + 1, len - 1, 0, UINT64_MAX, &v) == 0))
+		report_error("Argument --pid: invalid pid value: %.*s (a pid is a number from 1 to 999999999), stop profiling.",
+			     (int)len, text);
+	else
+		report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.", (int)len, text);
 	return -EINVAL;
 }
 

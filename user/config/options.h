@@ -10,6 +10,7 @@
 #define DYNPROF_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "shared/cards.h"
 #include "dynprof/proto.h"
@@ -72,6 +73,13 @@ struct options {
  */
 int options_parse(int argc, char **argv, struct options *o) DP_MUST_CHECK;
 void options_free(struct options *o);
+
+/*
+ * One value of a --pid list, the `len` bytes at text: 0 with *pid set, or
+ * -EINVAL after printing why (a number out of 1..999999999, a negative
+ * number, or not a number).
+ */
+int options_pid_value(const char *text, size_t len, int *pid) DP_MUST_CHECK;
 
 /* The card patterns: --device globs, else the defaults (no copy made). */
 void options_card_patterns(const struct options *o, struct card_patterns *p);

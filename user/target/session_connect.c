@@ -23,7 +23,6 @@
 #include "target/session.h"
 #include "target/target_leave.h"
 #include "target/target_select.h"
-#include "shared/decimal.h"
 
 #define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
 
@@ -44,20 +43,16 @@ static int parse_pid_list(struct session *s, const char *list)
 	for (const char *p = list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		uint64_t v;
+		int v;
 
-		/* At most 9 digits, as before: a longer value is "non-numeric" too. */
-		if (decimal_span(p, len, 1, 999999999, &v)) {
-			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
-				     (int)len, p);
+		if (options_pid_value(p, len, &v))
 			return -EINVAL;
-		}
 		if (s->ntargets == SESSION_MAX_TARGETS) {
 			report_error("Argument --pid: more than %d pids, stop profiling.", SESSION_MAX_TARGETS);
 			return -EINVAL;
 		}
-		if (!already_listed(s, (int)v))
-			s->targets[s->ntargets++] = (struct target){ .pid = (int)v, .fd = -1, .result_fd = -1 };
+		if (!already_listed(s, v))
+			s->targets[s->ntargets++] = (struct target){ .pid = v, .fd = -1, .result_fd = -1 };
 		if (!comma)
 			return 0;
 		p = comma + 1;

@@ -7,7 +7,6 @@
 
 #include "out/report.h"
 #include "target/target_select.h"
-#include "shared/decimal.h"
 #include "proc/tracker.h"
 
 struct selection {
@@ -65,19 +64,15 @@ static int select_in_container(struct procmodel *m, struct selection *s)
 	for (;;) {
 		size_t len = strcspn(p, ",");
 		const char *end = p + len;
-		uint64_t v = 0;
-		int before = s->found;
+		int before = s->found, v;
 
-		if (decimal_span(p, len, 1, INT_MAX, &v)) {
-			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
-				     (int)len, p);
+		if (options_pid_value(p, len, &v))
 			return -EINVAL;
-		}
-		s->want_nspid = (int)v;
+		s->want_nspid = v;
 		procmodel_foreach(m, pick_nspid, s);
 		if (s->found == before)
 			report_warning("Argument --pid: invalid pid value: %d, will not collect profiling data for these process. (no such pid in container %s)",
-				       (int)v, s->o->container);
+				       v, s->o->container);
 		if (!*end)
 			break;
 		p = end + 1;
