@@ -108,7 +108,54 @@ test_application_exiting_during_window_ends_the_console() {
 	expect_status 0 $?
 	expect_line "start success"
 	expect_line "^\[INFO\] application exited with status 0$"
+	# It was not waited for: saying so after it exited would be wrong.
+	expect_no_line "waiting for app process exit"
 	expect_line "summary: 1 target joined, 1 window opened"
+}
+
+# A launcher that detaches its workers (setsid -f) and exits at once: the
+# run follows the workers until the last exits.
+detaching_launcher() {
+	app_script detach.sh <<-EOS
+	#!/bin/sh
+	setsid -f sh -c "sleep 0.5; $(worker 4)"
+	exit 5
+	EOS
+}
+
+test_launcher_that_detaches_its_workers_is_followed_until_they_exit() {
+	launch_bg $(detaching_launcher)
+	wait_until 10 joined 1 || fail "the detached worker did not join: $(cat $T/out)"
+	dp_send start
+	wait_until 10 grep -q "start success" $T/out || fail "no start: $(cat $T/out)"
+	dp_send stop
+	wait_until 10 grep -q "stop success" $T/out || fail "no stop: $(cat $T/out)"
+	wait $DP_PID
+	expect_status 5 $? # still the application's status
+	expect_line "^\[INFO\] application exited with status 5$"
+	expect_line "^\[INFO\] [0-9]+ process(es)? of its tree still runs? \(detached workers\): following (it|them) until"
+	expect_line "^\[INFO\] the last process of the application's tree exited$"
+	expect_line "summary: 1 target joined, 1 window opened"
+}
+
+test_follow_detached_off_ends_with_the_application() {
+	launch_bg --follow-detached=off $(detaching_launcher)
+	wait $DP_PID
+	expect_status 5 $?
+	expect_no_line "following|target joined"
+	expect_line "summary: 0 targets joined"
+}
+
+test_launch_device_is_passed_to_the_agent() {
+	# No DYNPROF_AGENT_DEVICES of its own: the agent takes --device's.
+	local app; app=$(app_script nodevenv.sh <<-EOS
+	#!/bin/sh
+	exec env LD_PRELOAD=$AGENT_SO $CARD_USER $(make_card 0) 3
+	EOS
+	)
+	{ sleep 1.5; echo start; sleep 1; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	expect_line "start success"
+	expect_no_line "has not been set up"
 }
 
 test_socket_serving_child_without_card_is_not_a_target() {

@@ -165,8 +165,37 @@ static void summary(const struct session *s)
 		    s->prof_dirs == 1 ? "" : "s", s->output);
 }
 
+/* Processes of the tree still in the model (the application's detached workers once it exited). */
+static int tree_alive(void *ctx)
+{
+	struct follower *f = ctx;
+	int n = 0;
+
+	for (size_t i = 0; i < pidtab_cap(&f->tree); i++) {
+		int pid = pidtab_slot(&f->tree, i)->pid;
+
+		if (pid > 0 && pid != f->root && procmodel_get(tracker_model(f->t), pid))
+			n++;
+	}
+	return n;
+}
+
+/* --device globs as DYNPROF_AGENT_DEVICES's ':'-separated list; NULL when none given. */
+static const char *devices_env(const struct options *o, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!o->ndevices)
+		return NULL;
+	buf[0] = '\0';
+	for (int i = 0; i < o->ndevices && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ":" : "", o->devices[i]);
+	return used < len ? buf : NULL;
+}
+
 static int run(const struct options *o, struct automation *a, char **argv, const char *output)
 {
+	char devices[4096];
 	struct console_sources src = { 0 };
 	struct follower f = { 0 };
 	struct card_patterns patterns;
@@ -190,7 +219,7 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 		report_info("%s", note);
 	if (automation_start(a, &s, tracker_model(f.t)))
 		goto out;
-	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin);
+	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin, devices_env(o, devices, sizeof(devices)));
 	if (rc) {
 		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
 		rc = EXIT_OPTION_ERROR;
@@ -200,12 +229,14 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
 	report_info("application %s started: pid %d", argv[0], app.pid);
 	src = (struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
-					.on_tick = each_round, .tick_ctx = &f };
+					.on_tick = each_round, .tick_ctx = &f,
+					.tree_alive = o->follow_detached ? tree_alive : NULL };
 	automation_sources(a, &src);
 	if (console_run(&s, &src)) {
 		/* Launch mode ends with the application's status; the console's only ended the console. */
 	}
-	report_info("waiting for app process exit......");
+	if (!launch_poll(&app)) /* not after "application exited" */
+		report_info("waiting for app process exit......");
 	wait_forwarding_signals(&app);
 	summary(&s);
 	rc = launch_exit_status(&app);

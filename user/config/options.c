@@ -454,6 +454,12 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 			return fail("Argument --container: invalid value: %s. Please input a container name, or its id (hex, at least 4 characters) or a prefix of it.", v);
 		return set_once(&o->container, name, v);
 	}
+	if (!strcmp(name, "follow-detached")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return fail("Argument --follow-detached: invalid value: %s. Please input 'on' or 'off'.", v);
+		o->follow_detached = !strcmp(v, "on");
+		return 0;
+	}
 	if (!strcmp(name, "events")) {
 		if (strcmp(v, "json") && strncmp(v, "json:", 5))
 			return fail("Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.", v);
@@ -519,7 +525,7 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
 		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
 		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
-		    !strcmp(name, "window-max-size"))
+		    !strcmp(name, "window-max-size") || !strcmp(name, "follow-detached"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -627,6 +633,7 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->protocol = PROTO_AUTO;
 	o->timeout_ms = OPTIONS_DEFAULT_TIMEOUT_MS;
 	o->window_max_bytes = OPTIONS_DEFAULT_WINDOW_MAX_BYTES;
+	o->follow_detached = true;
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && strcmp(argv[i], "-h")) {
 			/* `-p 123` is not an application called "-p": msprof takes no short options. */
@@ -719,6 +726,9 @@ void options_print_help(void)
 "  --app-stdin             launch: APP reads dynprof's standard input (default:\n"
 "                          /dev/null, the console keeps it); commands then come\n"
 "                          only from signals, and the run ends with APP\n"
+"  --follow-detached=on|off launch: after APP exits, go on while any process\n"
+"                          of its tree lives (workers detached with setsid -f\n"
+"                          or a double fork); default on; off: end with APP\n"
 "  --container=ID          with --pid=auto: only that container's processes;\n"
 "                          with --pid=N: N is the pid inside that container\n"
 "                          (ID: the container id or a prefix of it)\n"
@@ -776,7 +786,8 @@ void options_print_help(void)
 "  --device=GLOB           card nodes (repeatable), replacing the defaults\n"
 "                          /dev/davinci*, /dev/nvidia*, /dev/accel/accel*,\n"
 "                          /dev/dri/renderD*; the card index is the number\n"
-"                          that ends the node's name\n"
+"                          that ends the node's name; in launch mode also\n"
+"                          passed to APP as DYNPROF_AGENT_DEVICES (unless set)\n"
 "  --help, -h              this text\n"
 "  --version               version\n"
 "\n"

@@ -46,6 +46,8 @@ struct options {
 	bool no_bpf;
 	bool msprof_key;         /* launch: set DYNAMIC_PROFILING_KEY_PID as msprof does */
 	bool app_stdin;          /* launch: the application gets dynprof's standard input */
+	bool follow_detached;    /* launch: the run lasts while any process of the tree lives
+				    (--follow-detached=on, the default), not only the application */
 	bool list;               /* --list: card users, then exit (or --watch) */
 	bool watch;              /* --watch: with --list, report changes as they happen */
 	bool json;               /* --json: JSON output for --list */
