@@ -25,7 +25,8 @@ static const char usage_text[] =
 	"Usage:\n"
 	"\t start:                 Start a collection in interactive mode.\n"
 	"\t stop:                  Stop a collection that was started in interactive mode.\n"
-	"\t quit:                  Stop collection and quit interactive mode.\n";
+	"\t quit, q:               Stop collection and quit interactive mode.\n"
+	"\t help, h:               Show this list.\n";
 
 struct console {
 	struct session *s;
