@@ -339,14 +339,19 @@ static int add_device(struct options *o, const char *v)
 	return 0;
 }
 
+/*
+ * A container's name or id, or a prefix of its id: what engines allow in
+ * names ([A-Za-z0-9_.+-]), '/' for Kubernetes' "<namespace>/<pod>"; a
+ * prefix of an id has at least 4 hex digits (checked where it is matched).
+ */
 static bool container_id_valid(const char *v)
 {
 	size_t n = strlen(v);
 
-	if (n < 4 || n > 64)
+	if (n == 0 || n > 95)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)v[i]))
+		if (!isalnum((unsigned char)v[i]) && !strchr("_.+-/", v[i]))
 			return false;
 	return true;
 }
@@ -702,7 +707,7 @@ void options_print_help(void)
 	fputs(
 "Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
 "       dynprof --dynamic=on [--output=DIR] [options] [switches] APP [ARGS...]\n"
-"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=ID]\n"
+"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=NAME|ID]\n"
 "\n"
 "Open and close CANN profiling windows in running AI processes, over their\n"
 "dynamic-profiling socket, with msprof's console: a drop-in for\n"
@@ -729,9 +734,11 @@ void options_print_help(void)
 "  --follow-detached=on|off launch: after APP exits, go on while any process\n"
 "                          of its tree lives (workers detached with setsid -f\n"
 "                          or a double fork); default on; off: end with APP\n"
-"  --container=ID          with --pid=auto: only that container's processes;\n"
+"  --container=NAME|ID     with --pid=auto: only that container's processes;\n"
 "                          with --pid=N: N is the pid inside that container\n"
-"                          (ID: the container id or a prefix of it)\n"
+"                          (its name: docker's, podman's, runc's or crun's id,\n"
+"                          Kubernetes' NAMESPACE/POD; or its id or a prefix\n"
+"                          of at least 4 hex digits)\n"
 "  --output=DIR            result folder, made absolute and created (0750);\n"
 "                          default $ASCEND_WORK_PATH/profiling_data, else the\n"
 "                          current folder. The targets write PROF_* folders there\n"

@@ -19,7 +19,7 @@ struct selection {
 
 static bool in_container(const struct options *o, const struct pm_proc *p)
 {
-	return !o->container || !strncmp(p->container, o->container, strlen(o->container));
+	return pm_proc_in_container(p, o->container);
 }
 
 static void add(struct selection *s, int pid)
