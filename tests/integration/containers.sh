@@ -260,3 +260,46 @@ test_watch_names_the_container() {
 		fail "no card-open line naming the container: $(cat $T/out)"
 	kill -TERM $watcher
 }
+
+# docker_named NAME: a docker id whose state names it NAME (DYNPROF_DOCKER_ROOT=$T/docker).
+docker_named() {
+	local id; id=$(random_id)
+	mkdir -p $T/docker/containers/$id
+	printf '{"ID":"%s","Name":"/%s"}' $id $1 > $T/docker/containers/$id/config.v2.json
+	echo $id
+}
+
+test_folders_moved_out_of_a_container_go_to_its_subfolder() {
+	local name=rank$RANDOM id pid; id=$(docker_named $name)
+	pid=$(CTR_CGROUP=$(make_cgroup docker/$id) start_contained_target hide-output)
+	printf 'start\nstop\nstart\nstop\nquit\n' | DYNPROF_DOCKER_ROOT=$T/docker dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[INFO\] pid $pid: window saved in $T/o/$name/PROF_[0-9]+_[0-9]+_00000001[A-Z]+$"
+	[ "$(prof_dirs_of $T/o/$name 1 | wc -l)" -eq 2 ] || fail "expected 2 folders in $T/o/$name: $(ls -R $T/o)"
+	[ -z "$(prof_dirs_of $T/o 1)" ] || fail "folders left in --output itself: $(ls $T/o)"
+	[ "$(grep -c "^$name/PROF_" $T/o/*_profiling_output_record)" -eq 2 ] || fail "record: $(cat $T/o/*_profiling_output_record)"
+	# Which host process, container and command each came from.
+	[ "$(grep -c "^{\"folder\":\"$name/PROF_[^\"]*\",\"pid\":$pid,\"nspid\":1,\"container\":\"$name\",\"command\":\"[^\"]*card_user - 600\"}$" \
+		$T/o/*_dynprof_folders)" -eq 2 ] || fail "origin record: $(cat $T/o/*_dynprof_folders)"
+}
+
+test_a_planted_container_subfolder_is_not_used() {
+	local name=planted$RANDOM id pid; id=$(docker_named $name)
+	mkdir -p $T/o $T/elsewhere
+	ln -s $T/elsewhere $T/o/$name
+	pid=$(CTR_CGROUP=$(make_cgroup docker/$id) start_contained_target hide-output)
+	printf 'start\nstop\nquit\n' | DYNPROF_DOCKER_ROOT=$T/docker dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[WARNING\] dynprof: pid $pid: cannot make the folder $T/o/$name for its container's results"
+	expect_line "^\[INFO\] pid $pid: window saved in $T/o/PROF_"
+	[ -z "$(ls -A $T/elsewhere)" ] || fail "written through the symlink: $(ls $T/elsewhere)"
+}
+
+test_rule_window_record_names_the_container_and_command() {
+	local name=ruled$RANDOM id pid; id=$(docker_named $name)
+	pid=$(CTR_CGROUP=$(make_cgroup docker/$id) start_contained_target hide-output)
+	DYNPROF_DOCKER_ROOT=$T/docker dp --pid=$pid --output=$T/o --window=start=+100ms,stop=+300ms < /dev/null
+	expect_status 0 $?
+	grep -q "^{\"pid\":$pid,\"rule\":1,\"window\":1,\"nspid\":1,\"container\":\"$name\",\"command\":\"[^\"]*card_user - 600\"," \
+		$T/o/*_dynprof_windows || fail "window record: $(cat $T/o/*_dynprof_windows)"
+}

@@ -16,6 +16,7 @@
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "target/session.h"
+#include "target/target_origin.h"
 
 int session_live(const struct session *s)
 {
@@ -34,6 +35,11 @@ int session_target_count(const struct session *s)
 int session_target_pid(const struct session *s, int index)
 {
 	return s->targets[index].pid;
+}
+
+const struct target *session_target(const struct session *s, int index)
+{
+	return &s->targets[index];
 }
 
 bool session_target_live(const struct session *s, int index)
@@ -91,30 +97,61 @@ static void claimed(struct session *s, const struct target *by, const char *name
 	}
 }
 
-static void report_prof_dir(void *ctx, const char *name)
+/*
+ * Where a folder moved out of t's container goes, as a path relative to
+ * --output: "<container>/<name>" (target_origin.h), or <name> when t is on
+ * the host or its subfolder cannot be made (said).
+ */
+static void moved_name(const struct session *s, const struct target *t, const char *name, char *rel,
+		       size_t len)
+{
+	char sub[sizeof(t->container)];
+	int rc = target_output_subdir(t, s->output, sub, sizeof(sub));
+
+	if (rc)
+		report_warning("dynprof: pid %d: cannot make the folder %s/%s for its container's results: %s; %s goes to %s",
+			       t->pid, s->output, t->container, strerror(-rc), name, s->output);
+	snprintf(rel, len, "%s%s%s", sub, sub[0] ? "/" : "", name);
+}
+
+/* <pid>_dynprof_folders: which host pid, container and command wrote it (output.h). */
+static void record_origin(const struct session *s, const struct target *t, const char *name)
+{
+	struct output_origin o = { name, t->pid, t->nspid, t->container, t->command };
+	int rc = output_record_origin(s->output, &o);
+
+	if (rc)
+		report_target_error(t->pid, "dynprof: cannot add %s to %s/%d_dynprof_folders: %s", name,
+				    s->output, (int)getpid(), strerror(-rc));
+}
+
+static void report_prof_dir(void *ctx, const char *prof)
 {
 	struct prof_report *r = ctx;
-	char src[2 * PATH_MAX], dst[2 * PATH_MAX];
+	char src[2 * PATH_MAX], dst[2 * PATH_MAX], name[PATH_MAX];
 	int rc;
 
+	snprintf(name, sizeof(name), "%s", prof);
 	if (r->t->result_fd >= 0) { /* written inside its container: bring it out */
-		snprintf(src, sizeof(src), "%s/%s", r->t->result_host, name);
+		moved_name(r->s, r->t, prof, name, sizeof(name));
+		snprintf(src, sizeof(src), "%s/%s", r->t->result_host, prof);
 		snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
 		rc = copytree_move(src, dst, r->s->opts->window_max_bytes);
 		if (rc) {
 			report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
-				     r->t->result_inside, name, r->s->output,
+				     r->t->result_inside, prof, dst,
 				     rc == -EFBIG ? "it holds more than --window-max-size, left where it is" :
 				     rc == -EINTR ? "stopped by a signal, left where it is" : strerror(-rc));
 			return;
 		}
 	}
 	r->s->prof_dirs++;
-	claimed(r->s, r->t, name);
+	claimed(r->s, r->t, prof);
 	rc = output_record(r->s->output, name);
 	if (rc)
 		report_target_error(r->t->pid, "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
 				    name, r->s->output, (int)getpid(), strerror(-rc));
+	record_origin(r->s, r->t, name);
 	report_info("pid %d: window saved in %s/%s", r->t->pid, r->s->output, name);
 	snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
 	events_window_close_add(r->ev, dst);

@@ -109,6 +109,8 @@ int session_live(const struct session *s);
  */
 int session_target_count(const struct session *s);
 int session_target_pid(const struct session *s, int index);
+/* The target itself, for what it is (container, command, nspid): read only. */
+const struct target *session_target(const struct session *s, int index);
 /* Still a target (not dropped). */
 bool session_target_live(const struct session *s, int index);
 /* A window is open in it (opened by a rule or by the console). */

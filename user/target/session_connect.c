@@ -21,6 +21,7 @@
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "target/session.h"
+#include "target/target_origin.h"
 #include "target/target_leave.h"
 #include "target/target_select.h"
 
@@ -337,6 +338,7 @@ static void announce_attached(struct target *t)
 	char comm[64];
 
 	procfs_comm(t->pid, comm, sizeof(comm));
+	target_origin_read(t);
 	t->joined = true;
 	events_target_join(t->pid, t->nspid, comm, 0, false);
 }
@@ -424,6 +426,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	s->joined++;
 	cards_mask_text(cards, list, sizeof(list));
 	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
+	target_origin_read(t);
 	t->joined = true;
 	events_target_join(pid, t->nspid, command, cards, true);
 	if (s->window_open)

@@ -36,6 +36,9 @@ struct target {
 	char result_host[PATH_MAX];   /* the same folder as dynprof reaches it */
 	int result_fd;           /* >= 0: a folder inside the target's filesystem,
 				    whose PROF_ folders dynprof moves to --output */
+	char container[96];      /* its container's name, else its id (12 hex as docker ps
+				    shows it, or runc's); "" on the host (target_origin.h) */
+	char command[256];       /* its command line when it joined */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/json_num.h"
+#include "out/escape.h"
 #include "out/output.h"
 #include "out/report.h"
 #include "trigger/triggers_impl.h"
@@ -74,6 +75,25 @@ static void add_counts(cJSON *edge, uint64_t fired, uint64_t acked)
 	json_add_uint64(edge, "ack_count", acked);
 }
 
+/* Who the window was in: a container's pid 1 is told apart by its host pid, container, command. */
+static void add_text(cJSON *o, const char *key, const char *text)
+{
+	char *safe = text_escape_dup(text);
+
+	cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
+	free(safe);
+}
+
+static void add_origin(cJSON *w, const struct target *t)
+{
+	cJSON_AddNumberToObject(w, "nspid", t->nspid);
+	if (t->container[0])
+		add_text(w, "container", t->container);
+	else
+		cJSON_AddNullToObject(w, "container");
+	add_text(w, "command", t->command);
+}
+
 /* One JSON line per closed window: which rule, when each edge fired and was acknowledged. */
 void trigger_record_window(struct triggers *tg, int i, int r)
 {
@@ -88,6 +108,7 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	cJSON_AddNumberToObject(w, "pid", target_pid(tg, i));
 	cJSON_AddNumberToObject(w, "rule", r + 1);
 	cJSON_AddNumberToObject(w, "window", run->windows);
+	add_origin(w, session_target(tg->s, i));
 	add_edge(w, "start", &tg->rules[r].start, run->start_fired_us, run->start_ack_us);
 	if (tg->rules[r].start.kind == COND_CALL)
 		add_counts(cJSON_GetObjectItem(w, "start"), run->start_count, run->ack_count);
