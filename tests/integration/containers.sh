@@ -303,3 +303,22 @@ test_rule_window_record_names_the_container_and_command() {
 	grep -q "^{\"pid\":$pid,\"rule\":1,\"window\":1,\"nspid\":1,\"container\":\"$name\",\"command\":\"[^\"]*card_user - 600\"," \
 		$T/o/*_dynprof_windows || fail "window record: $(cat $T/o/*_dynprof_windows)"
 }
+
+# The result folder made inside the container is removed at the end when
+# it is empty: after a run whose folders were all moved out, and after an
+# attach refused once the folder was made.
+test_no_empty_result_folder_is_left_in_the_container() {
+	local pid; pid=$(start_contained_target hide-output)
+	local home=/proc/$pid/root/home/inside-only
+	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	[ "$(prof_dirs_of $T/o 1 | wc -l)" -eq 1 ] || fail "no folder moved out: $(ls $T/o)"
+	[ ! -e $home/.dynprof ] || fail "left inside: $(ls -R $home/.dynprof)"
+	dp --pid=$pid --output=$T/o --protocol=v1 < /dev/null
+	expect_status 255 $?
+	[ ! -e $home/.dynprof ] || fail "left inside after a refused attach: $(ls -R $home/.dynprof)"
+	# Another run's folder there stays.
+	mkdir -p $home/.dynprof/999999
+	printf 'quit\n' | dp --pid=$pid --output=$T/o
+	[ -d $home/.dynprof/999999 ] || fail "another run's folder removed"
+}
