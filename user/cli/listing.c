@@ -18,12 +18,14 @@
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "proc/tracker.h"
+#include "target/target_select.h"
 #include "shared/clock.h"
 
 #define CONTAINER_SHORT 12 /* as `docker ps` shows ids */
 
 struct lister {
 	const struct options *o;
+	const struct procmodel *m;
 	int rows;
 };
 
@@ -239,18 +241,38 @@ static void collect_json(void *ctx, const struct pm_proc *p)
 		cJSON_AddItemToArray(c->array, proc_json(p));
 }
 
-/* An empty table says why on stderr: nothing matched these patterns. */
-static void explain_empty(const struct card_patterns *patterns)
+/*
+ * An empty table says why on stderr: nothing matched these patterns, or,
+ * not root, nothing among the processes whose fds dynprof may read.
+ */
+static void explain_empty(const struct procmodel *m, const struct card_patterns *patterns)
 {
-	fprintf(stderr, "dynprof: no process holds a card node matching");
+	int unseen = target_select_unseen(m);
+
+	fprintf(stderr, "dynprof: no process %sholds a card node matching", unseen ? "dynprof can see " : "");
 	for (int i = 0; i < patterns->count; i++)
 		fprintf(stderr, " %s", patterns->glob[i]);
+	if (unseen)
+		fprintf(stderr, " (not root: the cards of %d processes of other users cannot be seen; run it as root)",
+			unseen);
 	fprintf(stderr, "\n");
+}
+
+/* Card holders without a socket, under the table (stderr): why, when it is a worker pool's fork. */
+static void note_nosocket(void *ctx, const struct pm_proc *p)
+{
+	const struct lister *l = ctx;
+	char why[512];
+
+	if (!selected(l->o, p) || p->socket_state != PM_SOCKET_NONE)
+		return;
+	if (target_select_nosocket_why(l->m, p, why, sizeof(why)))
+		fprintf(stderr, "dynprof: pid %d holds a card but serves no socket: %s\n", p->pid, why);
 }
 
 static void list_once(const struct options *o, struct procmodel *m, const struct card_patterns *patterns)
 {
-	struct lister l = { o, 0 };
+	struct lister l = { o, m, 0 };
 
 	if (o->json) {
 		struct json_collect c = { o, cJSON_CreateArray() };
@@ -263,7 +285,9 @@ static void list_once(const struct options *o, struct procmodel *m, const struct
 	procmodel_foreach(m, collect_row, &l);
 	fflush(stdout);
 	if (l.rows == 0 && !o->watch)
-		explain_empty(patterns);
+		explain_empty(m, patterns);
+	else
+		procmodel_foreach(m, note_nosocket, &l);
 }
 
 /* --watch: one line per change of a card user. */
