@@ -320,3 +320,22 @@ test_worker_beyond_the_session_limit_is_told_once() {
 	[ "$(count_lines '^\[ERROR\] dynprof: pid [0-9]+ \(.*card_user.*\) cannot join: the session holds 2 targets already$')" -eq 1 ] ||
 		{ cat $T/out; fail "the third worker's refusal not told exactly once"; }
 }
+
+test_forked_worker_pool_is_explained_in_launch_mode() {
+	# The agent serves the parent, not the children forked from it.
+	cat > $T/pool.py <<-EOS
+	import multiprocessing, os, time
+	fd = os.open("$(make_card 0)", os.O_RDONLY)
+	def work(n):
+	    time.sleep(n)
+	if __name__ == "__main__":
+	    with multiprocessing.get_context("fork").Pool(2) as p:
+	        p.map(work, [6, 6])
+	EOS
+	launch_bg env LD_PRELOAD=$AGENT_SO python3 $T/pool.py
+	wait_until 15 eval '[ "$(grep -c "holds a card but serves no socket" $T/out)" -ge 2 ]' ||
+		fail "no explanation: $(cat $T/out)"
+	expect_line "^\[INFO\] pid [0-9]+ \([^ ]*python3 $T/pool.py\) holds a card but serves no socket, so it cannot be a target: a fork of pid [0-9]+ without exec"
+	dp_send quit
+	wait $DP_PID
+}
