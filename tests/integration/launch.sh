@@ -339,3 +339,21 @@ test_forked_worker_pool_is_explained_in_launch_mode() {
 	dp_send quit
 	wait $DP_PID
 }
+
+test_msprof_key_rank_that_lost_the_shared_socket_is_told() {
+	# Two ranks, one socket path: the second to bind takes it from the first.
+	local app; app=$(app_script ranks.sh <<-EOS
+	#!/bin/sh
+	$(worker 8) &
+	sleep 1
+	$(worker 8) &
+	wait
+	EOS
+	)
+	launch_bg --msprof-key $app
+	wait_until 15 grep -q "holds a card but serves no socket" $T/out || fail "not told: $(cat $T/out)"
+	expect_line "^\[INFO\] pid [0-9]+ \(.*card_user.*\) holds a card but serves no socket, so it cannot be a target: with --msprof-key every process of the application serves the one socket path dynamic_profiling_socket_$DP_PID "
+	[ "$(count_lines 'holds a card but serves no socket')" -eq 1 ] || fail "told more than once or of both: $(cat $T/out)"
+	dp_send quit
+	wait $DP_PID
+}

@@ -32,6 +32,7 @@ struct follower {
 	struct pidtab tree;    /* pids of the application's tree, seen at fork */
 	struct pidtab failed;  /* joins that failed: not retried until the process changes */
 	struct pidtab nosock;  /* card holders of the tree without a socket: told once why */
+	bool msprof_key;       /* --msprof-key: the tree shares one socket path */
 	bool card_seen;        /* some process of the tree held a card */
 	int64_t notice_at;     /* when to say nothing matched yet */
 };
@@ -128,7 +129,10 @@ static void check_socketless(struct follower *f, const struct pm_proc *p)
 	}
 	if (since < 0 || now - since < NO_SOCKET_NOTICE_MS)
 		return;
-	target_select_nosocket_why(tracker_model(f->t), p, why, sizeof(why));
+	if (!target_select_nosocket_why(tracker_model(f->t), p, why, sizeof(why)) && f->msprof_key)
+		/* msprof's way: one path for all, the last process to bind it wins. */
+		snprintf(why, sizeof(why), "with --msprof-key every process of the application serves the one socket path dynamic_profiling_socket_%d (DYNAMIC_PROFILING_KEY_PID), and another one took it: this one is unreachable (without --msprof-key each serves its own)",
+			 (int)getpid());
 	report_info("pid %d (%s) holds a card but serves no socket, so it cannot be a target: %s", p->pid,
 		    p->cmdline[0] ? p->cmdline : p->comm, why);
 	if (pidtab_put(&f->nosock, p->pid, (void *)(intptr_t)-1)) /* told; replacing never allocates */
@@ -246,6 +250,7 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 
 	session_open_launch(&s, o, output);
 	f.s = &s;
+	f.msprof_key = o->msprof_key;
 	pidtab_init(&f.tree);
 	pidtab_init(&f.failed);
 	pidtab_init(&f.nosock);
