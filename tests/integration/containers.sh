@@ -322,3 +322,28 @@ test_no_empty_result_folder_is_left_in_the_container() {
 	printf 'quit\n' | dp --pid=$pid --output=$T/o
 	[ -d $home/.dynprof/999999 ] || fail "another run's folder removed"
 }
+
+# A container whose card node exists only inside it (its own /dev, the node
+# made there as an engine does), with the default card patterns.
+test_rule_open_in_a_container_with_its_own_dev_and_default_patterns() {
+	mkdir -p $T/ctr/etc
+	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
+	cat > $T/ctr/run.sh <<-EOS
+	mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1
+	mount -t tmpfs tmpfs /dev && mknod /dev/davinci0 c 1 7 || exit 1
+	export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO CARD_USER_OPEN_DELAY_MS=1500
+	exec $CARD_USER /dev/davinci0 600
+	EOS
+	unshare --pid --fork --mount --mount-proc sh -c "mount -t tmpfs tmpfs /home && exec sh $T/ctr/run.sh" \
+		> $T/ctr.log 2>&1 &
+	local unshare=$! pid=""
+	remember_pid $unshare
+	wait_until 5 eval 'read -r pid _ < /proc/$unshare/task/$unshare/children; [ -n "$pid" ] &&
+		grep -q "^$CARD_USER" /proc/$pid/cmdline' || fail "no target: $(cat $T/ctr.log)"
+	remember_pid $pid
+	wait_until 5 test -S /proc/$pid/root/home/inside-only/dynamic_profiling_socket_1 || fail "no socket: $(cat $T/ctr.log)"
+	dp --pid=$pid --output=$T/o --window=start=open,stop=+300ms < /dev/null
+	expect_status 0 $?
+	expect_line "rule 1: start=open fired for pid $pid$"
+	expect_line "^dynamic profiling for pid $pid stop success$"
+}

@@ -298,6 +298,20 @@ void procmodel_refresh_sockets(struct procmodel *m)
 	}
 }
 
+void procmodel_recheck_cards(struct procmodel *m, int pid)
+{
+	struct pm_entry *e = pidtab_get(&m->tab, pid);
+	uint64_t old, cards;
+
+	if (!e || !e->p.complete || procscan_cards(pid, e->p.start_time, &m->cards, -1, &cards))
+		return;
+	old = e->p.cards;
+	e->p.cards = cards;
+	notify_cards(m, e, old);
+	if (update_socket(e))
+		notify(m, PM_CHANGE_SOCKET, e);
+}
+
 /* ---- scan ---------------------------------------------------------------------- */
 
 /* A process seen again by a scan: take what /proc says, tell what changed. */

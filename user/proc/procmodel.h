@@ -157,6 +157,15 @@ void procmodel_apply(struct procmodel *m, const struct dp_event *e);
  */
 void procmodel_refresh_sockets(struct procmodel *m);
 
+/*
+ * Read the fds of `pid` (an entry of the table) again, telling a card
+ * open or close the kernel did not report: a node whose device number no
+ * host pattern registered (one that exists only inside a container, made
+ * there by its engine) is a card by its name alone, and only /proc says
+ * it was opened. For the few processes a rule waits on (trigger_cond.c).
+ */
+void procmodel_recheck_cards(struct procmodel *m, int pid);
+
 /* Look-ups. The pointers stay valid until the next change to the model. */
 const struct pm_proc *procmodel_get(const struct procmodel *m, int pid);
 void procmodel_foreach(const struct procmodel *m,
