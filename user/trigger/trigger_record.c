@@ -108,12 +108,12 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	cJSON_AddNumberToObject(w, "pid", target_pid(tg, i));
 	cJSON_AddNumberToObject(w, "rule", r + 1);
 	cJSON_AddNumberToObject(w, "window", run->windows);
-	add_origin(w, session_target(tg->s, i));
 	add_edge(w, "start", &tg->rules[r].start, run->start_fired_us, run->start_ack_us);
 	if (tg->rules[r].start.kind == COND_CALL)
 		add_counts(cJSON_GetObjectItem(w, "start"), run->start_count, run->ack_count);
 	add_edge(w, "stop", &tg->rules[r].stop, run->stop_fired_us ? run->stop_fired_us : stop_ack_us,
 		 stop_ack_us);
+	add_origin(w, session_target(tg->s, i)); /* after the edges: readers of the older keys keep their order */
 	text = cJSON_PrintUnformatted(w);
 	if (text) {
 		fprintf(rec->f, "%s\n", text);
