@@ -84,7 +84,8 @@ static int attach(const struct options *o)
 	struct automation a;
 	int rc;
 
-	if (automation_prepare(&a, o) || output_prepare(o->output, output, sizeof(output))) {
+	if (automation_prepare(&a, o) || automation_check_targets(&a, o) ||
+	    output_prepare(o->output, output, sizeof(output))) {
 		automation_close(&a);
 		return EXIT_OPTION_ERROR;
 	}

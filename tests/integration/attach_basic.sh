@@ -166,6 +166,9 @@ test_help_command_shows_usage_without_error() {
 	[ "$(count_lines '^Usage:$')" -eq 3 ] || fail "usage not shown three times"
 	expect_line "^invalid option -- 'bogus'$"
 	[ "$(count_lines 'invalid option')" -eq 1 ] || fail "help treated as invalid"
+	# Every command the console takes is in the list.
+	expect_line "^\s+quit, q: "
+	expect_line "^\s+help, h: "
 }
 
 test_blank_and_padded_commands_are_accepted() {

@@ -6,6 +6,28 @@ test_non_numeric_pid_stops_with_255() {
 	expect_line "^\[ERROR\] Argument --pid: invalid non-numeric pid value: 12a, stop profiling\.$"
 }
 
+test_pid_zero_and_negative_are_out_of_range_not_non_numeric() {
+	for v in 0 -5 1000000000; do
+		dp --pid=$v --output=$T/o < /dev/null
+		expect_status 255 $?
+		expect_line "^\[ERROR\] Argument --pid: invalid pid value: $v \(a pid is a number from 1 to 999999999\), stop profiling\.$"
+		expect_no_line "non-numeric"
+	done
+}
+
+test_short_option_is_refused_not_run_as_an_application() {
+	dp -p 123 --output=$T/o < /dev/null
+	expect_status 255 $?
+	expect_line "^\[ERROR\] Argument -p: unknown option"
+	expect_no_line "Start profiling|exited"
+}
+
+test_pid_given_twice_is_refused() {
+	dp --pid=1 --pid=2 --output=$T/o < /dev/null
+	expect_status 255 $?
+	expect_line "^\[ERROR\] Argument --pid: given twice \(1 and 2\)\."
+}
+
 test_empty_pid_in_list_is_non_numeric() {
 	local pid; pid=$(start_target)
 	dp --pid=$pid,,7 --output=$T/o < /dev/null

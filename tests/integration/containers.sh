@@ -3,7 +3,8 @@
 # a root dynprof lists them, attaches to them and brings their results out.
 
 # start_contained_target [hide-output]: echoes the host pid of a target that
-# (CTR_ENV: more VAR=value words for its environment)
+# (CTR_ENV: more VAR=value words for its environment; CTR_CGROUP: a cgroup
+# folder to run in, from the start, as an engine puts its containers)
 # runs as pid 1 of `unshare --pid --fork --mount --mount-proc`, with its own
 # passwd and a home only inside. With hide-output, the test's folder (and so
 # its --output) is a private tmpfs inside, as in a real container; the build
@@ -13,6 +14,8 @@ start_contained_target() {
 	mkdir -p $T/ctr/etc
 	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
 	{
+		# CTR_CGROUP: the cgroup its engine would have put it in (made by the caller).
+		[ -n "${CTR_CGROUP:-}" ] && echo "echo 0 > $CTR_CGROUP/cgroup.procs || exit 1"
 		echo "mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1"
 		echo "exec 3<$card"
 		[ "${1:-}" = hide-output ] && echo "mount -t tmpfs tmpfs $T || exit 1"
@@ -147,4 +150,200 @@ test_rule_windows_reach_into_a_container() {
 	expect_line "^dynamic profiling for pid $pid stop success$"
 	[ -s "$(prof_dirs_of $T/o 1)/host/end_info" ] || fail "no PROF_ folder moved out: $(ls $T/o)"
 	grep -q "\"pid\":$pid,\"rule\":1,\"window\":1" $T/o/*_dynprof_windows || fail "no window record"
+}
+
+# make_cgroup PATH-UNDER-PIDS: a cgroup folder in the v1 pids hierarchy, removed after the test.
+make_cgroup() {
+	local cg=/sys/fs/cgroup/pids/$1 part=/sys/fs/cgroup/pids
+	for c in ${1//\// }; do
+		part=$part/$c
+		[ -d $part ] || { mkdir $part || fail "cannot make cgroup $part"; echo $part >> $T/.cgroups; }
+	done
+	echo $cg
+}
+
+random_id() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# runc/crun run by hand: `runc run trainjob` puts it in /trainjob (cgroupfs driver).
+test_runc_named_container_is_listed_and_selected_by_name() {
+	local name=trainjob$RANDOM pid
+	pid=$(CTR_CGROUP=$(make_cgroup $name) start_contained_target)
+	local host; host=$(start_target)
+	"$DP" --list --device="$T/dev/davinci*" > $T/out
+	expect_line "^$pid +1 +$name "
+	"$DP" --list --json --device="$T/dev/davinci*" > $T/list
+	grep -q "\"pid\":$pid,.*\"container\":\"$name\",\"container_name\":\"$name\"" $T/list ||
+		fail "no container name: $(cat $T/list)"
+	# A host process in a top-level cgroup of the same form is not "in a container".
+	grep -q "\"pid\":$host,.*\"container\":null,\"container_name\":null" $T/list ||
+		fail "host process named: $(cat $T/list)"
+	printf 'start\nstop\n' | dp --pid=auto --container=$name --device="$T/dev/davinci*" --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[INFO\] targets: $pid$"
+	printf 'start\nstop\n' | dp --pid=1 --container=$name --device="$T/dev/davinci*" --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid start success$"
+	# A name matches whole, not as a prefix.
+	dp --pid=auto --container=${name:0:5} --device="$T/dev/davinci*" --output=$T/o < /dev/null
+	expect_status 255 $?
+}
+
+test_docker_name_from_its_state_file() {
+	local id name=web$RANDOM pid; id=$(random_id)
+	mkdir -p $T/docker/containers/$id
+	printf '{"ID":"%s","Name":"/%s","State":{"Running":true}}' $id $name > $T/docker/containers/$id/config.v2.json
+	pid=$(CTR_CGROUP=$(make_cgroup docker/$id) start_contained_target)
+	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --device="$T/dev/davinci*" > $T/out
+	expect_line "^$pid +1 +$name "
+	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --json --device="$T/dev/davinci*" > $T/list
+	grep -q "\"container\":\"$id\",\"container_name\":\"$name\"" $T/list || fail "no name: $(cat $T/list)"
+	printf 'start\nstop\n' | DYNPROF_DOCKER_ROOT=$T/docker dp --pid=auto --container=$name \
+		--device="$T/dev/davinci*" --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[INFO\] targets: $pid$"
+	# The id prefix still selects it.
+	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --device="$T/dev/davinci*" --container=${id:0:6} > $T/out
+	expect_line "^$pid +1 +$name "
+}
+
+test_hostile_docker_state_gives_no_name() {
+	local id pid; id=$(random_id)
+	mkdir -p $T/docker/containers/$id $T/elsewhere
+	printf '{"Name":"/stolen"}' > $T/elsewhere/config.v2.json
+	ln -s $T/elsewhere/config.v2.json $T/docker/containers/$id/config.v2.json
+	pid=$(CTR_CGROUP=$(make_cgroup docker/$id) start_contained_target)
+	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --device="$T/dev/davinci*" > $T/out
+	expect_line "^$pid +1 +${id:0:12} "
+	expect_no_line stolen
+	# A name with a terminal escape in it is not shown either.
+	rm $T/docker/containers/$id/config.v2.json
+	printf '{"Name":"/a\\u001b]0;x\\u0007b"}' > $T/docker/containers/$id/config.v2.json
+	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --json --device="$T/dev/davinci*" > $T/list
+	grep -q "\"container\":\"$id\",\"container_name\":null" $T/list || fail "hostile name taken: $(cat $T/list)"
+}
+
+test_podman_name_from_containers_storage() {
+	local id name=pod$RANDOM pid; id=$(random_id)
+	mkdir -p $T/storage/overlay-containers
+	printf '[{"id":"%s","names":["other"]},{"id":"%s","names":["%s"]}]' $(random_id) $id $name \
+		> $T/storage/overlay-containers/containers.json
+	pid=$(CTR_CGROUP=$(make_cgroup machine.slice/libpod-$id.scope) start_contained_target)
+	DYNPROF_STORAGE_ROOT=$T/storage "$DP" --list --device="$T/dev/davinci*" --container=$name > $T/out
+	expect_line "^$pid +1 +$name "
+}
+
+test_kubernetes_pod_from_the_bundle_annotations() {
+	local id pid; id=$(random_id)
+	local bundle=$T/ctrd/io.containerd.runtime.v2.task/k8s.io/$id
+	mkdir -p $bundle
+	printf '{"ociVersion":"1.1.0","annotations":{"io.kubernetes.cri.container-type":"container","io.kubernetes.cri.sandbox-namespace":"training","io.kubernetes.cri.sandbox-name":"bert-worker-0"}}' > $bundle/config.json
+	pid=$(CTR_CGROUP=$(make_cgroup kubepods/besteffort/pod2b1c33aa-4f1e/$id) start_contained_target)
+	DYNPROF_CONTAINERD_STATE=$T/ctrd "$DP" --list --json --device="$T/dev/davinci*" > $T/list
+	grep -q "\"pid\":$pid,.*\"container_name\":\"training/bert-worker-0\"" $T/list || fail "no pod: $(cat $T/list)"
+	printf 'start\nstop\n' | DYNPROF_CONTAINERD_STATE=$T/ctrd dp --pid=auto --container=training/bert-worker-0 \
+		--device="$T/dev/davinci*" --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[INFO\] targets: $pid$"
+}
+
+test_watch_names_the_container() {
+	local id name=watched$RANDOM; id=$(random_id)
+	mkdir -p $T/docker/containers/$id
+	printf '{"Name":"/%s"}' $name > $T/docker/containers/$id/config.v2.json
+	local cg; cg=$(make_cgroup docker/$id)
+	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --watch --device="$T/dev/davinci*" > $T/out 2>&1 &
+	local watcher=$!
+	remember_pid $watcher
+	wait_until 10 grep -q "^HOST PID" $T/out || fail "watch did not start: $(cat $T/out)"
+	local pid; pid=$(CTR_CGROUP=$cg start_contained_target)
+	wait_until 10 grep -Eq "^card-open +pid $pid \(ns 1\) container $name cards 0 " $T/out ||
+		fail "no card-open line naming the container: $(cat $T/out)"
+	kill -TERM $watcher
+}
+
+# docker_named NAME: a docker id whose state names it NAME (DYNPROF_DOCKER_ROOT=$T/docker).
+docker_named() {
+	local id; id=$(random_id)
+	mkdir -p $T/docker/containers/$id
+	printf '{"ID":"%s","Name":"/%s"}' $id $1 > $T/docker/containers/$id/config.v2.json
+	echo $id
+}
+
+test_folders_moved_out_of_a_container_go_to_its_subfolder() {
+	local name=rank$RANDOM id pid; id=$(docker_named $name)
+	pid=$(CTR_CGROUP=$(make_cgroup docker/$id) start_contained_target hide-output)
+	printf 'start\nstop\nstart\nstop\nquit\n' | DYNPROF_DOCKER_ROOT=$T/docker dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[INFO\] pid $pid: window saved in $T/o/$name/PROF_[0-9]+_[0-9]+_00000001[A-Z]+$"
+	[ "$(prof_dirs_of $T/o/$name 1 | wc -l)" -eq 2 ] || fail "expected 2 folders in $T/o/$name: $(ls -R $T/o)"
+	[ -z "$(prof_dirs_of $T/o 1)" ] || fail "folders left in --output itself: $(ls $T/o)"
+	[ "$(grep -c "^$name/PROF_" $T/o/*_profiling_output_record)" -eq 2 ] || fail "record: $(cat $T/o/*_profiling_output_record)"
+	# Which host process, container and command each came from.
+	[ "$(grep -c "^{\"folder\":\"$name/PROF_[^\"]*\",\"pid\":$pid,\"nspid\":1,\"container\":\"$name\",\"command\":\"[^\"]*card_user - 600\"}$" \
+		$T/o/*_dynprof_folders)" -eq 2 ] || fail "origin record: $(cat $T/o/*_dynprof_folders)"
+}
+
+test_a_planted_container_subfolder_is_not_used() {
+	local name=planted$RANDOM id pid; id=$(docker_named $name)
+	mkdir -p $T/o $T/elsewhere
+	ln -s $T/elsewhere $T/o/$name
+	pid=$(CTR_CGROUP=$(make_cgroup docker/$id) start_contained_target hide-output)
+	printf 'start\nstop\nquit\n' | DYNPROF_DOCKER_ROOT=$T/docker dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	expect_line "^\[WARNING\] dynprof: pid $pid: cannot make the folder $T/o/$name for its container's results"
+	expect_line "^\[INFO\] pid $pid: window saved in $T/o/PROF_"
+	[ -z "$(ls -A $T/elsewhere)" ] || fail "written through the symlink: $(ls $T/elsewhere)"
+}
+
+test_rule_window_record_names_the_container_and_command() {
+	local name=ruled$RANDOM id pid; id=$(docker_named $name)
+	pid=$(CTR_CGROUP=$(make_cgroup docker/$id) start_contained_target hide-output)
+	DYNPROF_DOCKER_ROOT=$T/docker dp --pid=$pid --output=$T/o --window=start=+100ms,stop=+300ms < /dev/null
+	expect_status 0 $?
+	grep -q "^{\"pid\":$pid,\"rule\":1,\"window\":1,.*\"stop\":{[^}]*},\"nspid\":1,\"container\":\"$name\",\"command\":\"[^\"]*card_user - 600\"}$" \
+		$T/o/*_dynprof_windows || fail "window record: $(cat $T/o/*_dynprof_windows)"
+}
+
+# The result folder made inside the container is removed at the end when
+# it is empty: after a run whose folders were all moved out, and after an
+# attach refused once the folder was made.
+test_no_empty_result_folder_is_left_in_the_container() {
+	local pid; pid=$(start_contained_target hide-output)
+	local home=/proc/$pid/root/home/inside-only
+	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o
+	expect_status 0 $?
+	[ "$(prof_dirs_of $T/o 1 | wc -l)" -eq 1 ] || fail "no folder moved out: $(ls $T/o)"
+	[ ! -e $home/.dynprof ] || fail "left inside: $(ls -R $home/.dynprof)"
+	dp --pid=$pid --output=$T/o --protocol=v1 < /dev/null
+	expect_status 255 $?
+	[ ! -e $home/.dynprof ] || fail "left inside after a refused attach: $(ls -R $home/.dynprof)"
+	# Another run's folder there stays.
+	mkdir -p $home/.dynprof/999999
+	printf 'quit\n' | dp --pid=$pid --output=$T/o
+	[ -d $home/.dynprof/999999 ] || fail "another run's folder removed"
+}
+
+# A container whose card node exists only inside it (its own /dev, the node
+# made there as an engine does), with the default card patterns.
+test_rule_open_in_a_container_with_its_own_dev_and_default_patterns() {
+	mkdir -p $T/ctr/etc
+	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
+	cat > $T/ctr/run.sh <<-EOS
+	mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1
+	mount -t tmpfs tmpfs /dev && mknod /dev/davinci0 c 1 7 || exit 1
+	export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO CARD_USER_OPEN_DELAY_MS=1500
+	exec $CARD_USER /dev/davinci0 600
+	EOS
+	unshare --pid --fork --mount --mount-proc sh -c "mount -t tmpfs tmpfs /home && exec sh $T/ctr/run.sh" \
+		> $T/ctr.log 2>&1 &
+	local unshare=$! pid=""
+	remember_pid $unshare
+	wait_until 5 eval 'read -r pid _ < /proc/$unshare/task/$unshare/children; [ -n "$pid" ] &&
+		grep -q "^$CARD_USER" /proc/$pid/cmdline' || fail "no target: $(cat $T/ctr.log)"
+	remember_pid $pid
+	wait_until 5 test -S /proc/$pid/root/home/inside-only/dynamic_profiling_socket_1 || fail "no socket: $(cat $T/ctr.log)"
+	dp --pid=$pid --output=$T/o --window=start=open,stop=+300ms < /dev/null
+	expect_status 0 $?
+	expect_line "rule 1: start=open fired for pid $pid$"
+	expect_line "^dynamic profiling for pid $pid stop success$"
 }

@@ -301,3 +301,38 @@ test_failed_rescan_after_lost_events_is_told_once_and_tracking_goes_on() {
 	kill -TERM $w; wait $w
 	[ "$(grep -c "$line" $T/watch.err)" -eq 1 ] || fail "told more than once: $(cat $T/watch.err)"
 }
+
+# A worker pool made by fork (Python multiprocessing's default): the
+# children hold the parent's card without a socket; --list and --pid=auto
+# say why.
+test_forked_worker_pool_without_sockets_is_explained() {
+	local card; card=$(make_card 2)
+	cat > $T/pool.py <<-EOS
+	import multiprocessing, os, sys, time
+	fd = os.open("$card", os.O_RDONLY)
+	def work(n):
+	    time.sleep(n)
+	if __name__ == "__main__":
+	    with multiprocessing.get_context("fork").Pool(2) as p:
+	        print("pool", flush=True)
+	        p.map(work, [30, 30])
+	EOS
+	# No agent: like a CANN process whose children were forked after it set up.
+	python3 $T/pool.py > $T/pool.log 2>&1 &
+	local parent=$!
+	remember_pid $parent
+	wait_until 10 grep -q pool $T/pool.log || fail "no pool: $(cat $T/pool.log)"
+	local kids; kids=$(cat /proc/$parent/task/*/children)
+	for k in $kids; do remember_pid $k; done
+	[ "$(echo $kids | wc -w)" -ge 2 ] || fail "no workers: $kids"
+	"$DP" --list --device="$T/dev/davinci2" > $T/out 2>&1
+	for k in $kids; do
+		expect_line "^dynprof: pid $k holds a card but serves no socket: a fork of pid $parent without exec \(a worker pool's child"
+	done
+	dp --pid=auto --device="$T/dev/davinci2" --output=$T/o < /dev/null
+	expect_status 255 $?
+	for k in $kids; do
+		expect_line "^\[INFO\] pid $k holds a card but serves no socket: a fork of pid $parent without exec"
+	done
+	expect_line "^\[INFO\] pid $parent holds a card but serves no socket: started without PROFILING_MODE=dynamic"
+}

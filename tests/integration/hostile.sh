@@ -486,3 +486,20 @@ test_symlink_swapped_with_a_folder_during_the_copy_is_never_followed() {
 	[ -z "$(find $moved -type l)" ] || fail "a symlink was copied"
 	[ "$before" = "$(host_state /etc/passwd /etc/hostname)" ] || fail "/etc changed"
 }
+
+# Not root: other users' card holders cannot be seen; --list and --pid=auto
+# say that, not that no process holds a card.
+test_non_root_says_other_users_processes_cannot_be_seen() {
+	local u pid; u=$(make_user)
+	pid=$(start_target)
+	as_user $u "$DP" --list --device="$T/dev/davinci*" > $T/out 2>&1
+	expect_status 0 $?
+	expect_no_line "^$pid "
+	expect_line "^dynprof: no process dynprof can see holds a card node matching $T/dev/davinci\* \(not root: the cards of [0-9]+ processes of other users cannot be seen; run it as root\)$"
+	as_user $u "$DP" --pid=auto --device="$T/dev/davinci*" --output=$T/u/$u/o < /dev/null > $T/out 2>&1
+	expect_status 255 $?
+	expect_line "^\[ERROR\] Argument --pid=auto: no card-using process with a listening dynamic profiling socket among the processes dynprof can see \(not root: the cards of [0-9]+ processes of other users cannot be seen; run it as root\), stop profiling\.$"
+	# As root the same card holder is there.
+	"$DP" --list --device="$T/dev/davinci*" > $T/out 2>&1
+	expect_line "^$pid "
+}

@@ -108,7 +108,54 @@ test_application_exiting_during_window_ends_the_console() {
 	expect_status 0 $?
 	expect_line "start success"
 	expect_line "^\[INFO\] application exited with status 0$"
+	# It was not waited for: saying so after it exited would be wrong.
+	expect_no_line "waiting for app process exit"
 	expect_line "summary: 1 target joined, 1 window opened"
+}
+
+# A launcher that detaches its workers (setsid -f) and exits at once: the
+# run follows the workers until the last exits.
+detaching_launcher() {
+	app_script detach.sh <<-EOS
+	#!/bin/sh
+	setsid -f sh -c "sleep 0.5; $(worker 4)"
+	exit 5
+	EOS
+}
+
+test_launcher_that_detaches_its_workers_is_followed_until_they_exit() {
+	launch_bg $(detaching_launcher)
+	wait_until 10 joined 1 || fail "the detached worker did not join: $(cat $T/out)"
+	dp_send start
+	wait_until 10 grep -q "start success" $T/out || fail "no start: $(cat $T/out)"
+	dp_send stop
+	wait_until 10 grep -q "stop success" $T/out || fail "no stop: $(cat $T/out)"
+	wait $DP_PID
+	expect_status 5 $? # still the application's status
+	expect_line "^\[INFO\] application exited with status 5$"
+	expect_line "^\[INFO\] [0-9]+ process(es)? of its tree still runs? \(detached workers\): following (it|them) until"
+	expect_line "^\[INFO\] the last process of the application's tree exited$"
+	expect_line "summary: 1 target joined, 1 window opened"
+}
+
+test_follow_detached_off_ends_with_the_application() {
+	launch_bg --follow-detached=off $(detaching_launcher)
+	wait $DP_PID
+	expect_status 5 $?
+	expect_no_line "following|target joined"
+	expect_line "summary: 0 targets joined"
+}
+
+test_launch_device_is_passed_to_the_agent() {
+	# No DYNPROF_AGENT_DEVICES of its own: the agent takes --device's.
+	local app; app=$(app_script nodevenv.sh <<-EOS
+	#!/bin/sh
+	exec env LD_PRELOAD=$AGENT_SO $CARD_USER $(make_card 0) 3
+	EOS
+	)
+	{ sleep 1.5; echo start; sleep 1; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	expect_line "start success"
+	expect_no_line "has not been set up"
 }
 
 test_socket_serving_child_without_card_is_not_a_target() {
@@ -277,4 +324,41 @@ test_workers_beyond_the_first_table_join_and_slots_are_reused() {
 	[ "$(count_lines '\] target joined:')" -eq 6 ] || { cat $T/out; fail "expected six targets"; }
 	expect_no_line "cannot join"
 	[ "$(grep -c '"event":"target-join"' $T/ev.json)" -eq 6 ] || { cat $T/ev.json; fail "six join events expected"; }
+}
+
+test_forked_worker_pool_is_explained_in_launch_mode() {
+	# The agent serves the parent, not the children forked from it.
+	cat > $T/pool.py <<-EOS
+	import multiprocessing, os, time
+	fd = os.open("$(make_card 0)", os.O_RDONLY)
+	def work(n):
+	    time.sleep(n)
+	if __name__ == "__main__":
+	    with multiprocessing.get_context("fork").Pool(2) as p:
+	        p.map(work, [6, 6])
+	EOS
+	launch_bg env LD_PRELOAD=$AGENT_SO python3 $T/pool.py
+	wait_until 15 eval '[ "$(grep -c "holds a card but serves no socket" $T/out)" -ge 2 ]' ||
+		fail "no explanation: $(cat $T/out)"
+	expect_line "^\[INFO\] pid [0-9]+ \([^ ]*python3 $T/pool.py\) holds a card but serves no socket, so it cannot be a target: a fork of pid [0-9]+ without exec"
+	dp_send quit
+	wait $DP_PID
+}
+
+test_msprof_key_rank_that_lost_the_shared_socket_is_told() {
+	# Two ranks, one socket path: the second to bind takes it from the first.
+	local app; app=$(app_script ranks.sh <<-EOS
+	#!/bin/sh
+	$(worker 8) &
+	sleep 1
+	$(worker 8) &
+	wait
+	EOS
+	)
+	launch_bg --msprof-key $app
+	wait_until 15 grep -q "holds a card but serves no socket" $T/out || fail "not told: $(cat $T/out)"
+	expect_line "^\[INFO\] pid [0-9]+ \(.*card_user.*\) holds a card but serves no socket, so it cannot be a target: with --msprof-key every process of the application serves the one socket path dynamic_profiling_socket_$DP_PID "
+	[ "$(count_lines 'holds a card but serves no socket')" -eq 1 ] || fail "told more than once or of both: $(cat $T/out)"
+	dp_send quit
+	wait $DP_PID
 }

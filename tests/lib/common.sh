@@ -69,10 +69,11 @@ remove_cgroups() {
 	local cg p
 	while read -r cg; do
 		for p in $(cat $cg/cgroup.procs 2>/dev/null); do
-			echo $p > "${cg%%/docker/*}/cgroup.procs" 2>/dev/null
+			# Back to the hierarchy's root (/sys/fs/cgroup/<hierarchy>).
+			echo $p > "$(echo "$cg" | cut -d/ -f1-5)/cgroup.procs" 2>/dev/null
 		done
 		rmdir $cg 2>/dev/null
-	done < "$T/.cgroups"
+	done < <(tac "$T/.cgroups") # deepest first: a parent made for a child goes after it
 }
 
 # A fake card: a character device node of our own. The kernel filter knows

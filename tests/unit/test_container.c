@@ -3,6 +3,8 @@
  * Container ids from cgroup text (proc/container.c): each engine's and
  * cgroup driver's layout, nesting, and the near misses that are not ids.
  */
+#include <stdio.h>
+
 #include "proc/procmodel.h"
 #include "unit.h"
 
@@ -121,6 +123,75 @@ TEST(container_id_cut_to_buffer)
 
 	procmodel_container_id("0::/docker/" ID "\n", id, sizeof(id));
 	CHECK_STR(id, "3f4e5d6c7b8a");
+}
+
+TEST(container_runc_and_crun_scopes_name_their_id)
+{
+	CHECK_STR(cid("0::/system.slice/runc-trainjob.scope\n"), "trainjob");
+	CHECK_STR(cid("0::/machine.slice/crun-rank_0.job-1.scope\n"), "rank_0.job-1");
+	/* The deepest still wins: an engine's container inside a runc one. */
+	CHECK_STR(cid("0::/system.slice/runc-outer.scope/docker/" ID "\n"), ID);
+	/* Not ids: a monitor, an empty or hidden name, a bad character. */
+	CHECK_STR(cid("0::/system.slice/runc-.scope\n"), "");
+	CHECK_STR(cid("0::/system.slice/runc-.hidden.scope\n"), "");
+	CHECK_STR(cid("0::/system.slice/runc-a b.scope\n"), "");
+	CHECK_STR(cid("0::/system.slice/runc-trainjob\n"), "");
+}
+
+static const char *guess(const char *text)
+{
+	static char name[72];
+
+	procmodel_container_guess(text, name, sizeof(name));
+	return name;
+}
+
+TEST(container_guess_names_a_bare_top_level_folder)
+{
+	CHECK_STR(guess("0::/trainjob\n"), "trainjob");
+	CHECK_STR(guess("12:pids:/trainjob\n1:name=systemd:/trainjob\n0::/\n"), "trainjob");
+	CHECK_STR(guess("9:name=systemd:/\n8:pids:/job-7\n"), "job-7");
+	/* systemd inside the container */
+	CHECK_STR(guess("0::/trainjob/init.scope\n"), "trainjob");
+	CHECK_STR(guess("0::/trainjob/system.slice/sshd.service\n"), "trainjob");
+}
+
+TEST(container_guess_leaves_host_and_engine_folders)
+{
+	CHECK_STR(guess("0::/\n"), "");
+	CHECK_STR(guess("0::/init.scope\n"), "");
+	CHECK_STR(guess("0::/user.slice/user-0.slice/session-3.scope\n"), "");
+	CHECK_STR(guess("0::/system.slice/sshd.service\n"), "");
+	CHECK_STR(guess("0::/docker\n"), "");
+	CHECK_STR(guess("0::/kubepods\n"), "");
+	CHECK_STR(guess("4:memory:/process_api/cc7fca339ae472a28b77235115a065e5\n"), "");
+	CHECK_STR(guess("0::/a b\n"), "");
+	CHECK_STR(guess(NULL), "");
+}
+
+static struct pm_proc in(const char *id, const char *name)
+{
+	struct pm_proc p = { 0 };
+
+	snprintf(p.container, sizeof(p.container), "%s", id);
+	snprintf(p.container_name, sizeof(p.container_name), "%s", name);
+	return p;
+}
+
+TEST(container_selected_by_name_id_or_hex_prefix)
+{
+	struct pm_proc docker = in(ID, "trainjob"), runc = in("job1", "job1"), host = in("", "");
+
+	CHECK(pm_proc_in_container(&docker, NULL));
+	CHECK(pm_proc_in_container(&host, NULL));
+	CHECK(pm_proc_in_container(&docker, "trainjob"));
+	CHECK(pm_proc_in_container(&docker, "3f4e"));
+	CHECK(pm_proc_in_container(&docker, ID));
+	CHECK(!pm_proc_in_container(&docker, "3f4"));   /* too short a prefix */
+	CHECK(!pm_proc_in_container(&docker, "train"));  /* names match whole */
+	CHECK(pm_proc_in_container(&runc, "job1"));
+	CHECK(!pm_proc_in_container(&runc, "job"));
+	CHECK(!pm_proc_in_container(&host, "trainjob"));
 }
 
 UNIT_MAIN()

@@ -99,4 +99,43 @@ TEST(forbidden_output_characters)
 	CHECK_INT(output_forbidden_char("/d/x\x7f"), 0x7f);
 }
 
+TEST(short_options_are_refused_not_taken_for_an_application)
+{
+	struct options o;
+	char *short_opt[] = { "dynprof", "-p", "123", NULL };
+	char *after_dashes[] = { "dynprof", "--dynamic=on", "--", "-odd-name", NULL };
+	char *help[] = { "dynprof", "-h", NULL };
+
+	CHECK(parse(&o, short_opt) != 0);
+	CHECK_INT(parse(&o, after_dashes), 0);
+	CHECK_STR(o.app_argv[0], "-odd-name");
+	options_free(&o);
+	CHECK_INT(parse(&o, help), 0);
+	CHECK(o.help);
+	options_free(&o);
+}
+
+TEST(pid_given_twice_is_refused)
+{
+	struct options o;
+	char *twice[] = { "dynprof", "--pid=1", "--pid=2", NULL };
+	char *output_twice[] = { "dynprof", "--pid=1", "--output=/a", "--output=/b", NULL };
+
+	CHECK(parse(&o, twice) != 0);
+	CHECK(parse(&o, output_twice) != 0);
+}
+
+TEST(pid_values_out_of_range_are_not_called_non_numeric)
+{
+	int pid = -1;
+
+	CHECK_INT(options_pid_value("42", 2, &pid), 0);
+	CHECK_INT(pid, 42);
+	CHECK(options_pid_value("0", 1, &pid) != 0);
+	CHECK(options_pid_value("-5", 2, &pid) != 0);
+	CHECK(options_pid_value("1000000000", 10, &pid) != 0);
+	CHECK(options_pid_value("x", 1, &pid) != 0);
+	CHECK_INT(pid, 42);
+}
+
 UNIT_MAIN()

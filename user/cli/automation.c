@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* --window, --commands and --control set up together (see automation.h). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #include "control/remote.h"
 #include "out/report.h"
 #include "control/script.h"
+#include "kernel/callcount.h"
+#include "shared/decimal.h"
 #include "trigger/triggers.h"
 
 #define MAX_SCRIPT_CONDS 256
@@ -64,6 +67,50 @@ bool automation_needs_model(const struct automation *a)
 			return true;
 	/* Not for --control alone: watching every open costs every process (docs/BENCHMARKS.md). */
 	return false;
+}
+
+/* call:LIB:SYMBOL in one pid: -1 (printed) when it can never fire. */
+static int check_call(const struct condition *c, int pid)
+{
+	char err[PATH_MAX + 256];
+
+	if (c->kind != COND_CALL || !callcount_check_pid(pid, c->lib, c->symbol, err, sizeof(err)))
+		return 0;
+	report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, c->lib, c->symbol,
+			    callcount_err_text(err, pid));
+	return -1;
+}
+
+static int check_pid(const struct automation *a, int pid)
+{
+	const struct condition *conds[MAX_SCRIPT_CONDS];
+	int n = a->commands ? script_conditions(a->commands, conds, MAX_SCRIPT_CONDS) : 0, bad = 0;
+
+	for (int i = 0; i < a->nrules; i++)
+		bad |= check_call(&a->rules[i].start, pid) | check_call(&a->rules[i].stop, pid);
+	for (int i = 0; i < n; i++)
+		bad |= check_call(conds[i], pid);
+	return bad;
+}
+
+int automation_check_targets(const struct automation *a, const struct options *o)
+{
+	int bad = 0;
+
+	if (!o->pid_list || !strcmp(o->pid_list, "auto") || o->container)
+		return 0; /* pids chosen by the scan: checked when probed */
+	for (const char *p = o->pid_list;;) {
+		size_t len = strcspn(p, ",");
+		uint64_t pid;
+
+		/* A bad value is the pid list's error, said by the session. */
+		if (!decimal_span(p, len, 1, 999999999, &pid))
+			bad |= check_pid(a, (int)pid);
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	return bad ? -1 : 0;
 }
 
 /* The script's waits need their signals, paths and probes watched from the start. */

@@ -34,6 +34,13 @@ struct automation {
 int automation_prepare(struct automation *a, const struct options *o) DP_MUST_CHECK;
 /* Some rule or command needs the process model (an `open` condition). */
 bool automation_needs_model(const struct automation *a);
+/*
+ * Attach mode, before any target is reached: every call:LIB:SYMBOL of the
+ * rules and commands checked in every --pid (a pid list; not auto), so a
+ * rule that can never fire is refused before anything connects. 0 or -1
+ * (printed).
+ */
+int automation_check_targets(const struct automation *a, const struct options *o) DP_MUST_CHECK;
 /* Start the engine on the session (attach mode: probes its targets now). 0 or -1 (printed). */
 int automation_start(struct automation *a, struct session *s,
 		     struct procmodel *model) DP_MUST_CHECK;

@@ -27,7 +27,8 @@ static const char usage_text[] =
 	"Usage:\n"
 	"\t start:                 Start a collection in interactive mode.\n"
 	"\t stop:                  Stop a collection that was started in interactive mode.\n"
-	"\t quit:                  Stop collection and quit interactive mode.\n";
+	"\t quit, q:               Stop collection and quit interactive mode.\n"
+	"\t help, h:               Show this list.\n";
 
 struct console {
 	struct session *s;
@@ -45,6 +46,7 @@ struct console {
 	bool exits_failing; /* reading target exits failed last round (said once) */
 	struct pollfd *pfds; /* room for every fd polled: grows with the targets */
 	size_t npfds;
+	bool app_gone;      /* launch mode: the application exited, its tree lives on */
 };
 
 static sigset_t handled_signals(void)
@@ -258,7 +260,26 @@ static void tick_tracker(struct console *c)
 /* Launch mode: the application ended first; close what is open. */
 static void on_app_exit(struct console *c)
 {
+	int alive = c->src->tree_alive ? c->src->tree_alive(c->src->tick_ctx) : 0;
+
 	report_info("application exited with status %d", launch_exit_status(c->app));
+	if (alive > 0) {
+		/* A launcher that detached its workers: they are the run. */
+		report_info("%d process%s of its tree still run%s (detached workers): following %s until %s exit (--follow-detached=off: end with the application)",
+			    alive, alive == 1 ? "" : "es", alive == 1 ? "s" : "", alive == 1 ? "it" : "them",
+			    alive == 1 ? "it" : "they");
+		c->app_gone = true;
+		return;
+	}
+	quit(c, launch_exit_status(c->app));
+}
+
+/* Launch mode, the application gone: the last detached process of its tree exited. */
+static void check_tree_end(struct console *c)
+{
+	if (c->src->tree_alive(c->src->tick_ctx) > 0)
+		return;
+	report_info("the last process of the application's tree exited");
 	quit(c, launch_exit_status(c->app));
 }
 
@@ -334,7 +355,7 @@ static void poll_once(struct console *c)
 	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->disc ? discover_fd(c->disc) : -1, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->tracker ? tracker_fd(c->tracker) : -1, .events = POLLIN };
-	pfds[n++] = (struct pollfd){ .fd = c->app ? c->app->pidfd : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->app && !c->app_gone ? c->app->pidfd : -1, .events = POLLIN };
 	fixed = n;
 	n += session_idle_pollfds(c->s, pfds + n, max - n);
 	first_extra = n;
@@ -365,8 +386,10 @@ static void poll_once(struct console *c)
 			remote_event(c->src->remote, &pfds[i]);
 	if (pfds[1].revents && (session_live(c->s) || c->app))
 		on_input(c);
-	if (c->exit_status < 0 && c->app && launch_poll(c->app))
+	if (c->exit_status < 0 && c->app && !c->app_gone && launch_poll(c->app))
 		on_app_exit(c);
+	else if (c->exit_status < 0 && c->app_gone)
+		check_tree_end(c);
 	if (c->exit_status < 0 && c->src->on_tick)
 		c->src->on_tick(c->src->tick_ctx);
 	if (c->exit_status < 0)

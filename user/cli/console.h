@@ -40,11 +40,19 @@ struct console_sources {
 	struct script *commands;   /* --commands (may be NULL): replaces standard input */
 	struct remote *remote;     /* --control clients (may be NULL) */
 	bool *quit_requested;      /* set by a script's `quit` (may be NULL) */
+	/*
+	 * Launch mode: how many processes of the application's tree still
+	 * live once the application itself has exited (workers it detached,
+	 * `setsid -f`); the run goes on until it is 0. NULL: the
+	 * application's exit ends the run.
+	 */
+	int (*tree_alive)(void *tick_ctx);
 };
 
 /*
  * Run the console until quit, end of input, a signal, or no target left
- * (attach mode) / the application's exit (launch mode). With --window
+ * (attach mode) / the application's exit (launch mode; with tree_alive,
+ * the exit of the last process of its tree). With --window
  * rules, end of input (or of the --commands file) does not end the run:
  * it goes on until every rule is done on every target (attach mode).
  * Returns dynprof's exit status: 0 quit, 1 no target left, 128+N signal N;

@@ -8,7 +8,6 @@
 #include "config/params.h"
 #include "out/output.h"
 #include "out/report.h"
-#include "shared/decimal.h"
 #include "target/protodetect.h"
 
 static int print_json(const struct options *o, enum proto_version gen, const char *dir,
@@ -33,14 +32,10 @@ static int per_pid(const struct options *o, const char *dir, const struct chip_i
 	for (const char *p = o->pid_list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		uint64_t pid;
+		int pid;
 
-		if (decimal_span(p, len, 1, 999999999, &pid)) {
-			report_error(
-				"Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
-				(int)len, p);
+		if (options_pid_value(p, len, &pid))
 			return -1;
-		}
 		enum proto_version gen = protodetect((int)pid, why, sizeof(why));
 
 		snprintf(comment, sizeof(comment), "pid %d: %s (%s)", (int)pid,

@@ -13,9 +13,11 @@
 #include "common/fdlimit.h"
 #include "dynprof/proto.h"
 #include "cli/launch.h"
+#include "shared/cards.h"
 
 /* In the child: undo what dynprof set up for itself, then exec. */
-static void exec_child(char *const argv[], bool msprof_key, bool keep_stdin, pid_t dynprof)
+static void exec_child(char *const argv[], bool msprof_key, bool keep_stdin, const char *devices,
+		       pid_t dynprof)
 {
 	sigset_t all;
 	char key[16];
@@ -37,12 +39,16 @@ static void exec_child(char *const argv[], bool msprof_key, bool keep_stdin, pid
 	} else {
 		unsetenv(DYNPROF_KEY_ENV);
 	}
+	/* The agent's cards are dynprof's: a START needs both to agree (a variable set by hand wins). */
+	if (devices)
+		setenv(CARDS_PATTERNS_ENV, devices, 0);
 	execvp(argv[0], argv);
 	fprintf(stdout, "[ERROR] dynprof: cannot run the application %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }
 
-int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool keep_stdin)
+int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool keep_stdin,
+		 const char *devices)
 {
 	pid_t self = getpid();
 
@@ -53,7 +59,7 @@ int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool kee
 	if (l->pid < 0)
 		return -errno;
 	if (l->pid == 0)
-		exec_child(argv, msprof_key, keep_stdin, self);
+		exec_child(argv, msprof_key, keep_stdin, devices, self);
 	setpgid(l->pid, l->pid); /* also here: no race with signals sent early */
 	l->pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	return 0;

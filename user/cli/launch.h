@@ -24,10 +24,12 @@ struct launch {
  * gets DYNAMIC_PROFILING_KEY_PID=<dynprof's pid>, as msprof sets it (so
  * every CANN process in the tree competes for one socket path); without it
  * the variable is removed, so each process serves its own socket.
+ * `devices` (':'-separated card globs, --device; NULL: none given) becomes
+ * the agent's DYNPROF_AGENT_DEVICES unless the environment already sets it.
  * Returns 0 or a negative errno (the child could not be started).
  */
-int launch_start(struct launch *l, char *const argv[], bool msprof_key,
-		 bool keep_stdin) DP_MUST_CHECK;
+int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool keep_stdin,
+		 const char *devices) DP_MUST_CHECK;
 
 /* Non-blocking: 1 when the application has exited (reaped), else 0. */
 int launch_poll(struct launch *l);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Launch mode (see launch_mode.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -19,6 +20,7 @@
 #include "out/report.h"
 #include "target/session.h"
 #include "proc/tracker.h"
+#include "target/target_select.h"
 
 #define MAX_APP_ARGS 256
 #define NO_CARD_NOTICE_MS 10000 /* say that nothing matched after this long */
@@ -29,6 +31,8 @@ struct follower {
 	pid_t root;            /* the application; 0 until it runs */
 	struct pidtab tree;    /* pids of the application's tree, seen at fork */
 	struct pidtab failed;  /* joins that failed: not retried until the process changes */
+	struct pidtab nosock;  /* card holders of the tree without a socket: told once why */
+	bool msprof_key;       /* --msprof-key: the tree shares one socket path */
 	bool card_seen;        /* some process of the tree held a card */
 	int64_t notice_at;     /* when to say nothing matched yet */
 };
@@ -83,6 +87,7 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	if (what == PM_CHANGE_EXIT) {
 		session_target_exited(f->s, p->pid);
 		pidtab_del(&f->tree, p->pid);
+		pidtab_del(&f->nosock, p->pid);
 		return;
 	}
 	/* A target that exec'd lost its server with its old image. */
@@ -104,6 +109,44 @@ static void join_candidates(void *ctx, const struct pm_proc *p)
 		try_join(f, p);
 }
 
+#define NO_SOCKET_NOTICE_MS 3000 /* CANN opens its socket within a second of its card */
+
+/*
+ * A card holder of the tree still without a socket a while after it was
+ * first seen so: say why once (a worker pool's fork is the usual reason).
+ * The first sight is kept as the table's value (a time, never NULL).
+ */
+static void check_socketless(struct follower *f, const struct pm_proc *p)
+{
+	int64_t now = clock_ms(), since = (int64_t)(intptr_t)pidtab_get(&f->nosock, p->pid);
+	char why[512];
+
+	if (!since) {
+		if (pidtab_put(&f->nosock, p->pid, (void *)(intptr_t)now))
+			report_error("dynprof: following pid %d: out of memory (its missing socket is not explained)",
+				     p->pid);
+		return;
+	}
+	if (since < 0 || now - since < NO_SOCKET_NOTICE_MS)
+		return;
+	if (!target_select_nosocket_why(tracker_model(f->t), p, why, sizeof(why)) && f->msprof_key)
+		/* msprof's way: one path for all, the last process to bind it wins. */
+		snprintf(why, sizeof(why), "with --msprof-key every process of the application serves the one socket path dynamic_profiling_socket_%d (DYNAMIC_PROFILING_KEY_PID), and another one took it: this one is unreachable (without --msprof-key each serves its own)",
+			 (int)getpid());
+	report_info("pid %d (%s) holds a card but serves no socket, so it cannot be a target: %s", p->pid,
+		    p->cmdline[0] ? p->cmdline : p->comm, why);
+	if (pidtab_put(&f->nosock, p->pid, (void *)(intptr_t)-1)) /* told; replacing never allocates */
+		pidtab_del(&f->nosock, p->pid);
+}
+
+static void each_socketless(void *ctx, const struct pm_proc *p)
+{
+	struct follower *f = ctx;
+
+	if (p->cards && p->socket_state == PM_SOCKET_NONE && pidtab_get(&f->tree, p->pid))
+		check_socketless(f, p);
+}
+
 /*
  * After every console round: join any listening card holder of the tree
  * not joined yet; and when nothing in the tree has opened a card after a
@@ -114,6 +157,7 @@ static void each_round(void *ctx)
 	struct follower *f = ctx;
 
 	procmodel_foreach(tracker_model(f->t), join_candidates, f);
+	procmodel_foreach(tracker_model(f->t), each_socketless, f);
 	if (f->card_seen || !f->notice_at || clock_ms() < f->notice_at)
 		return;
 	f->notice_at = 0;
@@ -156,8 +200,37 @@ static void wait_forwarding_signals(struct launch *app)
 	launch_wait(app);
 }
 
+/* Processes of the tree still in the model (the application's detached workers once it exited). */
+static int tree_alive(void *ctx)
+{
+	struct follower *f = ctx;
+	int n = 0;
+
+	for (size_t i = 0; i < pidtab_cap(&f->tree); i++) {
+		int pid = pidtab_slot(&f->tree, i)->pid;
+
+		if (pid > 0 && pid != f->root && procmodel_get(tracker_model(f->t), pid))
+			n++;
+	}
+	return n;
+}
+
+/* --device globs as DYNPROF_AGENT_DEVICES's ':'-separated list; NULL when none given. */
+static const char *devices_env(const struct options *o, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!o->ndevices)
+		return NULL;
+	buf[0] = '\0';
+	for (int i = 0; i < o->ndevices && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ":" : "", o->devices[i]);
+	return used < len ? buf : NULL;
+}
+
 static int run(const struct options *o, struct automation *a, char **argv, const char *output)
 {
+	char devices[4096];
 	struct console_sources src = { 0 };
 	struct follower f = { 0 };
 	struct card_patterns patterns;
@@ -168,8 +241,10 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 
 	session_open_launch(&s, o, output);
 	f.s = &s;
+	f.msprof_key = o->msprof_key;
 	pidtab_init(&f.tree);
 	pidtab_init(&f.failed);
+	pidtab_init(&f.nosock);
 	options_card_patterns(o, &patterns);
 	/* Tracking first: no process of the application escapes it. */
 	f.t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, on_change, &f, true, &note);
@@ -181,7 +256,7 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 		report_info("%s", note);
 	if (automation_start(a, &s, tracker_model(f.t)))
 		goto out;
-	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin);
+	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin, devices_env(o, devices, sizeof(devices)));
 	if (rc) {
 		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
 		rc = EXIT_OPTION_ERROR;
@@ -191,12 +266,14 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
 	report_info("application %s started: pid %d", argv[0], app.pid);
 	src = (struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
-					.on_tick = each_round, .tick_ctx = &f };
+					.on_tick = each_round, .tick_ctx = &f,
+					.tree_alive = o->follow_detached ? tree_alive : NULL };
 	automation_sources(a, &src);
 	if (console_run(&s, &src)) {
 		/* Launch mode ends with the application's status; the console's only ended the console. */
 	}
-	report_info("waiting for app process exit......");
+	if (!launch_poll(&app)) /* not after "application exited" */
+		report_info("waiting for app process exit......");
 	wait_forwarding_signals(&app);
 	session_print_summary(&s);
 	rc = launch_exit_status(&app);
@@ -205,6 +282,7 @@ out:
 	tracker_close(f.t);
 	pidtab_free(&f.tree);
 	pidtab_free(&f.failed);
+	pidtab_free(&f.nosock);
 	session_close(&s);
 	return rc;
 }

@@ -18,12 +18,14 @@
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "proc/tracker.h"
+#include "target/target_select.h"
 #include "shared/clock.h"
 
 #define CONTAINER_SHORT 12 /* as `docker ps` shows ids */
 
 struct lister {
 	const struct options *o;
+	const struct procmodel *m;
 	int rows;
 };
 
@@ -157,6 +159,10 @@ static cJSON *proc_json(const struct pm_proc *p)
 		add_text(o, "container", p->container);
 	else
 		cJSON_AddNullToObject(o, "container");
+	if (p->container_name[0])
+		add_text(o, "container_name", p->container_name);
+	else
+		cJSON_AddNullToObject(o, "container_name");
 	cJSON_AddNumberToObject(o, "uid", p->uid);
 	cJSON_AddNumberToObject(o, "ppid", p->ppid);
 	add_text(o, "comm", p->comm);
@@ -177,6 +183,19 @@ static void print_json(cJSON *o)
 	fflush(stdout);
 }
 
+/* The container column: its name (whole), else its id as `docker ps` shows it, else "-". */
+static void container_text(const struct pm_proc *p, char *buf, size_t len)
+{
+	char id[CONTAINER_SHORT + 1];
+
+	if (p->container_name[0]) {
+		text_escape(p->container_name, buf, len);
+		return;
+	}
+	snprintf(id, sizeof(id), "%.*s", CONTAINER_SHORT, p->container[0] ? p->container : "-");
+	text_escape(id, buf, len);
+}
+
 static void table_header(void)
 {
 	printf("%-8s %-8s %-12s %-10s %-8s %-40s %s\n", "HOST PID", "NS PID", "CONTAINER", "USER",
@@ -185,18 +204,18 @@ static void table_header(void)
 
 static void table_row(const struct pm_proc *p)
 {
-	char cards[64], user[64], container[CONTAINER_SHORT + 1], cmd[4 * 1024], sock[4 * 1024];
+	char cards[64], user[64], container[sizeof(p->container_name) * 4], cmd[4 * 1024], sock[4 * 1024];
 
 	cards_text(p->cards, cards, sizeof(cards));
 	user_text(p->uid, user, sizeof(user));
-	snprintf(container, sizeof(container), "%.*s", CONTAINER_SHORT, p->container[0] ? p->container : "-");
+	container_text(p, container, sizeof(container));
 	printf("%-8d %-8d %-12s %-10s %-8s %-40s %s\n", p->pid, pm_proc_nspid(p), container, user, cards,
 	       socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
 }
 
 static bool selected(const struct options *o, const struct pm_proc *p)
 {
-	return p->cards && (!o->container || !strncmp(p->container, o->container, strlen(o->container)));
+	return p->cards && pm_proc_in_container(p, o->container);
 }
 
 static void collect_row(void *ctx, const struct pm_proc *p)
@@ -222,18 +241,38 @@ static void collect_json(void *ctx, const struct pm_proc *p)
 		cJSON_AddItemToArray(c->array, proc_json(p));
 }
 
-/* An empty table says why on stderr: nothing matched these patterns. */
-static void explain_empty(const struct card_patterns *patterns)
+/*
+ * An empty table says why on stderr: nothing matched these patterns, or,
+ * not root, nothing among the processes whose fds dynprof may read.
+ */
+static void explain_empty(const struct procmodel *m, const struct card_patterns *patterns)
 {
-	fprintf(stderr, "dynprof: no process holds a card node matching");
+	int unseen = target_select_unseen(m);
+
+	fprintf(stderr, "dynprof: no process %sholds a card node matching", unseen ? "dynprof can see " : "");
 	for (int i = 0; i < patterns->count; i++)
 		fprintf(stderr, " %s", patterns->glob[i]);
+	if (unseen)
+		fprintf(stderr, " (not root: the cards of %d processes of other users cannot be seen; run it as root)",
+			unseen);
 	fprintf(stderr, "\n");
+}
+
+/* Card holders without a socket, under the table (stderr): why, when it is a worker pool's fork. */
+static void note_nosocket(void *ctx, const struct pm_proc *p)
+{
+	const struct lister *l = ctx;
+	char why[512];
+
+	if (!selected(l->o, p) || p->socket_state != PM_SOCKET_NONE)
+		return;
+	if (target_select_nosocket_why(l->m, p, why, sizeof(why)))
+		fprintf(stderr, "dynprof: pid %d holds a card but serves no socket: %s\n", p->pid, why);
 }
 
 static void list_once(const struct options *o, struct procmodel *m, const struct card_patterns *patterns)
 {
-	struct lister l = { o, 0 };
+	struct lister l = { o, m, 0 };
 
 	if (o->json) {
 		struct json_collect c = { o, cJSON_CreateArray() };
@@ -246,19 +285,21 @@ static void list_once(const struct options *o, struct procmodel *m, const struct
 	procmodel_foreach(m, collect_row, &l);
 	fflush(stdout);
 	if (l.rows == 0 && !o->watch)
-		explain_empty(patterns);
+		explain_empty(m, patterns);
+	else
+		procmodel_foreach(m, note_nosocket, &l);
 }
 
 /* --watch: one line per change of a card user. */
 static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 {
 	const struct options *o = ctx;
-	char cards[64], cmd[4 * 1024], sock[4 * 1024];
+	char cards[64], cmd[4 * 1024], sock[4 * 1024], container[sizeof(p->container_name) * 4];
 
 	/* A card user's changes only; a close that took its last card counts. */
 	if (!p->cards && what != PM_CHANGE_CARD_CLOSE)
 		return;
-	if (o->container && strncmp(p->container, o->container, strlen(o->container)))
+	if (!pm_proc_in_container(p, o->container))
 		return;
 	if (o->json) {
 		cJSON *j = proc_json(p);
@@ -270,8 +311,10 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 		return;
 	}
 	cards_text(p->cards, cards, sizeof(cards));
-	printf("%-10s pid %d (ns %d) cards %s socket %s: %s\n", change_name(what), p->pid, pm_proc_nspid(p),
-	       cards, socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
+	container_text(p, container, sizeof(container));
+	printf("%-10s pid %d (ns %d)%s%s cards %s socket %s: %s\n", change_name(what), p->pid, pm_proc_nspid(p),
+	       p->container[0] ? " container " : "", p->container[0] ? container : "", cards,
+	       socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
 	fflush(stdout);
 }
 

@@ -339,14 +339,19 @@ static int add_device(struct options *o, const char *v)
 	return 0;
 }
 
+/*
+ * A container's name or id, or a prefix of its id: what engines allow in
+ * names ([A-Za-z0-9_.+-]), '/' for Kubernetes' "<namespace>/<pod>"; a
+ * prefix of an id has at least 4 hex digits (checked where it is matched).
+ */
 static bool container_id_valid(const char *v)
 {
 	size_t n = strlen(v);
 
-	if (n < 4 || n > 64)
+	if (n == 0 || n > 95)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)v[i]))
+		if (!isalnum((unsigned char)v[i]) && !strchr("_.+-/", v[i]))
 			return false;
 	return true;
 }
@@ -418,6 +423,20 @@ static int parse_size(const char *v, unsigned long long *out)
 	return 0;
 }
 
+/*
+ * An option that names one thing (--pid, --output, --application,
+ * --container), given twice: refused, rather than the last one silently
+ * winning (a launcher script that appends its own --pid to the user's).
+ */
+static int set_once(const char **field, const char *name, const char *v)
+{
+	if (*field)
+		return fail("Argument --%s: given twice (%s and %s). Please give it once%s.", name, *field, v,
+			    !strcmp(name, "pid") ? ", with a comma-separated list of pids" : "");
+	*field = v;
+	return 0;
+}
+
 static int parse_valued(struct options *o, const char *name, const char *v)
 {
 	const struct switch_def *d;
@@ -426,19 +445,24 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 	if (!strcmp(name, "dynamic"))
 		return parse_dynamic(o, v);
 	if (!strcmp(name, "pid"))
-		return o->pid_list = v, 0;
+		return set_once(&o->pid_list, name, v);
 	if (!strcmp(name, "output"))
-		return o->output = v, 0;
+		return set_once(&o->output, name, v);
 	if (!strcmp(name, "application"))
-		return o->application = v, 0;
+		return set_once(&o->application, name, v);
 	if (!strcmp(name, "protocol"))
 		return parse_protocol(o, v);
 	if (!strcmp(name, "device"))
 		return add_device(o, v);
 	if (!strcmp(name, "container")) {
 		if (!container_id_valid(v))
-			return fail("Argument --container: invalid value: %s. Please input a container id (hex, at least 4 characters) or its prefix.", v);
-		o->container = v;
+			return fail("Argument --container: invalid value: %s. Please input a container name, or its id (hex, at least 4 characters) or a prefix of it.", v);
+		return set_once(&o->container, name, v);
+	}
+	if (!strcmp(name, "follow-detached")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return fail("Argument --follow-detached: invalid value: %s. Please input 'on' or 'off'.", v);
+		o->follow_detached = !strcmp(v, "on");
 		return 0;
 	}
 	if (!strcmp(name, "events")) {
@@ -514,7 +538,8 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
 		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
 		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
-		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files"))
+		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files") ||
+		    !strcmp(name, "follow-detached"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -623,7 +648,14 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->timeout_ms = OPTIONS_DEFAULT_TIMEOUT_MS;
 	o->window_max_bytes = OPTIONS_DEFAULT_WINDOW_MAX_BYTES;
 	o->window_max_files = OPTIONS_DEFAULT_WINDOW_MAX_FILES;
+	o->follow_detached = true;
 	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && strcmp(argv[i], "-h")) {
+			/* `-p 123` is not an application called "-p": msprof takes no short options. */
+			fail("Argument %s: unknown option (dynprof takes --name=value options only; an application whose name starts with '-' goes after --). Run 'dynprof --help' for the options.",
+			     argv[i]);
+			goto refused;
+		}
 		if (strncmp(argv[i], "--", 2) != 0 && strcmp(argv[i], "-h") != 0) {
 			o->app_argv = &argv[i];
 			break;
@@ -640,6 +672,24 @@ int options_parse(int argc, char **argv, struct options *o)
 refused:
 	/* A refused command line owns nothing: the caller only exits. */
 	options_free(o);
+	return -EINVAL;
+}
+
+int options_pid_value(const char *text, size_t len, int *pid)
+{
+	uint64_t v;
+	int rc = decimal_span(text, len, 1, 999999999, &v);
+
+	if (rc == 0) {
+		*pid = (int)v;
+		return 0;
+	}
+	/* "0", "-5", "1e3": only the last is not a number (msprof says non-numeric of all). */
+	if (rc == -ERANGE || (len > 1 && text[0] == '-' && decimal_span(text + 1, len - 1, 0, UINT64_MAX, &v) == 0))
+		report_error("Argument --pid: invalid pid value: %.*s (a pid is a number from 1 to 999999999), stop profiling.",
+			     (int)len, text);
+	else
+		report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.", (int)len, text);
 	return -EINVAL;
 }
 
@@ -667,7 +717,7 @@ void options_print_help(void)
 	fputs(
 "Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
 "       dynprof --dynamic=on [--output=DIR] [options] [switches] APP [ARGS...]\n"
-"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=ID]\n"
+"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=NAME|ID]\n"
 "\n"
 "Open and close CANN profiling windows in running AI processes, over their\n"
 "dynamic-profiling socket, with msprof's console: a drop-in for\n"
@@ -691,9 +741,14 @@ void options_print_help(void)
 "  --app-stdin             launch: APP reads dynprof's standard input (default:\n"
 "                          /dev/null, the console keeps it); commands then come\n"
 "                          only from signals, and the run ends with APP\n"
-"  --container=ID          with --pid=auto: only that container's processes;\n"
+"  --follow-detached=on|off launch: after APP exits, go on while any process\n"
+"                          of its tree lives (workers detached with setsid -f\n"
+"                          or a double fork); default on; off: end with APP\n"
+"  --container=NAME|ID     with --pid=auto: only that container's processes;\n"
 "                          with --pid=N: N is the pid inside that container\n"
-"                          (ID: the container id or a prefix of it)\n"
+"                          (its name: docker's, podman's, runc's or crun's id,\n"
+"                          Kubernetes' NAMESPACE/POD; or its id or a prefix\n"
+"                          of at least 4 hex digits)\n"
 "  --output=DIR            result folder, made absolute and created (0750);\n"
 "                          default $ASCEND_WORK_PATH/profiling_data, else the\n"
 "                          current folder. The targets write PROF_* folders there\n"
@@ -750,7 +805,8 @@ void options_print_help(void)
 "  --device=GLOB           card nodes (repeatable), replacing the defaults\n"
 "                          /dev/davinci*, /dev/nvidia*, /dev/accel/accel*,\n"
 "                          /dev/dri/renderD*; the card index is the number\n"
-"                          that ends the node's name\n"
+"                          that ends the node's name; in launch mode also\n"
+"                          passed to APP as DYNPROF_AGENT_DEVICES (unless set)\n"
 "  --help, -h              this text\n"
 "  --version               version\n"
 "\n"

@@ -10,6 +10,7 @@
 #define DYNPROF_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "shared/cards.h"
 #include "dynprof/proto.h"
@@ -48,6 +49,8 @@ struct options {
 	bool no_bpf;
 	bool msprof_key;         /* launch: set DYNAMIC_PROFILING_KEY_PID as msprof does */
 	bool app_stdin;          /* launch: the application gets dynprof's standard input */
+	bool follow_detached;    /* launch: the run lasts while any process of the tree lives
+				    (--follow-detached=on, the default), not only the application */
 	bool list;               /* --list: card users, then exit (or --watch) */
 	bool watch;              /* --watch: with --list, report changes as they happen */
 	bool json;               /* --json: JSON output for --list */
@@ -76,6 +79,13 @@ struct options {
  */
 int options_parse(int argc, char **argv, struct options *o) DP_MUST_CHECK;
 void options_free(struct options *o);
+
+/*
+ * One value of a --pid list, the `len` bytes at text: 0 with *pid set, or
+ * -EINVAL after printing why (a number out of 1..999999999, a negative
+ * number, or not a number).
+ */
+int options_pid_value(const char *text, size_t len, int *pid) DP_MUST_CHECK;
 
 /* The card patterns: --device globs, else the defaults (no copy made). */
 void options_card_patterns(const struct options *o, struct card_patterns *p);

@@ -437,6 +437,36 @@ static int try_attach(struct callcount *cc, struct probe *p, char *path_out, siz
 	return rc;
 }
 
+int callcount_check_pid(int pid, const char *lib, const char *symbol, char *err, size_t errlen)
+{
+	struct probe p = { .pid = pid, .lib = (char *)lib, .symbol = (char *)symbol };
+	struct libmaps_hit *hit = malloc(sizeof(*hit));
+	struct elfsym sym;
+	int rc;
+
+	if (!hit) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = libmaps_find(pid, lib, hit);
+	if (rc == -ENOENT)
+		rc = not_mapped(&p, err, errlen);
+	else if (rc == 0)
+		rc = find_symbol(&p, hit->host_path, &sym, err, errlen);
+	else
+		rc = 0; /* no process, a deleted file, unreadable maps: the join says why */
+	free(hit);
+	return rc == CALLCOUNT_NOT_MAPPED ? 0 : rc;
+}
+
+const char *callcount_err_text(const char *err, int pid)
+{
+	char prefix[24];
+	int n = snprintf(prefix, sizeof(prefix), "pid %d: ", pid);
+
+	return !strncmp(err, prefix, (size_t)n) ? err + n : err;
+}
+
 /* ---- the probe table ------------------------------------------------------------ */
 
 static struct probe *probe_add(struct callcount *cc, int pid, unsigned id, const char *lib,

@@ -134,4 +134,17 @@ void callcount_forget(struct callcount *cc, int pid);
 int callcount_check_file(const char *path, const char *symbol, char *err,
 			 size_t errlen) DP_MUST_CHECK;
 
+/*
+ * Check before anything starts that `symbol` can be counted in process
+ * `pid`: 0 when LIB is mapped and holds it, or is a name not loaded yet
+ * (only waiting tells), or the process cannot be read (its join says why);
+ * else, with one line in err, what callcount_check_file returns (a LIB
+ * path that does not exist in the process's filesystem, no such function).
+ */
+int callcount_check_pid(int pid, const char *lib, const char *symbol, char *err,
+			size_t errlen) DP_MUST_CHECK;
+
+/* `err` without its leading "pid PID: " (for lines that already name the pid). */
+const char *callcount_err_text(const char *err, int pid);
+
 #endif /* DYNPROF_CALLCOUNT_H */

@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "out/escape.h"
 #include "out/output.h"
 #include "out/report.h"
 #include "shared/mkdirp.h"
@@ -398,6 +401,30 @@ int output_open_file(const char *dir, const char *name)
 	return err ? err : fd;
 }
 
+int output_subdir(const char *dir, const char *name)
+{
+	int dfd, sub, err = 0;
+	struct stat st;
+
+	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (mkdirat(dfd, name, 0750) && errno != EEXIST)
+		err = -errno;
+	/* Made now or earlier in this run, or planted: only a folder of ours is used. */
+	sub = err ? -1 : openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (!err && sub < 0)
+		err = errno == ENOTDIR || errno == ELOOP ? -EPERM : -errno;
+	if (sub >= 0 && (fstat(sub, &st) || st.st_uid != geteuid()))
+		err = -EPERM;
+	if (sub >= 0)
+		close(sub);
+	close(dfd);
+	return err;
+}
+
 int output_record(const char *dir, const char *prof_name)
 {
 	char name[64];
@@ -411,6 +438,52 @@ int output_record(const char *dir, const char *prof_name)
 	errno = 0;
 	if (write(fd, prof_name, n) != (ssize_t)n || write(fd, "\n", 1) != 1)
 		rc = errno ? -errno : -EIO;
+	if (close(fd) && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+static void add_text(cJSON *o, const char *key, const char *text)
+{
+	char *safe = text_escape_dup(text);
+
+	cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
+	free(safe);
+}
+
+int output_record_origin(const char *dir, const struct output_origin *o)
+{
+	cJSON *j = cJSON_CreateObject();
+	char name[64], *text;
+	int fd, rc = 0;
+	size_t n;
+
+	if (!j)
+		return -ENOMEM;
+	add_text(j, "folder", o->folder);
+	cJSON_AddNumberToObject(j, "pid", o->pid);
+	cJSON_AddNumberToObject(j, "nspid", o->nspid);
+	if (o->container && o->container[0])
+		add_text(j, "container", o->container);
+	else
+		cJSON_AddNullToObject(j, "container");
+	add_text(j, "command", o->command ? o->command : "");
+	text = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	if (!text)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "%d_dynprof_folders", (int)getpid());
+	fd = output_open_file(dir, name);
+	if (fd < 0) {
+		free(text);
+		return fd;
+	}
+	n = strlen(text);
+	text[n++] = '\n'; /* over the NUL: the line is written whole or not at all */
+	errno = 0;
+	if (write(fd, text, n) != (ssize_t)n)
+		rc = errno ? -errno : -EIO;
+	free(text);
 	if (close(fd) && rc == 0)
 		rc = -errno;
 	return rc;

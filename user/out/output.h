@@ -100,6 +100,31 @@ bool output_is_v2_prof_name(const char *name);
  */
 int output_open_file(const char *dir, const char *name) DP_MUST_CHECK;
 
+/*
+ * The folder <dir>/<name> (one path part, no "." or ".."), made 0750 when
+ * missing, through a directory fd; an existing one is used only when it is
+ * a real folder (not a symlink) of dynprof's euid, else -EPERM. 0 or a
+ * negative errno.
+ */
+int output_subdir(const char *dir, const char *name) DP_MUST_CHECK;
+
+/*
+ * Which target a saved PROF_ folder came from: one JSON line appended to
+ * <dir>/<dynprof pid>_dynprof_folders ({"folder","pid","nspid","container",
+ * "command"}), beside msprof's name-only <pid>_profiling_output_record:
+ * the folders of a container's pid 1 all end in _00000001, and only this
+ * tells which host process, container and command wrote each. 0 or a
+ * negative errno.
+ */
+struct output_origin {
+	const char *folder;    /* relative to dir, as in the output record */
+	int pid;               /* host pid */
+	int nspid;             /* pid in its own namespace (the folder's) */
+	const char *container; /* name or id; NULL or "": on the host */
+	const char *command;
+};
+int output_record_origin(const char *dir, const struct output_origin *o) DP_MUST_CHECK;
+
 /* Append a PROF_ folder name to <dir>/<pid>_profiling_output_record. */
 int output_record(const char *dir, const char *prof_name) DP_MUST_CHECK;
 

@@ -22,7 +22,7 @@
 enum window_fate { WINDOW_SAVED, WINDOW_INCOMPLETE, WINDOW_LOST };
 
 #define WINACCOUNT_PROF_MAX 8 /* folders listed per window (one in practice) */
-#define WINACCOUNT_NAME_LEN 48 /* a PROF_ name is 46 characters */
+#define WINACCOUNT_NAME_LEN 160 /* a PROF_ name is 46 characters; "<container>/" may come first */
 
 struct window_account {
 	enum window_fate fate;

@@ -329,3 +329,10 @@ int fshelper_remove(struct fshelper *h, const char *name)
 
 	return rc ? rc : fsh_done(h);
 }
+
+int fshelper_drop_result_dir(struct fshelper *h)
+{
+	int rc = fsh_send(h, FSH_REQ_DROP_RESULT_DIR, 0, NULL, 0);
+
+	return rc ? rc : fsh_done(h);
+}

@@ -97,6 +97,13 @@ struct fshelper_copied {
 int fshelper_copy(struct fshelper *h, const char *name, int dst_dirfd, const char *dst_name,
 		  const struct fshelper_limits *lim, struct fshelper_copied *done) DP_MUST_CHECK;
 
+/*
+ * At the end of a run: the result folder, and the folder above it
+ * (.dynprof), removed when empty, as the target's user; -ENOTEMPTY when
+ * something is left in the result folder.
+ */
+int fshelper_drop_result_dir(struct fshelper *h) DP_MUST_CHECK;
+
 /* Remove the folder `name` of the result folder, as the target's user, on its own mount only. */
 int fshelper_remove(struct fshelper *h, const char *name) DP_MUST_CHECK;
 

@@ -233,6 +233,7 @@ static void serve_read(const char *path, uint64_t max)
 /* ---- RESULT_DIR ----------------------------------------------------------------- */
 
 static int result_fd = -1;
+static char result_names[2][256]; /* sub1, sub2 of the held folder */
 
 /*
  * mkdir name in parent (if missing) and open it: a folder of ours, on
@@ -263,6 +264,17 @@ static int own_dir(int parent, const char *name)
 	return fd;
 }
 
+/* Names are at most 255 bytes (NAME_MAX); copied without stdio. */
+static void keep_names(const char *a, const char *b)
+{
+	size_t na = strnlen(a, 255), nb = strnlen(b, 255);
+
+	memcpy(result_names[0], a, na);
+	result_names[0][na] = '\0';
+	memcpy(result_names[1], b, nb);
+	result_names[1][nb] = '\0';
+}
+
 static bool plain_name(const char *s)
 {
 	return s[0] && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
@@ -291,8 +303,36 @@ static void serve_result_dir(const char *p, size_t n)
 		if (result_fd >= 0)
 			close(result_fd);
 		result_fd = d2;
+		keep_names(sub1 + 1, sub2 + 1);
 	}
 	send_done(d2 < 0 ? d2 : 0);
+}
+
+/* The held folder, then .dynprof, each only when empty (rmdir removes nothing else). */
+static void serve_drop(void)
+{
+	int parent, grand, rc = 0;
+
+	if (result_fd < 0) {
+		send_done(-EBADF);
+		return;
+	}
+	parent = openat(result_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0) {
+		send_done(-errno);
+		return;
+	}
+	if (unlinkat(parent, result_names[1], AT_REMOVEDIR))
+		rc = -errno;
+	grand = rc ? -1 : openat(parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (grand >= 0) {
+		unlinkat(grand, result_names[0], AT_REMOVEDIR); /* others' runs may have theirs there */
+		close(grand);
+	}
+	close(parent);
+	close(result_fd);
+	result_fd = -1;
+	send_done(rc);
 }
 
 /* ---- LIST ------------------------------------------------------------------------ */
@@ -607,6 +647,9 @@ static __attribute__((noreturn)) void serve(void)
 			break;
 		case FSH_REQ_REMOVE:
 			serve_remove(p);
+			break;
+		case FSH_REQ_DROP_RESULT_DIR:
+			serve_drop();
 			break;
 		case FSH_REQ_CANCEL:
 			break; /* arrived after the stream ended */

@@ -22,6 +22,7 @@ enum fsh_op {
 	FSH_REQ_COPY,        /* payload: name in the held folder. -> DIR/FILE/DATA/SKIP..., DONE */
 	FSH_REQ_REMOVE,      /* payload: name in the held folder. -> DONE */
 	FSH_REQ_CANCEL,      /* during COPY or READ: stop sending, answer DONE -ECANCELED */
+	FSH_REQ_DROP_RESULT_DIR, /* the held folder and its parent go when empty. -> DONE */
 	/* helper -> dynprof */
 	FSH_REP_READY = 32,  /* status: 0, or the errno of a failed set-up */
 	FSH_REP_DONE,        /* status: 0 or a negative errno */

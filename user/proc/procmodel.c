@@ -198,6 +198,7 @@ static void take_details(struct pm_entry *e, const struct pm_proc *src)
 	memcpy(p->exe, src->exe, sizeof(p->exe));
 	memcpy(p->cmdline, src->cmdline, sizeof(p->cmdline));
 	memcpy(p->container, src->container, sizeof(p->container));
+	memcpy(p->container_name, src->container_name, sizeof(p->container_name));
 	p->cards = src->cards;
 	p->complete = true;
 }
@@ -297,6 +298,20 @@ void procmodel_refresh_sockets(struct procmodel *m)
 	}
 }
 
+void procmodel_recheck_cards(struct procmodel *m, int pid)
+{
+	struct pm_entry *e = pidtab_get(&m->tab, pid);
+	uint64_t old, cards;
+
+	if (!e || !e->p.complete || procscan_cards(pid, e->p.start_time, &m->cards, -1, &cards))
+		return;
+	old = e->p.cards;
+	e->p.cards = cards;
+	notify_cards(m, e, old);
+	if (update_socket(e))
+		notify(m, PM_CHANGE_SOCKET, e);
+}
+
 /* ---- scan ---------------------------------------------------------------------- */
 
 /* A process seen again by a scan: take what /proc says, tell what changed. */
@@ -340,6 +355,7 @@ static int scan_read(struct procmodel *m, const struct pm_entry *e, int pid, str
 			src->nslevels = e->p.nslevels;
 			src->uid = e->p.uid;
 			memcpy(src->container, e->p.container, sizeof(src->container));
+			memcpy(src->container_name, e->p.container_name, sizeof(src->container_name));
 			return 0;
 		}
 	}
@@ -474,6 +490,7 @@ static void apply_fork(struct procmodel *m, const struct dp_event *ev)
 		memcpy(e->p.exe, parent->p.exe, sizeof(e->p.exe));
 		memcpy(e->p.cmdline, parent->p.cmdline, sizeof(e->p.cmdline));
 		memcpy(e->p.container, parent->p.container, sizeof(e->p.container));
+		memcpy(e->p.container_name, parent->p.container_name, sizeof(e->p.container_name));
 		e->p.cards = parent->p.cards;
 	}
 	/* Card holders are read at once; others stay cheap until they matter. */

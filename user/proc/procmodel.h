@@ -54,7 +54,9 @@ struct pm_proc {
 	char exe[256];                  /* /proc/<pid>/exe ("" unreadable: kernel thread,
 					   another user's process when not root) */
 	char cmdline[512];              /* argv joined by spaces, cut to fit ("" kernel thread) */
-	char container[72];             /* full 64-hex container id, "" on the host */
+	char container[72];             /* container id (full 64 hex, or runc/crun's id), "" on the host */
+	char container_name[96];        /* its name: the engine's (docker, podman), "<namespace>/<pod>"
+					   (Kubernetes), runc/crun's id; "" unknown */
 	uint64_t cards;                 /* bit N set: holds card N (indexes above 63 not kept) */
 	/*
 	 * The socket, for card holders only (a process without cards has
@@ -173,6 +175,15 @@ size_t procmodel_refresh_cards(struct procmodel *m);
  */
 int procmodel_confirm_open(struct procmodel *m, const struct dp_event *ev) DP_MUST_CHECK;
 
+/*
+ * Read the fds of `pid` (an entry of the table) again, telling a card
+ * open or close the kernel did not report: a node whose device number no
+ * host pattern registered (one that exists only inside a container, made
+ * there by its engine) is a card by its name alone, and only /proc says
+ * it was opened. For the few processes a rule waits on (trigger_cond.c).
+ */
+void procmodel_recheck_cards(struct procmodel *m, int pid);
+
 /* Look-ups. The pointers stay valid until the next change to the model. */
 const struct pm_proc *procmodel_get(const struct procmodel *m, int pid);
 void procmodel_foreach(const struct procmodel *m,
@@ -207,12 +218,29 @@ static inline int pm_proc_nspid(const struct pm_proc *p)
 	return p->nspid[p->nslevels > 0 ? p->nslevels - 1 : 0];
 }
 
+/*
+ * --container=WANT: true when `p` runs in that container, named by its name
+ * (container_name: docker's, podman's, "<namespace>/<pod>", runc's id), its
+ * whole id, or a prefix of at least 4 hex digits of its 64-hex id. NULL
+ * WANT: every process.
+ */
+bool pm_proc_in_container(const struct pm_proc *p, const char *want);
+
 /* Pure helpers, for unit tests. */
 /*
  * Container id from /proc/<pid>/cgroup text (docker, containerd, cri-o,
  * podman, kubepods; cgroup v1 and v2 layouts; see container.c): the full
- * 64-hex id, cut to `len` - 1; "" when none (the host).
+ * 64-hex id, or the id runc/crun were given (a "runc-<id>.scope" or
+ * "crun-<id>.scope", usually a name), cut to `len` - 1; "" when none (the
+ * host).
  */
 void procmodel_container_id(const char *cgroup_text, char *id, size_t len);
+/*
+ * A guess for a cgroup that procmodel_container_id does not name: "/<name>"
+ * at the top (runc/crun's cgroupfs driver), alone or above systemd units
+ * only; "" when the path is not of that form. Only a process in a pid
+ * namespace of its own is taken to be in container <name> (procscan.c).
+ */
+void procmodel_container_guess(const char *cgroup_text, char *name, size_t len);
 
 #endif /* DYNPROF_PROCMODEL_H */

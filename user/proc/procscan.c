@@ -10,6 +10,7 @@
 #include "proc/fdscan.h"
 #include "proc/procfs.h"
 #include "proc/procscan.h"
+#include "proc/containername.h"
 #include "shared/decimal.h"
 
 #define STAT_MAX   4096         /* one line; comm is at most 16 bytes */
@@ -267,16 +268,46 @@ static void read_exe(int piddir, char *out, size_t len)
 	out[n > 0 ? n : 0] = '\0';
 }
 
+/* How deep dynprof's own pid namespace is (1 on the host), read once. */
+static int own_pid_levels(void)
+{
+	static int levels;
+	struct pm_proc self;
+	int piddir;
+
+	if (levels)
+		return levels;
+	levels = 1;
+	piddir = open_piddir(getpid());
+	if (piddir >= 0 && read_status(piddir, &self) == 0)
+		levels = self.nslevels;
+	if (piddir >= 0)
+		close(piddir);
+	return levels;
+}
+
+/*
+ * The container's id and name (container.c, containername.c). A bare
+ * top-level cgroup folder (runc/crun's cgroupfs driver) names a container
+ * only for a process in a pid namespace below dynprof's own.
+ */
 static void read_container(int piddir, struct pm_proc *p)
 {
 	char buf[2048];
 	struct text_buf t;
 
-	p->container[0] = '\0';
+	p->container[0] = p->container_name[0] = '\0';
 	if (read_text(piddir, "cgroup", buf, sizeof(buf), CGROUP_MAX, &t))
 		return;
 	procmodel_container_id(t.text, p->container, sizeof(p->container));
+	if (!p->container[0] && p->nslevels > own_pid_levels())
+		procmodel_container_guess(t.text, p->container, sizeof(p->container));
 	release_text(&t);
+	if (!p->container[0])
+		return;
+	container_name_lookup(p->container, p->uid, p->container_name, sizeof(p->container_name));
+	if (!p->container_name[0] && strlen(p->container) != 64) /* runc/crun: the id is the name */
+		snprintf(p->container_name, sizeof(p->container_name), "%s", p->container);
 }
 
 struct card_walk {
@@ -327,6 +358,24 @@ int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm
 		/* Not root and another user's process: no cards seen (-EACCES). */
 		read_cards(piddir, c, -1, &out->cards);
 		out->complete = true;
+	}
+	close(piddir);
+	return err;
+}
+
+int procscan_origin(int pid, struct pm_proc *out)
+{
+	int err, piddir = open_piddir(pid);
+
+	if (piddir < 0)
+		return piddir;
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
+	out->socket = out->socket_inside = out->home = "";
+	err = read_status(piddir, out);
+	if (!err) {
+		read_cmdline(piddir, out);
+		read_container(piddir, out);
 	}
 	close(piddir);
 	return err;

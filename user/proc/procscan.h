@@ -38,6 +38,12 @@ int procscan_read(int pid, const struct procscan_cards *c, bool quick,
 		  struct pm_proc *out) DP_MUST_CHECK;
 
 /*
+ * Who a target is, for its records: uid, NSpid chain, cmdline, container
+ * and container_name only (no fds, no exe). 0 or a negative errno.
+ */
+int procscan_origin(int pid, struct pm_proc *out) DP_MUST_CHECK;
+
+/*
  * The cards held by `pid` now, leaving out fd `skip_fd` (-1: none), for
  * the process started at `start` (0: any). -ESRCH: gone or another
  * process; -EACCES: fds not readable.

@@ -18,6 +18,7 @@
 #include "out/report.h"
 #include "out/winaccount.h"
 #include "target/session.h"
+#include "target/target_origin.h"
 #include "target/watchdog.h"
 
 int session_live(const struct session *s)
@@ -37,6 +38,11 @@ int session_target_count(const struct session *s)
 int session_target_pid(const struct session *s, int index)
 {
 	return s->targets[index]->pid;
+}
+
+const struct target *session_target(const struct session *s, int index)
+{
+	return s->targets[index];
 }
 
 bool session_target_live(const struct session *s, int index)
@@ -200,32 +206,66 @@ static void saved(struct prof_report *r, const char *name)
 			       r->t->pid, r->s->output, name);
 	}
 	if (a->nprof < WINACCOUNT_PROF_MAX)
-		snprintf(a->prof[a->nprof++], WINACCOUNT_NAME_LEN, "%s", name);
+		snprintf(a->prof[a->nprof++], WINACCOUNT_NAME_LEN, "%.*s", WINACCOUNT_NAME_LEN - 1, name);
 	snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
 	events_window_close_add(r->ev, dst);
 }
 
-static void report_prof_dir(void *ctx, const char *name)
+/*
+ * Where a folder moved out of t's container goes, as a path relative to
+ * --output: "<container>/<name>" (target_origin.h), or <name> when t is on
+ * the host or its subfolder cannot be made (said).
+ */
+static void moved_name(const struct session *s, const struct target *t, const char *name, char *rel,
+		       size_t len)
+{
+	char sub[sizeof(t->container)];
+	int rc = target_output_subdir(t, s->output, sub, sizeof(sub));
+
+	if (rc)
+		report_warning("dynprof: pid %d: cannot make the folder %s/%s for its container's results: %s; %s goes to %s",
+			       t->pid, s->output, t->container, strerror(-rc), name, s->output);
+	snprintf(rel, len, "%s%s%s", sub, sub[0] ? "/" : "", name);
+}
+
+/* <pid>_dynprof_folders: which host pid, container and command wrote it (output.h). */
+static void record_origin(const struct session *s, const struct target *t, const char *name)
+{
+	struct output_origin o = { name, t->pid, t->nspid, t->container, t->command };
+	int rc = output_record_origin(s->output, &o);
+
+	if (rc)
+		report_target_error(t->pid, "dynprof: cannot add %s to %s/%d_dynprof_folders: %s", name,
+				    s->output, (int)getpid(), strerror(-rc));
+}
+
+static void report_prof_dir(void *ctx, const char *prof)
 {
 	struct prof_report *r = ctx;
 	struct fshelper_limits lim = { r->s->opts->window_max_bytes, r->s->opts->window_max_files };
 	struct fshelper_copied copied;
-	int rc = target_results_move(r->t, name, r->s->output, &lim, &copied);
+	char name[PATH_MAX];
+	int rc;
 
+	snprintf(name, sizeof(name), "%s", prof);
+	if (target_results_elsewhere(r->t)) /* written inside its container: brought out */
+		moved_name(r->s, r->t, prof, name, sizeof(name));
+	rc = target_results_move(r->t, prof, r->s->output, name, &lim, &copied);
 	if (rc < 0) {
-		move_failed(r, name, rc);
+		move_failed(r, prof, rc);
 		return;
 	}
-	say_skipped(r->t, name, &copied);
+	say_skipped(r->t, prof, &copied);
 	if (rc == 1)
 		report_warning("dynprof: pid %d: %s was copied to %s but could not be removed from %s",
-			       r->t->pid, name, r->s->output, r->t->result_inside);
+			       r->t->pid, prof, r->s->output, r->t->result_inside);
 	r->s->prof_dirs++;
-	claimed(r->s, r->t, name);
+	claimed(r->s, r->t, prof);
 	rc = output_record(r->s->output, name);
 	if (rc)
 		report_target_error(r->t->pid, "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
 				    name, r->s->output, (int)getpid(), strerror(-rc));
+	record_origin(r->s, r->t, name);
 	saved(r, name);
 }
 

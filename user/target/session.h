@@ -144,6 +144,8 @@ unsigned session_target_serial(const struct session *s, int index);
 void session_hold_slots(struct session *s);
 void session_target_release(struct session *s, int index);
 int session_target_pid(const struct session *s, int index);
+/* The target itself, for what it is (container, command, nspid): read only. */
+const struct target *session_target(const struct session *s, int index);
 /* Still a target (not dropped). */
 bool session_target_live(const struct session *s, int index);
 /* A window is open in it (opened by a rule or by the console). */

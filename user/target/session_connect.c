@@ -23,11 +23,11 @@
 #include "proc/procfs.h"
 #include "out/report.h"
 #include "target/session.h"
+#include "target/target_origin.h"
 #include "target/target_leave.h"
 #include "target/target_results.h"
 #include "target/target_select.h"
 #include "target/watchdog.h"
-#include "shared/decimal.h"
 
 #define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
 
@@ -78,22 +78,18 @@ static int parse_pid_list(struct session *s, const char *list)
 	for (const char *p = list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		uint64_t v;
+		int v;
 
-		/* At most 9 digits, as before: a longer value is "non-numeric" too. */
-		if (decimal_span(p, len, 1, 999999999, &v)) {
-			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
-				     (int)len, p);
+		if (options_pid_value(p, len, &v))
 			return -EINVAL;
-		}
-		if (!already_listed(s, (int)v)) {
+		if (!already_listed(s, v)) {
 			struct target *t = new_slot(s, false);
 
 			if (!t) {
 				report_error("dynprof: out of memory for %d targets", s->ntargets + 1);
 				return -ENOMEM;
 			}
-			t->pid = (int)v;
+			t->pid = v;
 		}
 		if (!comma)
 			return 0;
@@ -453,6 +449,7 @@ static void announce_attached(struct target *t)
 	char comm[64];
 
 	procfs_comm(t->pid, comm, sizeof(comm));
+	target_origin_read(t);
 	t->joined = true;
 	events_target_join(t->pid, t->nspid, comm, 0, false);
 }
@@ -572,6 +569,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	s->joined++;
 	cards_mask_text(cards, list, sizeof(list));
 	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
+	target_origin_read(t);
 	t->joined = true;
 	events_target_join(pid, t->nspid, command, cards, true);
 	if (s->window_open)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* One target's conversation, either wire generation (see target.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,15 +200,44 @@ void target_drop(struct target *t)
 	target_set_collecting(t, false);
 }
 
+/*
+ * The result folder dynprof made inside the target's filesystem
+ * (<home>/.dynprof/<dynprof pid>), and .dynprof above it, removed when
+ * empty: every window's folder was moved out, or none was written (a
+ * refused attach). Through the folder's own fd: ".." is its real parent
+ * whatever was renamed since, and AT_REMOVEDIR removes nothing that is not
+ * an empty folder.
+ */
+static void remove_empty_result_dir(int fd)
+{
+	char name[32];
+	int parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC), grand;
+
+	if (parent < 0)
+		return;
+	snprintf(name, sizeof(name), "%d", (int)getpid());
+	if (unlinkat(parent, name, AT_REMOVEDIR) == 0 &&
+	    (grand = openat(parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		unlinkat(grand, ".dynprof", AT_REMOVEDIR); /* others' runs may still have theirs */
+		close(grand);
+	}
+	close(parent);
+}
+
 void target_free(struct target *t)
 {
 	target_drop(t);
 	free(t->params);
 	free(t->prof_seen);
+	if (t->fsh && fshelper_drop_result_dir(t->fsh)) {
+		/* Not empty, or gone: left as it is. */
+	}
 	fshelper_stop(t->fsh);
 	t->fsh = NULL;
-	if (t->result_fd >= 0)
+	if (t->result_fd >= 0) {
+		remove_empty_result_dir(t->result_fd);
 		close(t->result_fd);
+	}
 	t->result_fd = -1;
 	t->params = NULL;
 	t->prof_seen = NULL;

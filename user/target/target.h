@@ -46,6 +46,9 @@ struct target {
 	int64_t window_opened_us; /* wall clock when the open one opened */
 	bool window_by_rule;     /* the open window is a --window rule's: the rule's record line tells it */
 	struct window_account last_window; /* how its last window ended (out/winaccount.h) */
+	char container[96];      /* its container's name, else its id (12 hex as docker ps
+				    shows it, or runc's); "" on the host (target_origin.h) */
+	char command[256];       /* its command line when it joined */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */

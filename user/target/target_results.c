@@ -79,14 +79,31 @@ bool target_results_elsewhere(const struct target *t)
 	return t->fsh || t->result_fd >= 0;
 }
 
-static int move_by_helper(struct target *t, const char *name, const char *output,
+/* The folder holding dst's last part (made by target_output_subdir), and that part. */
+static int open_dst_parent(const char *output, const char *dst, const char **last)
+{
+	char sub[PATH_MAX];
+	const char *slash = strrchr(dst, '/');
+	int out = open(output, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd;
+
+	*last = slash ? slash + 1 : dst;
+	if (out < 0 || !slash)
+		return out < 0 ? -errno : out;
+	snprintf(sub, sizeof(sub), "%.*s", (int)(slash - dst), dst);
+	fd = openat(out, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(out);
+	return fd < 0 ? -errno : fd;
+}
+
+static int move_by_helper(struct target *t, const char *name, const char *output, const char *dst,
 			  const struct fshelper_limits *lim, struct fshelper_copied *done)
 {
-	int out = open(output, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+	const char *last;
+	int out = open_dst_parent(output, dst, &last), rc;
 
 	if (out < 0)
-		return -errno;
-	rc = fshelper_copy(t->fsh, name, out, name, lim, done);
+		return out;
+	rc = fshelper_copy(t->fsh, name, out, last, lim, done);
 	close(out);
 	if (rc)
 		return rc;
@@ -94,17 +111,17 @@ static int move_by_helper(struct target *t, const char *name, const char *output
 	return fshelper_remove(t->fsh, name) ? 1 : 0;
 }
 
-int target_results_move(struct target *t, const char *name, const char *output,
+int target_results_move(struct target *t, const char *name, const char *output, const char *dst,
 			const struct fshelper_limits *lim, struct fshelper_copied *done)
 {
-	char src[PATH_MAX + 300], dst[PATH_MAX + 300];
+	char src[PATH_MAX + 300], to[2 * PATH_MAX];
 
 	memset(done, 0, sizeof(*done));
 	if (t->fsh)
-		return move_by_helper(t, name, output, lim, done);
+		return move_by_helper(t, name, output, dst, lim, done);
 	if (t->result_fd < 0)
 		return 0;
 	snprintf(src, sizeof(src), "%s/%s", t->result_host, name);
-	snprintf(dst, sizeof(dst), "%s/%s", output, name);
-	return copytree_move(src, dst, lim->max_bytes);
+	snprintf(to, sizeof(to), "%s/%s", output, dst);
+	return copytree_move(src, to, lim->max_bytes);
 }

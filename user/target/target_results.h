@@ -27,12 +27,14 @@ int target_results_scan(struct target *t, void (*found)(void *ctx, const char *n
 			void *ctx) DP_MUST_CHECK;
 
 /*
- * Bring folder `name` to `output` when it was written elsewhere (a no-op
- * when the target writes to --output itself). 0, or a negative errno
+ * Bring folder `name` to `output`/`dst` (a path relative to output whose
+ * folders exist: "PROF_..." or "<container>/PROF_...") when it was written
+ * elsewhere (a no-op when the target writes to --output itself). 0; 1
+ * when copied but its source could not be removed; or a negative errno
  * (-EFBIG, -EMLINK, -EINTR, -ETIMEDOUT as fshelper_copy). `done` says
  * what was copied and skipped (zeroed when nothing was).
  */
-int target_results_move(struct target *t, const char *name, const char *output,
+int target_results_move(struct target *t, const char *name, const char *output, const char *dst,
 			const struct fshelper_limits *lim, struct fshelper_copied *done) DP_MUST_CHECK;
 
 /* Whether folders are moved out of the target's filesystem. */

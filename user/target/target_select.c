@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "out/report.h"
 #include "target/target_select.h"
-#include "shared/decimal.h"
 #include "proc/tracker.h"
 
 struct selection {
@@ -21,7 +21,7 @@ struct selection {
 
 static bool in_container(const struct options *o, const struct pm_proc *p)
 {
-	return !o->container || !strncmp(p->container, o->container, strlen(o->container));
+	return pm_proc_in_container(p, o->container);
 }
 
 static void add(struct selection *s, int pid)
@@ -58,13 +58,76 @@ static void pick_nspid(void *ctx, const struct pm_proc *p)
 		add(s, p->pid);
 }
 
+struct unseen {
+	uid_t me;
+	int n;
+};
+
+static void count_unseen(void *ctx, const struct pm_proc *p)
+{
+	struct unseen *u = ctx;
+
+	/* Kernel threads (no command line) hold no cards. */
+	if (p->uid != u->me && p->cmdline[0])
+		u->n++;
+}
+
+int target_select_unseen(const struct procmodel *m)
+{
+	struct unseen u = { geteuid(), 0 };
+
+	if (u.me == 0)
+		return 0;
+	procmodel_foreach(m, count_unseen, &u);
+	return u.n;
+}
+
+bool target_select_nosocket_why(const struct procmodel *m, const struct pm_proc *p, char *buf, size_t len)
+{
+	const struct pm_proc *parent = procmodel_get(m, p->ppid);
+	bool fork = parent && (parent->cards & p->cards) && !strcmp(parent->exe, p->exe) &&
+		    !strcmp(parent->cmdline, p->cmdline);
+
+	if (fork)
+		snprintf(buf, len, "a fork of pid %d without exec (a worker pool's child, e.g. Python multiprocessing's default 'fork'): CANN serves a socket only in the process that initialised it, and dynprof's agent does not serve in a forked child; start the workers with 'spawn' or 'forkserver', or initialise CANN in each",
+			 parent->pid);
+	else
+		snprintf(buf, len, "started without PROFILING_MODE=dynamic, or not initialised yet");
+	return fork;
+}
+
+struct nosock {
+	const struct selection *s;
+	const struct procmodel *m;
+};
+
+static void tell_nosocket(void *ctx, const struct pm_proc *p)
+{
+	const struct nosock *n = ctx;
+	char why[512];
+
+	if (!p->cards || p->socket_state != PM_SOCKET_NONE || !in_container(n->s->o, p))
+		return;
+	target_select_nosocket_why(n->m, p, why, sizeof(why));
+	report_info("pid %d holds a card but serves no socket: %s", p->pid, why);
+}
+
 static int select_auto(struct procmodel *m, struct selection *s)
 {
+	struct nosock n = { s, m };
+	char hidden[192] = "";
+	int unseen;
+
 	procmodel_foreach(m, pick_auto, s);
 	if (s->found)
 		return 0;
-	report_error("Argument --pid=auto: no card-using process with a listening dynamic profiling socket%s%s, stop profiling.",
-		     s->o->container ? " in container " : "", s->o->container ? s->o->container : "");
+	procmodel_foreach(m, tell_nosocket, &n);
+	unseen = target_select_unseen(m);
+	if (unseen)
+		snprintf(hidden, sizeof(hidden), " among the processes dynprof can see (not root: the cards of %d processes of other users cannot be seen; run it as root)",
+			 unseen);
+	report_error("Argument --pid=auto: no card-using process with a listening dynamic profiling socket%s%s%s, stop profiling.",
+		     s->o->container ? " in container " : "", s->o->container ? s->o->container : "", hidden);
 	return -ENOENT;
 }
 
@@ -76,19 +139,15 @@ static int select_in_container(struct procmodel *m, struct selection *s)
 	for (;;) {
 		size_t len = strcspn(p, ",");
 		const char *end = p + len;
-		uint64_t v = 0;
-		int before = s->found;
+		int before = s->found, v;
 
-		if (decimal_span(p, len, 1, INT_MAX, &v)) {
-			report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
-				     (int)len, p);
+		if (options_pid_value(p, len, &v))
 			return -EINVAL;
-		}
-		s->want_nspid = (int)v;
+		s->want_nspid = v;
 		procmodel_foreach(m, pick_nspid, s);
 		if (s->found == before)
 			report_warning("Argument --pid: invalid pid value: %d, will not collect profiling data for these process. (no such pid in container %s)",
-				       (int)v, s->o->container);
+				       v, s->o->container);
 		if (!*end)
 			break;
 		p = end + 1;

@@ -144,7 +144,8 @@ static int watch_probes(struct triggers *tg, int i)
 				    calls->probes[p].symbol);
 		else if (rc < 0) {
 			report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid,
-					    calls->probes[p].lib, calls->probes[p].symbol, err);
+					    calls->probes[p].lib, calls->probes[p].symbol,
+					    callcount_err_text(err, pid));
 			bad = -1;
 		}
 	}
@@ -279,7 +280,7 @@ static void on_failed(void *ctx, int pid, unsigned probe, const char *why)
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
 	report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, tg->calls->probes[probe].lib,
-			    tg->calls->probes[probe].symbol, why);
+			    tg->calls->probes[probe].symbol, callcount_err_text(why, pid));
 	tg->calls->state[i][probe] = PROBE_FAILED;
 	fail_probe_runs(tg, i, (int)probe);
 }

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/json_num.h"
+#include "out/escape.h"
 #include "out/output.h"
 #include "out/report.h"
 #include "out/winaccount.h"
@@ -75,6 +76,25 @@ static void add_counts(cJSON *edge, uint64_t fired, uint64_t acked)
 	json_add_uint64(edge, "ack_count", acked);
 }
 
+/* Who the window was in: a container's pid 1 is told apart by its host pid, container, command. */
+static void add_text(cJSON *o, const char *key, const char *text)
+{
+	char *safe = text_escape_dup(text);
+
+	cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
+	free(safe);
+}
+
+static void add_origin(cJSON *w, const struct target *t)
+{
+	cJSON_AddNumberToObject(w, "nspid", t->nspid);
+	if (t->container[0])
+		add_text(w, "container", t->container);
+	else
+		cJSON_AddNullToObject(w, "container");
+	add_text(w, "command", t->command);
+}
+
 /* One JSON line per closed window: which rule, when each edge fired and was acknowledged. */
 void trigger_record_window(struct triggers *tg, int i, int r)
 {
@@ -97,6 +117,7 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	/* How the session saw the window end: its folders, its fate. */
 	if (session_target_last_window(tg->s, i)->number > 0)
 		winaccount_to_json(session_target_last_window(tg->s, i), tg->s->output, w);
+	add_origin(w, session_target(tg->s, i)); /* after the edges: readers of the older keys keep their order */
 	text = cJSON_PrintUnformatted(w);
 	if (text) {
 		fprintf(rec->f, "%s\n", text);

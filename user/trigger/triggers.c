@@ -245,8 +245,47 @@ int triggers_start(struct triggers *tg, struct procmodel *model)
 	return 0;
 }
 
+#define CARDS_RECHECK_MS 200 /* as the --no-bpf poll of card opens */
+
+/* A live target an `open` rule waits on that holds no card yet (as far as the kernel told). */
+static bool waits_for_card(const struct triggers *tg, int i)
+{
+	const struct pm_proc *p;
+
+	if (tg->gone[i] || !tg->model || !triggers_need_model(tg))
+		return false;
+	p = procmodel_get(tg->model, target_pid(tg, i));
+	return p && !p->cards;
+}
+
+/*
+ * The kernel reports opens of the card nodes the host's patterns name; a
+ * node that exists only in a target's container is a card by its name,
+ * seen in /proc only: look there, for the targets an `open` waits on.
+ */
+static void recheck_cards(struct triggers *tg)
+{
+	int64_t now = clock_ms();
+
+	if (now < tg->cards_recheck_at)
+		return;
+	tg->cards_recheck_at = now + CARDS_RECHECK_MS;
+	for (int i = 0; i < tg->known; i++)
+		if (waits_for_card(tg, i))
+			procmodel_recheck_cards(tg->model, target_pid(tg, i));
+}
+
+static bool any_waits_for_card(const struct triggers *tg)
+{
+	for (int i = 0; i < tg->known; i++)
+		if (waits_for_card(tg, i))
+			return true;
+	return false;
+}
+
 void triggers_tick(struct triggers *tg)
 {
+	recheck_cards(tg);
 	trigger_inputs_check_files(tg->in);
 	trigger_calls_refresh(tg);
 	follow_targets(tg);
@@ -283,6 +322,8 @@ int triggers_timeout_ms(const struct triggers *tg)
 		due = clock_sooner(due, CALLCOUNT_REFRESH_MS);
 	due = clock_sooner(due, trigger_runs_due_ms(tg));
 	due = clock_sooner(due, trigger_waiters_due_ms(tg));
+	if (any_waits_for_card(tg))
+		due = clock_sooner(due, CARDS_RECHECK_MS);
 	return due < 0 ? -1 : due > 60000 ? 60000 : (int)due;
 }
 

@@ -30,6 +30,7 @@ struct triggers {
 	const struct window_rule *rules;
 	int nrules;
 	struct procmodel *model;  /* may be NULL */
+	int64_t cards_recheck_at; /* next /proc look at card-less targets an `open` waits on */
 	int64_t start_ms;         /* when the session's clock started (+DURATION of start=) */
 	int known;                /* slots seen (session indexes below this) */
 	int room;                 /* slots the per-target arrays hold (grow_room) */

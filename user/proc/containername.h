@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A container's name, from the state its engine keeps on the host, read
+ * without asking the engine's daemon (which may not run, or not be ours to
+ * ask):
+ *
+ *   docker      <root>/containers/<id>/config.v2.json, "Name" ("/trainjob")
+ *               root: $DYNPROF_DOCKER_ROOT, else /var/lib/docker
+ *   podman      <graphroot>/overlay-containers/containers.json, the "names"
+ *               of the entry whose "id" is <id> (containers/storage, which
+ *               podman and cri-o share); graphroot: $DYNPROF_STORAGE_ROOT,
+ *               else /var/lib/containers/storage, then the process owner's
+ *               ~/.local/share/containers/storage (rootless podman)
+ *   Kubernetes  the OCI config.json of the container's bundle, annotations
+ *               io.kubernetes.cri.sandbox-namespace / sandbox-name
+ *               (containerd: $DYNPROF_CONTAINERD_STATE, else /run/containerd,
+ *               io.containerd.runtime.v2.task/k8s.io/<id>/config.json) or
+ *               io.kubernetes.pod.namespace / pod.name (cri-o:
+ *               /run/containers/storage/overlay-containers/<id>/userdata/
+ *               config.json); the name is "<namespace>/<pod>"
+ *
+ * Every one of these files is read as hostile (a rootless user owns hers):
+ * opened inside its root folder without following a symlink at the end,
+ * regular files only, non-blocking, at most CONTAINER_STATE_MAX bytes,
+ * parsed with cJSON; a name with a control character, a '/' (docker,
+ * podman) or longer than the field is dropped.
+ *
+ * The environment inside the container (KUBERNETES_SERVICE_HOST, HOSTNAME)
+ * is not used: HOSTNAME is the pod's name only while the pod sets none of
+ * its own, and it tells no namespace.
+ */
+#ifndef DYNPROF_CONTAINERNAME_H
+#define DYNPROF_CONTAINERNAME_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define CONTAINER_STATE_MAX (8u << 20) /* a containers.json of thousands of containers */
+
+/*
+ * The name of container `id` (64 hex) run by user `uid`, "" when no state
+ * names it. Answers are kept a while (a name found for good; none found for
+ * a few seconds), so a scan of thousands of processes reads each file once.
+ */
+void container_name_lookup(const char *id, uid_t uid, char *name, size_t len);
+
+/* Pure parsers, for unit tests: 0 with `name` set, -ENOENT, -EINVAL. */
+int container_name_from_docker(const char *json, char *name, size_t len);
+int container_name_from_storage(const char *json, const char *id, char *name, size_t len);
+int container_name_from_oci(const char *json, char *name, size_t len);
+
+#endif /* DYNPROF_CONTAINERNAME_H */
