@@ -135,9 +135,6 @@ static enum step client_gone(struct agent_conn *c, int rc)
 	else
 		agent_log("client gone");
 	disconnect(c, window_collecting() ? "command read failed mid-window" : "command read failed");
-	/* 8.5.0 leaves the window open for a later client: ours waits a grace period for one. */
-	if (c->cfg->abstract)
-		window_orphan(c->cfg->orphan_grace_sec);
 	return END;
 }
 

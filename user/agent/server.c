@@ -126,6 +126,13 @@ static int serve_client(int fd)
 	else
 		conv_v2_serve(&c);
 	atomic_store(&srv.client_fd, -1);
+	/*
+	 * 8.5.0 leaves a window open when its connection ends without a
+	 * STOP (the client died, or an unknown type): ours waits a grace
+	 * period for a later client, then stops it (window_orphan).
+	 */
+	if (srv.cfg.abstract && window_collecting())
+		window_orphan(srv.cfg.orphan_grace_sec);
 	if (srv.cfg.protocol == PROTO_V2 && !c.ends_server) {
 		keep_connection(fd);
 		agent_log("client done (connection kept open, as CANN)");
