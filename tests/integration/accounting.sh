@@ -190,9 +190,15 @@ start_contained() {
 }
 
 # No process is in the mount namespace whose /proc/PID/ns/mnt link was NS.
-mnt_ns_gone() {
+# mnt_ns_left_to_helpers NS DP_PID: no process of the container is left in
+# mount namespace NS; only dynprof's own per-target helper (a child of
+# DP_PID, which keeps the namespace by design: proc/fshelper.h) may be.
+mnt_ns_left_to_helpers() {
 	local p
-	for p in /proc/[0-9]*; do [ "$(readlink $p/ns/mnt 2>/dev/null)" = "$1" ] && return 1; done
+	for p in /proc/[0-9]*; do
+		[ "$(readlink $p/ns/mnt 2>/dev/null)" = "$1" ] || continue
+		[ "$(awk '/^PPid:/ {print $2}' $p/status 2>/dev/null)" = "$2" ] || return 1
+	done
 	return 0
 }
 
@@ -207,7 +213,8 @@ contained_exit_with_namespace_gone() { # OUTPUT: the target exits mid-window, dy
 	kill -STOP $DP_PID
 	kill -TERM $CTR_PID
 	wait_until 20 all_gone $CTR_PID $CTR_UNSHARE || fail "the container did not end"
-	wait_until 20 mnt_ns_gone "$ns" || fail "its mount namespace $ns is still in use"
+	wait_until 20 mnt_ns_left_to_helpers "$ns" $DP_PID ||
+		fail "a process of the container is still in its mount namespace $ns"
 	kill -CONT $DP_PID
 	wait $DP_PID
 	expect_status 1 $?
