@@ -147,6 +147,8 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 	# (about 30 MiB more at 1100 joins); reused, it holds one wave's.
 	local grew=$(($(cat $T/hwm) - $(cat $T/hwm.base)))
 	echo "dynprof VmHWM $(cat $T/hwm.base) KiB after the first wave, $(cat $T/hwm) KiB after $total joins" >&2
+	# A sanitizer build quarantines freed memory instead of reusing it: RSS tells nothing there.
+	ldd "$DP" 2>/dev/null | grep -q libasan && return 0
 	[ $grew -lt 3072 ] || fail "dynprof grew by $grew KiB over $total joins: slots not reused?"
 }
 
