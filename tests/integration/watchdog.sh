@@ -171,4 +171,8 @@ test_agent_orphan_grace_zero_keeps_the_window_for_a_later_client() {
 	grep -q "told: the window of a client that vanished [0-9]* s ago is still open: $path" $T/abstract.log ||
 		fail "the later client was not told: $(cat $T/abstract.log)"
 	[ -s $path/host/end_info ] && [ ! -e $path/host/dynprof_orphaned.txt ] || fail "the later STOP did not end it, or a note was written"
+	# The later dynprof says what it found and reports the folder its stop finished.
+	expect_line "^\[INFO\] pid $a: $path is not finished: a window an earlier client left open; a stop ends and reports it$"
+	expect_line "^\[INFO\] pid $a: window saved in $path$"
+	grep -q "^$(basename $path)$" $T/o/*_profiling_output_record || fail "not recorded: $(cat $T/o/*_profiling_output_record)"
 }

@@ -135,6 +135,23 @@ static int remember(char **known, const char *name)
 	return 0;
 }
 
+int output_prof_known_drop(char **known, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *p = *known; p && *p;) {
+		char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (len == n && !strncmp(p, name, n)) {
+			memmove(p, nl ? nl + 1 : p + len, strlen(nl ? nl + 1 : p + len) + 1);
+			return 1;
+		}
+		p = nl ? nl + 1 : p + len;
+	}
+	return 0;
+}
+
 int output_prof_known_add(char **known, const char *name)
 {
 	return name_is_known(*known, name) ? 0 : remember(known, name);

@@ -505,6 +505,34 @@ static void start_result(struct session *s, struct target *t, const struct targe
 	}
 }
 
+/*
+ * A stop or quit answered OK where dynprof opened no window: the windows
+ * an earlier client left open (found at connect) that it finished are
+ * this window's end, reported as any other. true when there was one.
+ */
+static bool inherited_ended(struct session *s, struct target *t, const char *ended)
+{
+	int n = 0;
+
+	for (const char *p = t->inherited; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		char name[NAME_MAX + 1];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+		p = nl ? nl + 1 : p + strlen(p);
+		if (winaccount_prof_finished(s->output, name) == 1)
+			n += output_prof_known_drop(&t->prof_seen, name);
+	}
+	free(t->inherited);
+	t->inherited = NULL;
+	if (!n)
+		return false;
+	window_opened(s, t, false);
+	t->window_opened_us = 0; /* not known: an earlier client opened it */
+	window_end(s, t, ended, NULL);
+	return true;
+}
+
 static void stop_result(struct session *s, struct target *t, const struct target_outcome *out)
 {
 	switch (out->reply.status) {
@@ -512,6 +540,9 @@ static void stop_result(struct session *s, struct target *t, const struct target
 		report_plain("dynamic profiling for pid %d stop success", t->pid);
 		if (t->collecting)
 			window_end(s, t, "stop", NULL);
+		else if (t->inherited && inherited_ended(s, t, "stop")) {
+			/* an earlier client's window, reported */
+		}
 		break;
 	case PROTO_NOT_STARTED:
 		report_warning("dynamic profiling for pid %d has not started", t->pid);
@@ -534,6 +565,9 @@ static void quit_result(struct session *s, struct target *t, const struct target
 	/* QUIT also stops an open window on the server side. */
 	if (t->collecting && out->reply.status == PROTO_OK)
 		window_end(s, t, "quit", NULL);
+	else if (out->reply.status == PROTO_OK && t->inherited && inherited_ended(s, t, "quit")) {
+		/* an earlier client's window, reported */
+	}
 	leave(s, t, out->reply.status == PROTO_OK ? "quit" : "error",
 	      out->reason[0] ? out->reason : "quit failed");
 }

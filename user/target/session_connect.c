@@ -18,6 +18,7 @@
 #include "shared/clock.h"
 #include "out/events_out.h"
 #include "out/output.h"
+#include "out/winaccount.h"
 #include "config/params.h"
 #include "target/protodetect.h"
 #include "proc/procfs.h"
@@ -368,6 +369,34 @@ static void choose_limits(struct target *t)
 	server_limits_for(&t->limits, t->proto, t->sock.flavour, &env);
 }
 
+/*
+ * Folders of this process in --output without end_info: a window an
+ * earlier client (a dynprof killed with its watchdog, another tool) left
+ * open, which CANN 8.5.0 keeps collecting. Said, and kept aside: the
+ * stop that ends one reports it (session.c). v2 names carry the pid; a
+ * folder of a dead process with the same pid never finishes, so it is
+ * never taken for this one's.
+ */
+static void note_inherited(struct session *s, struct target *t)
+{
+	free(t->inherited);
+	t->inherited = NULL;
+	if (t->proto != PROTO_V2 || target_results_elsewhere(t))
+		return;
+	for (const char *p = t->prof_seen; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		char name[NAME_MAX + 1];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+		p = nl ? nl + 1 : p + strlen(p);
+		if (winaccount_prof_finished(s->output, name) != 0 ||
+		    output_prof_known_add(&t->inherited, name))
+			continue;
+		report_info("pid %d: %s/%s is not finished: a window an earlier client left open; a stop ends and reports it",
+			    t->pid, s->output, name);
+	}
+}
+
 static int connect_one(struct session *s, struct target *t)
 {
 	char why[PATH_MAX + 128];
@@ -401,6 +430,7 @@ static int connect_one(struct session *s, struct target *t)
 	if (session_scan_prof_dirs(s, t, NULL, NULL)) {
 		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
 	}
+	note_inherited(s, t);
 	return 0;
 }
 

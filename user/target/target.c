@@ -229,6 +229,8 @@ void target_free(struct target *t)
 	target_drop(t);
 	free(t->params);
 	free(t->prof_seen);
+	free(t->inherited);
+	t->inherited = NULL;
 	if (t->fsh && fshelper_drop_result_dir(t->fsh)) {
 		/* Not empty, or gone: left as it is. */
 	}

@@ -36,6 +36,8 @@ struct target {
 	int64_t last_reply_us;   /* wall clock (us) when that reply came */
 	struct exchange xchg;    /* the exchange in flight */
 	char *prof_seen;         /* PROF_ folder names already reported */
+	char *inherited;         /* of those, the unfinished ones found at connect: windows an
+				    earlier client left open, reported when a stop ends them */
 	char result_inside[PATH_MAX]; /* result_dir as the target sees it */
 	char result_host[PATH_MAX];   /* the same folder as dynprof reaches it */
 	int result_fd;           /* >= 0: a folder inside the target's filesystem,
