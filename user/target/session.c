@@ -716,7 +716,16 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 	struct target *t = by_fd(s, pfd->fd);
 	struct target_outcome out;
 
+	struct pollfd now = { .fd = pfd->fd, .events = POLLIN };
+
 	if (!t || !(pfd->revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	/*
+	 * Looked at again: the event may be of an fd closed and reused in
+	 * this round (a target left, a joiner got its number), which has
+	 * nothing to say.
+	 */
+	if (poll(&now, 1, 0) != 1)
 		return;
 	target_read_unsolicited(t, &out);
 	if (out.reply.status == PROTO_DISCONNECTED)
