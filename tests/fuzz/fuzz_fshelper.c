@@ -117,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return 0;
 	h.chan = sv[0];
-	h.buf = malloc(FSH_MSG_MAX + 1);
+	h.buf = malloc(FSH_PAYLOAD_MAX + 1);
 	FUZZ_CHECK(h.buf);
 	feed(sv[1], data + 1, size - 1);
 	switch (data[0] % 3) {

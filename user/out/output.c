@@ -135,6 +135,20 @@ static int remember(char **known, const char *name)
 	return 0;
 }
 
+bool output_prof_known_next(const char **p, char *name, size_t len)
+{
+	const char *nl;
+	size_t n;
+
+	if (!*p || !**p)
+		return false;
+	nl = strchr(*p, '\n');
+	n = nl ? (size_t)(nl - *p) : strlen(*p);
+	snprintf(name, len, "%.*s", (int)n, *p);
+	*p += n + (nl ? 1 : 0);
+	return true;
+}
+
 int output_prof_known_drop(char **known, const char *name)
 {
 	size_t n = strlen(name);

@@ -79,6 +79,9 @@ void output_listing_free(struct output_listing *l);
 int output_new_prof_dirs_listed(const struct output_listing *l, int nspid, char **known,
 				void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
 
+/* The names of a `known` list one by one, from *p (the list): false after the last. */
+bool output_prof_known_next(const char **p, char *name, size_t len);
+
 /* Take `name` out of a `known` list: 1 when it was there, else 0. */
 int output_prof_known_drop(char **known, const char *name);
 

@@ -50,6 +50,8 @@ int fsh_send(struct fshelper *h, uint32_t op, uint64_t a, const void *p, size_t 
 int fsh_recv(struct fshelper *h, struct fsh_msg *m, size_t *plen)
 {
 	struct pollfd p = { .fd = h->chan, .events = POLLIN };
+	struct iovec iov[2] = { { m, sizeof(*m) }, { h->buf, FSH_PAYLOAD_MAX } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	ssize_t n;
 	int rc;
 
@@ -73,16 +75,15 @@ int fsh_recv(struct fshelper *h, struct fsh_msg *m, size_t *plen)
 		fsh_kill(h);
 		return -EPIPE;
 	}
+	/* The header and the payload land apart: the payload where callers read it. */
 	do
-		n = recv(h->chan, h->buf, FSH_MSG_MAX, MSG_DONTWAIT);
+		n = recvmsg(h->chan, &mh, MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
-	if (n < (ssize_t)sizeof(*m)) {
+	if (n < (ssize_t)sizeof(*m) || (mh.msg_flags & MSG_TRUNC)) {
 		fsh_kill(h);
 		return -EPIPE;
 	}
-	memcpy(m, h->buf, sizeof(*m));
 	*plen = (size_t)n - sizeof(*m);
-	memmove(h->buf, h->buf + sizeof(*m), *plen);
 	h->buf[*plen] = '\0';
 	return 0;
 }
@@ -206,7 +207,7 @@ int fshelper_start(int pid, struct fshelper **out, char *why, size_t len)
 	pid_t child;
 
 	*out = NULL;
-	if (!h || !(h->buf = malloc(FSH_MSG_MAX + 1))) {
+	if (!h || !(h->buf = malloc(FSH_PAYLOAD_MAX + 1))) {
 		free(h);
 		return snprintf(why, len, "out of memory"), -ENOMEM;
 	}

@@ -11,7 +11,7 @@
 struct fshelper {
 	int chan; /* -1 once the helper is gone */
 	int pid;
-	char *buf; /* FSH_MSG_MAX + 1: the last message's payload */
+	char *buf; /* FSH_PAYLOAD_MAX + 1: the last message's payload, NUL-terminated */
 };
 
 int fsh_send(struct fshelper *h, uint32_t op, uint64_t a, const void *p, size_t n);

@@ -129,33 +129,40 @@ static const char *line_value(const char *line, size_t n, const char *key)
 }
 
 /*
+ * The next blank-separated number of a status value at *v (before end),
+ * at most max: 1 and *out, 0 at the end, -EINVAL for junk.
+ */
+static int status_next(const char **v, const char *end, uint64_t max, uint64_t *out)
+{
+	const char *s;
+
+	while (*v < end && (**v == ' ' || **v == '\t'))
+		(*v)++;
+	if (*v >= end)
+		return 0;
+	s = *v;
+	while (*v < end && **v != ' ' && **v != '\t')
+		(*v)++;
+	return decimal_span(s, (size_t)(*v - s), 0, max, out) ? -EINVAL : 1;
+}
+
+/*
  * One number of a status line's blank-separated list: the first, or with
  * want_last the last. -EINVAL when the line holds no number or junk.
  */
 static int status_field(const char *v, const char *end, int want_last,
 			unsigned long long max, unsigned long long *out)
 {
-	int found = 0;
+	uint64_t x;
+	int found = 0, rc;
 
-	while (v < end) {
-		const char *s;
-		uint64_t x;
-
-		while (v < end && (*v == ' ' || *v == '\t'))
-			v++;
-		if (v >= end)
-			break;
-		s = v;
-		while (v < end && *v != ' ' && *v != '\t')
-			v++;
-		if (decimal_span(s, (size_t)(v - s), 0, max, &x))
-			return -EINVAL;
+	while ((rc = status_next(&v, end, max, &x)) == 1) {
 		*out = x;
 		found = 1;
 		if (!want_last)
 			break;
 	}
-	return found ? 0 : -EINVAL;
+	return rc < 0 || !found ? -EINVAL : 0;
 }
 
 int procfs_parse_status(const char *text, uid_t *uid, int *nspid_inner)
@@ -199,28 +206,16 @@ int procfs_read_status(int pid, uid_t *uid, int *nspid_inner)
 
 /* ---- creds ------------------------------------------------------------- */
 
-/* The blank-separated numbers of a status value (at most max of them): how many. */
+/* The blank-separated numbers of a status value (at most max kept): how many, or -EINVAL. */
 static int status_list(const char *v, const char *end, uint64_t *out, int max)
 {
-	int n = 0;
+	uint64_t x;
+	int n = 0, rc;
 
-	while (v < end) {
-		const char *s;
-		uint64_t x;
-
-		while (v < end && (*v == ' ' || *v == '\t'))
-			v++;
-		if (v >= end)
-			break;
-		s = v;
-		while (v < end && *v != ' ' && *v != '\t')
-			v++;
-		if (decimal_span(s, (size_t)(v - s), 0, UINT32_MAX - 1, &x))
-			return -EINVAL;
+	while ((rc = status_next(&v, end, UINT32_MAX - 1, &x)) == 1)
 		if (n < max)
 			out[n++] = x;
-	}
-	return n;
+	return rc < 0 ? rc : n;
 }
 
 int procfs_parse_creds(const char *text, struct proc_creds *c)

@@ -512,17 +512,12 @@ static void start_result(struct session *s, struct target *t, const struct targe
  */
 static bool inherited_ended(struct session *s, struct target *t, const char *ended)
 {
+	char name[NAME_MAX + 1];
 	int n = 0;
 
-	for (const char *p = t->inherited; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		char name[NAME_MAX + 1];
-
-		snprintf(name, sizeof(name), "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
-		p = nl ? nl + 1 : p + strlen(p);
+	for (const char *p = t->inherited; output_prof_known_next(&p, name, sizeof(name));)
 		if (winaccount_prof_finished(s->output, name) == 1)
 			n += output_prof_known_drop(&t->prof_seen, name);
-	}
 	free(t->inherited);
 	t->inherited = NULL;
 	if (!n)

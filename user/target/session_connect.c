@@ -379,16 +379,13 @@ static void choose_limits(struct target *t)
  */
 static void note_inherited(struct session *s, struct target *t)
 {
+	char name[NAME_MAX + 1];
+
 	free(t->inherited);
 	t->inherited = NULL;
 	if (t->proto != PROTO_V2 || target_results_elsewhere(t))
 		return;
-	for (const char *p = t->prof_seen; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		char name[NAME_MAX + 1];
-
-		snprintf(name, sizeof(name), "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
-		p = nl ? nl + 1 : p + strlen(p);
+	for (const char *p = t->prof_seen; output_prof_known_next(&p, name, sizeof(name));) {
 		if (winaccount_prof_finished(s->output, name) != 0 ||
 		    output_prof_known_add(&t->inherited, name))
 			continue;
