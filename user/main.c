@@ -6,6 +6,7 @@
 
 #include "cli/automation.h"
 #include "common/fdlimit.h"
+#include "kernel/cgroot.h"
 #include "cli/console.h"
 #include "cli/dryrun.h"
 #include "kernel/discover.h"
@@ -118,6 +119,10 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return EXIT_OPTION_ERROR;
 	}
+	/* Before any thread: a pod's own cgroup namespace would hide the host's tasks and paths. */
+	if (!o.help && !o.version && !o.dry_run && cgroot_join_host_ns() > 0)
+		/* stderr, as the card-open hook's note: --list --json keeps stdout JSON. */
+		fprintf(stderr, "dynprof: joined the host's cgroup namespace (dynprof was in one of its own)\n");
 	if (o.help) {
 		options_print_help();
 		rc = 0;

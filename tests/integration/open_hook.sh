@@ -190,10 +190,29 @@ test_fallback_forced_by_environment() {
 	watch_saw card-close $(cat $T/pid)
 }
 
+test_own_cgroup_namespace_is_left_for_the_hosts() {
+	local card; card=$(make_card 0)
+	# A pod's own cgroup namespace (hostPID: the host's processes visible): dynprof joins the
+	# host's one first, so the hook on the v2 root sees every task.
+	unshare --cgroup "$DP" --list --watch --json --device="$T/dev/davinci*" > $T/watch 2> $T/watch.err &
+	WATCH_PID=$!
+	remember_pid $WATCH_PID
+	wait_until 10 grep -q '^\[' $T/watch || fail "watch did not start: $(cat $T/watch.err)"
+	expect_line "^dynprof: joined the host's cgroup namespace" $T/watch.err
+	expect_line '^dynprof: card opens: cgroup device hook$' $T/watch.err
+	[ "$(stat -L -c %i /proc/$WATCH_PID/ns/cgroup)" = "$(stat -L -c %i /proc/self/ns/cgroup)" ] ||
+		fail "dynprof is not in the host's cgroup namespace"
+	local pid; pid=$(bash -c "exec 3<'$card'; exec sleep 600" >/dev/null 2>&1 & echo $!)
+	remember_pid $pid
+	watch_saw card-open $pid '"cards":\[0\]'
+}
+
 test_fallback_chosen_when_the_hook_cannot_be_used() {
 	local card; card=$(make_card 0)
-	# In a cgroup namespace of its own the v2 root is not the host's: the hook would see too little.
-	unshare --cgroup "$DP" --list --watch --json --device="$T/dev/davinci*" > $T/watch 2> $T/watch.err &
+	# In a cgroup namespace of its own, without CAP_SYS_ADMIN to leave it, the v2 root is not
+	# the host's: the hook would see too little. The tracepoints need only CAP_BPF and CAP_PERFMON.
+	unshare --cgroup setpriv --bounding-set=-sys_admin \
+		"$DP" --list --watch --json --device="$T/dev/davinci*" > $T/watch 2> $T/watch.err &
 	WATCH_PID=$!
 	remember_pid $WATCH_PID
 	wait_until 10 grep -q '^\[' $T/watch || fail "watch did not start: $(cat $T/watch.err)"

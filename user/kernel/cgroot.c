@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* The cgroup v2 root, mounted privately (see cgroot.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,6 +31,45 @@ static int host_cgroup_ns(void)
 	if (stat("/proc/self/ns/cgroup", &self))
 		return errno == ENOENT ? 1 : -errno; /* no cgroup namespaces (< 4.6): the host's */
 	return self.st_ino == PROC_CGROUP_INIT_INO;
+}
+
+/* An fd of the initial cgroup namespace, from the first process found in it; or -1. */
+static int open_host_cgroup_ns(void)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	int fd = -1;
+
+	while (proc && fd < 0 && (de = readdir(proc))) {
+		char path[64];
+		struct stat st;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/ns/cgroup", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) || st.st_ino != PROC_CGROUP_INIT_INO)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (proc)
+		closedir(proc);
+	return fd;
+}
+
+int cgroot_join_host_ns(void)
+{
+	int fd, err;
+
+	if (host_cgroup_ns() != 0 || geteuid() != 0)
+		return 0;
+	fd = open_host_cgroup_ns();
+	if (fd < 0)
+		return 0;
+	err = setns(fd, CLONE_NEWCGROUP) ? -errno : 1;
+	close(fd);
+	return err;
 }
 
 /* 1: a mount in no folder. The mount fd is O_PATH-like: open its root for real. */

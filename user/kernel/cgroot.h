@@ -31,4 +31,16 @@
  */
 int cgroot_open(char *why, size_t why_len) DP_MUST_CHECK;
 
+/*
+ * In a cgroup namespace of its own (a Kubernetes pod's, `unshare -C`)
+ * while the host's processes are visible (hostPID): join the initial
+ * one, through the first process found in it, for the whole process. Then the device hook sees every task, and
+ * `/proc/<pid>/cgroup` reads give the host's paths (container ids). Call
+ * before any thread exists: setns changes only the calling thread.
+ * 1 joined, 0 nothing to do or not possible here (not root, no process
+ * of the initial namespace visible), negative errno when setns refused
+ * (no CAP_SYS_ADMIN).
+ */
+int cgroot_join_host_ns(void);
+
 #endif /* DYNPROF_CGROOT_H */
