@@ -20,6 +20,8 @@ SAN_FLAGS :=
 endif
 
 PREFIX ?= /usr/local
+# systemd looks in $(PREFIX)/lib/systemd/system for PREFIX=/usr/local and /usr.
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 CC ?= cc
 CLANG ?= clang
@@ -350,11 +352,15 @@ install: all
 	install -m 0644 $(AGENT_A) $(DESTDIR)$(PREFIX)/lib/libdynprof_agent.a
 	install -m 0644 include/dynprof/agent.h $(DESTDIR)$(PREFIX)/include/dynprof/agent.h
 	install -m 0644 docs/dynprof.8 $(DESTDIR)$(PREFIX)/share/man/man8/dynprof.8
+	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed 's|/usr/local/bin/dynprof|$(PREFIX)/bin/dynprof|' tools/dynprof.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/dynprof.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/dynprof.service
+	@echo 'dynprof: the unit is in $(SYSTEMD_UNIT_DIR); start it with: systemctl daemon-reload && systemctl enable --now dynprof'
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dynprof $(DESTDIR)$(PREFIX)/lib/libdynprof_agent.so \
 	      $(DESTDIR)$(PREFIX)/lib/libdynprof_agent.a $(DESTDIR)$(PREFIX)/include/dynprof/agent.h \
-	      $(DESTDIR)$(PREFIX)/share/man/man8/dynprof.8
+	      $(DESTDIR)$(PREFIX)/share/man/man8/dynprof.8 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/dynprof.service
 
 clean:
 	rm -rf build

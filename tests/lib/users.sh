@@ -1,0 +1,53 @@
+# Real unprivileged users made for tests (hostile.sh, service.sh), removed by
+# cleanup_test, and their targets in user + mount namespaces of their own.
+
+# make_user: a fresh unprivileged user with a home $T/u/<name> of its own
+# (not in the host passwd file's sense: only the target's /root inside).
+# Echoes the name; the user is removed by cleanup_test.
+make_user() {
+	local u=dph$$$RANDOM
+	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
+	echo "$u" >> $T/.users
+	chmod 755 $T
+	mkdir -p $T/u/$u/home
+	chown -R "$u" $T/u/$u
+	echo "$u"
+}
+
+# as_user USER CMD...: CMD as USER (uid, its group, no others), no capabilities.
+as_user() {
+	local u=$1; shift
+	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups --inh-caps=-all "$@"
+}
+
+# (HOSTILE_ARGV0: its argv[0]; HOSTILE_CMD: shell text run instead of the
+# agent's card user; the caller's environment reaches it.)
+# start_hostile_target USER SETUP: USER's target in `unshare -Urm` (root
+# inside, mapped to USER), its /root being $T/u/USER/home (so its agent can
+# listen there). Once its socket listens, the shell text SETUP runs inside
+# the namespace (the trap), then "trap set" is written to the log. Echoes
+# the target's host pid once the trap is set.
+start_hostile_target() {
+	local u=$1 setup=$2 card; card=$(make_card 0)
+	local d=$T/u/$u log=$T/u/$u.log
+	local cmd="export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'
+		exec -a \"\$HOSTILE_ARGV0\" $CARD_USER $card 600"
+	cat > $d/run.sh <<-END
+	mount --bind $d/home /root || exit 1
+	(${HOSTILE_CMD:-$cmd}) &
+	echo "target \$!"
+	i=0
+	while [ ! -S /root/dynamic_profiling_socket_\$! ] && [ \$i -lt 250 ]; do sleep 0.02; i=\$((i+1)); done
+	[ -S /root/dynamic_profiling_socket_\$! ] || { echo "no socket"; exit 1; }
+	$setup
+	echo "trap set"
+	wait
+	END
+	chown "$u" $d/run.sh
+	as_user "$u" env HOSTILE_ARGV0="${HOSTILE_ARGV0:-card_user}" unshare -Urm bash $d/run.sh > $log 2>&1 &
+	remember_pid $!
+	wait_until 10 grep -q "^trap set" $log || fail "hostile target not ready: $(cat $log)"
+	local pid; pid=$(sed -n 's/^target //p' $log)
+	remember_pid "$pid"
+	echo "$pid"
+}
