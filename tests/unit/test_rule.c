@@ -486,7 +486,7 @@ TEST(script_sleep_and_wait)
 
 TEST(script_errors)
 {
-	CHECK_STR(script_err("foo"), "'foo': unknown command (start, stop, quit, sleep DURATION, wait CONDITION)");
+	CHECK_STR(script_err("foo"), "'foo': unknown command (start, stop, quit, sleep DURATION, wait CONDITION, events, window RULE)");
 	CHECK(contains(script_err("restart now"), "'restart': unknown command"));
 	CHECK(contains(script_err("Start"), "'Start': unknown command"));
 	CHECK(contains(script_err("start now"), "'start now': start takes no argument"));
