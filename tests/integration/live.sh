@@ -132,6 +132,7 @@ test_live_window_added_runs_in_a_present_target_and_a_later_joiner() {
 	LATE=1 dp_control --dynamic=on --output=$T/o --device="$T/dev/davinci*" --app-stdin $app
 	wait_until 15 has_joined 1 || fail "the first worker never joined: $(cat $T/out)"
 	local w1; w1=$(joined_pids | head -1)
+	local sent_us=$(( $(date +%s%N) / 1000 ))
 	ctl "window start=+1s,stop=+1s"
 	[ "$(cat $T/c)" = "ack window 1" ] || fail "reply: $(cat $T/c)"
 	expect_line "^\[INFO\] rule 1 added: start=\+1s,stop=\+1s$"
@@ -146,6 +147,9 @@ test_live_window_added_runs_in_a_present_target_and_a_later_joiner() {
 	[ "$(prof_dirs_of $T/o $w1 | wc -l)" = 1 ] || fail "$w1: $(ls $T/o)"
 	[ "$(prof_dirs_of $T/o $w2 | wc -l)" = 1 ] || fail "$w2: $(ls $T/o)"
 	grep -q "\"pid\":$w2,\"rule\":1,\"window\":1" $T/o/*_dynprof_windows || fail "no record: $(cat $T/o/*_dynprof_windows)"
+	# +1s counts from when the rule was added (a lower bound: no load can make it fail).
+	local fired; fired=$(grep "\"pid\":$w1,\"rule\":1" $T/o/*_dynprof_windows | sed -nE 's/.*"start":\{[^}]*"fired_us":([0-9]+).*/\1/p')
+	[ -n "$fired" ] && [ $((fired - sent_us)) -ge 1000000 ] || fail "start=+1s fired $((fired - sent_us)) us after the rule was sent"
 }
 
 test_live_window_bad_rule_refused_with_the_parsers_message() {
