@@ -237,6 +237,9 @@ TEST(window_adds_a_rule_and_acks_its_number)
 		 parser);
 	CHECK_STR(x.r.log, want);
 	/* Added rules never end a run, nor keep one going after its input. */
+	CHECK_INT(triggers_rule_count(x.tg), 2);
+	CHECK_STR(triggers_rule(x.tg, 1)->text, "start=signal:USR2,stop=+1s");
+	CHECK(triggers_rule(x.tg, 2) == NULL);
 	CHECK(!triggers_have_rules(x.tg));
 	CHECK(!triggers_exhausted(x.tg));
 	host_down(&x);

@@ -60,6 +60,10 @@ int triggers_start(struct triggers *tg, struct procmodel *model) DP_MUST_CHECK;
  */
 int triggers_add_rule(struct triggers *tg, struct window_rule *r, char *err, size_t errlen) DP_MUST_CHECK;
 
+/* Every rule, --window ones first (0-based; numbered r + 1 in messages): for `status`. */
+int triggers_rule_count(const struct triggers *tg);
+const struct window_rule *triggers_rule(const struct triggers *tg, int r);
+
 /* --window rules were given (rules added while running do not count). */
 bool triggers_have_rules(const struct triggers *tg);
 /* The run ends: windows still open are recorded as closed by quit (call after session_shutdown). */
