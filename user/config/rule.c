@@ -711,8 +711,8 @@ static int parse_wait(const char *line, const char *arg, int64_t now, struct scr
 }
 
 /* window RULE: RULE is what --window= takes, refused with rule_parse's own message. */
-static int parse_window(const char *line, const char *arg, int64_t now, struct script_cmd *cmd, char *err,
-			size_t errlen)
+static int parse_window(const char *line, const char *arg, int64_t now, struct script_cmd *cmd,
+			char *err, size_t errlen)
 {
 	if (!*arg)
 		return errbuf_set(err, errlen, "'%s': window needs a rule (window " RULE_FORM ")", line);

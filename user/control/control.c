@@ -556,10 +556,14 @@ int control_pollfds(const struct control *ctl, struct pollfd *pfds, int max)
 	for (int i = 0; i < CONTROL_MAX_CLIENTS && n < max; i++) {
 		const struct client *c = &ctl->clients[i];
 
-		/* A half-closed client stays readable (EOF) forever: watch it for hang-up only. */
+		/*
+		 * A half-closed client stays readable (EOF) forever: watch it for
+		 * hang-up only. A streaming one with lines waiting: for room too.
+		 */
+		short events = (short)((c->eof ? 0 : POLLIN) | (stream_pending(c) ? POLLOUT : 0));
+
 		if (c->fd >= 0)
-			pfds[n++] = (struct pollfd){ .fd = c->fd, .events = (short)((c->eof ? 0 : POLLIN) |
-									     (stream_pending(c) ? POLLOUT : 0)) };
+			pfds[n++] = (struct pollfd){ .fd = c->fd, .events = events };
 	}
 	return n;
 }

@@ -179,7 +179,8 @@ void script_push_line(struct script *sc, const char *line)
 
 static const char *op_name(const struct script_cmd *cmd)
 {
-	static const char *const names[] = { "", "start", "stop", "quit", "sleep", "wait", "events", "window" };
+	static const char *const names[] = { "",     "start",  "stop",  "quit",
+					      "sleep", "wait", "events", "window" };
 
 	return names[cmd->op];
 }
