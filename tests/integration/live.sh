@@ -232,3 +232,31 @@ test_live_window_in_a_commands_file_and_the_console() {
 	expect_line "^\[ERROR\] dynprof: window: \+1x: '1x' is not a duration"
 	[ "$(prof_dirs_of $T/o2 $pid | wc -l)" = 1 ] || fail "console: $(ls $T/o2)"
 }
+
+test_live_window_call_refused_without_bpf_uprobes() {
+	local card; card=$(make_card 0)
+	# In a pid namespace of its own dynprof cannot use BPF uprobes (not the
+	# initial pid namespace); it and its target run there.
+	cat > $T/inside.sh <<-EOS
+	#!/bin/bash
+	env PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 60 > $T/target.log 2>&1 &
+	t=\$!
+	echo \$t > $T/nspid
+	for i in \$(seq 250); do [ -S $ROOT_HOME/dynamic_profiling_socket_\$t ] && break; sleep 0.02; done
+	exec $DP --pid=\$t --output=$T/o --control=unix:$T/ctl.sock
+	EOS
+	unshare --pid --fork --kill-child --mount-proc bash $T/inside.sh < /dev/null > $T/out 2>&1 &
+	DP_PID=$!
+	remember_pid $DP_PID
+	wait_until 10 test -s $T/nspid || fail "nothing ran in the namespace: $(cat $T/out)"
+	remember_file "$ROOT_HOME/dynamic_profiling_socket_$(cat $T/nspid)"
+	wait_until 10 test -S $T/ctl.sock || fail "no control socket: $(cat $T/out)"
+	ctl "window start=call:card_user:main#1,stop=+1s" "window start=+200ms,stop=+200ms"
+	[ "$(sed -n 1p $T/c)" = "error: call: conditions need BPF uprobes: not in the initial pid namespace" ] ||
+		fail "reply: $(sed -n 1p $T/c)"
+	[ "$(sed -n 2p $T/c)" = "ack window 1" ] || fail "the refused rule took a number: $(sed -n 2p $T/c)"
+	wait_until 10 grep -q "rule 1: stop=+200ms fired" $T/out || fail "rule 1 did not run: $(cat $T/out)"
+	ctl quit
+	wait $DP_PID
+	expect_status 0 $?
+}
