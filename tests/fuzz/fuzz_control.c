@@ -11,7 +11,9 @@
  * the rest the size of the pieces the client sends (0: all at once; else
  * a multiple of 97 bytes).
  * Each line control hands on is queued as a --control client's script
- * queues it (script_push_line); nothing is run.
+ * queues it (script_push_line); nothing is run, except `events`, which
+ * the harness carries out as remote.c does (control_stream, then the
+ * script's "ack events", or its error on the FIFO).
  *
  * What it promises, checked against a model of control.h's rules built
  * from the input alone: the lines handed on are exactly the input's
@@ -23,7 +25,10 @@
  * What the client reads is exactly the replies in order, whole lines (a
  * socket client dropped because its replies filled its buffer, and the
  * FIFO's reader, whose replies that find ACK full are dropped, see them in
- * order with some missing). A --commands file is accepted or refused with one "[ERROR] "
+ * order with some missing). After an `events` line a socket client
+ * streams: control hands on nothing more of what it sends (nor answers
+ * it), and its replies so far and the ack reach it whole through its
+ * stream queue. A --commands file is accepted or refused with one "[ERROR] "
  * line (report.c prints with printf: stdout is a memory stream meanwhile),
  * refused when a line holds a NUL.
  */
@@ -73,6 +78,7 @@ static struct {
 	struct buf got;	     /* what the client read */
 	struct script *sc;
 	int client;   /* the id control gave the client (0: FIFO) */
+	bool socket;  /* a socket client: `events` makes it stream */
 	bool dropped; /* the server closed the client's connection */
 } run;
 
@@ -143,19 +149,40 @@ static void model_add(enum ev_kind kind, const char *text, size_t len)
 	run.ev[run.nev++] = (struct event){ kind, text, len };
 }
 
-/* One raw line (without its newline): what control.h says becomes of it. */
-static void model_line(const char *p, size_t len)
+/* A line the script reads as `events` (blanks around it allowed, as script_parse_line does). */
+static bool is_events(const char *p, size_t len)
+{
+	char line[CONTROL_LINE_MAX], err[256];
+	struct script_cmd cmd;
+	bool yes;
+
+	memcpy(line, p, len);
+	line[len] = '\0';
+	if (script_parse_line(line, 0, &cmd, err, sizeof(err)))
+		return false;
+	yes = cmd.op == SCRIPT_EVENTS;
+	script_cmd_free(&cmd);
+	return yes;
+}
+
+/*
+ * One raw line (without its newline): what control.h says becomes of it.
+ * True when it makes a socket client stream (nothing after it counts).
+ */
+static bool model_line(const char *p, size_t len)
 {
 	if (len >= CONTROL_LINE_MAX) {
 		model_add(EV_REPLY, "error: line too long", 20);
-		return;
+		return false;
 	}
 	if (len && p[len - 1] == '\r')
 		len--;
-	if (memchr(p, '\0', len))
+	if (memchr(p, '\0', len)) {
 		model_add(EV_REPLY, "error: NUL byte in line", 23);
-	else
-		model_add(EV_LINE, p, len);
+		return false;
+	}
+	model_add(EV_LINE, p, len);
+	return run.socket && is_events(p, len);
 }
 
 /* `last_counts`: the unterminated last line is handed on (shutdown, FIFO). */
@@ -170,8 +197,8 @@ static void model_build(const char *p, size_t n, bool last_counts)
 		size_t take = nl ? (size_t)(nl - p) : n;
 
 		/* An over-long unterminated line was answered as soon as it grew too long. */
-		if (nl || last_counts || take >= CONTROL_LINE_MAX)
-			model_line(p, take);
+		if ((nl || last_counts || take >= CONTROL_LINE_MAX) && model_line(p, take))
+			return;
 		p += take + (nl != NULL);
 		n -= take + (nl != NULL);
 	}
@@ -198,6 +225,21 @@ static void on_reply(void *ctx, const char *text)
 	control_reply(ctl, run.client, text);
 }
 
+/* `events`, carried out as remote.c does: the stream, then the script's ack. */
+static void start_events(struct control *ctl)
+{
+	char err[256], reply[300];
+
+	if (control_stream(ctl, run.client, err, sizeof(err))) {
+		FUZZ_CHECK(!run.socket && !strcmp(err, "events needs a unix control socket"));
+		snprintf(reply, sizeof(reply), "error: %s", err);
+		on_reply(ctl, reply);
+		return;
+	}
+	FUZZ_CHECK(run.socket);
+	on_reply(ctl, "ack events");
+}
+
 static void on_line(void *ctx, int client, const char *line)
 {
 	const struct event *e;
@@ -211,6 +253,8 @@ static void on_line(void *ctx, int client, const char *line)
 	FUZZ_CHECK(client == run.client || (run.client < 0 && client > 0));
 	run.client = client;
 	script_push_line(run.sc, line);
+	if (is_events(line, e->len))
+		start_events(ctx ? ctx : (run.socket ? env.sock_ctl : env.fifo_ctl));
 }
 
 /* ---- the client side ---------------------------------------------------------- */
@@ -333,6 +377,7 @@ static void over_socket(const uint8_t *data, size_t size, size_t piece, bool shu
 	memcpy(addr.sun_path, env.sock + 5, strlen(env.sock + 5) + 1);
 	FUZZ_CHECK(connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0);
 	run.client = -1;
+	run.socket = true;
 	run.sc = script_new(&(struct script_host){ 0 }, on_reply, env.sock_ctl);
 	FUZZ_CHECK(run.sc);
 	model_build((const char *)data, size, shut);

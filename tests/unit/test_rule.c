@@ -484,9 +484,37 @@ TEST(script_sleep_and_wait)
 	script_cmd_free(&cmd);
 }
 
+TEST(script_events_and_window)
+{
+	struct script_cmd cmd;
+	struct window_rule r;
+	char err[600], parser[600];
+
+	CHECK_INT(script_parse_line("  events ", NOW, &cmd, err, sizeof(err)), 0);
+	CHECK_INT(cmd.op, SCRIPT_EVENTS);
+	CHECK(contains(script_err("events all"), "'events all': events takes no argument"));
+
+	CHECK_INT(script_parse_line("window start=call:libascendcl.so:aclmdlExecute#1000,stop=+10s", NOW, &cmd, err,
+				    sizeof(err)), 0);
+	CHECK_INT(cmd.op, SCRIPT_WINDOW);
+	REQUIRE(cmd.rule);
+	CHECK_INT(cmd.rule->start.kind, COND_CALL);
+	CHECK_STR(cmd.rule->start.symbol, "aclmdlExecute");
+	CHECK_INT(cmd.rule->stop.ms, 10000);
+	CHECK_STR(cmd.rule->text, "start=call:libascendcl.so:aclmdlExecute#1000,stop=+10s");
+	script_cmd_free(&cmd);
+	CHECK(cmd.rule == NULL);
+
+	/* Refused with the --window parser's own words. */
+	CHECK_INT(rule_parse("stop=+1s", NOW, &r, parser, sizeof(parser)), -1);
+	CHECK_STR(script_err("window stop=+1s"), parser);
+	CHECK(contains(script_err("window"), "'window': window needs a rule"));
+	CHECK(contains(script_err("window start=at:2020-01-01T00:00:00Z"), "is in the past"));
+}
+
 TEST(script_errors)
 {
-	CHECK_STR(script_err("foo"), "'foo': unknown command (start, stop, quit, sleep DURATION, wait CONDITION)");
+	CHECK_STR(script_err("foo"), "'foo': unknown command (start, stop, quit, sleep DURATION, wait CONDITION, events, window RULE)");
 	CHECK(contains(script_err("restart now"), "'restart': unknown command"));
 	CHECK(contains(script_err("Start"), "'Start': unknown command"));
 	CHECK(contains(script_err("start now"), "'start now': start takes no argument"));

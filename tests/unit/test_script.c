@@ -219,4 +219,67 @@ TEST(commands_file_is_parsed_whole_before_anything_runs)
 	host_down(&x);
 }
 
+TEST(window_adds_a_rule_and_acks_its_number)
+{
+	struct window_rule r;
+	char parser[600], want[800];
+	struct host x;
+
+	REQUIRE(host_up(&x));
+	CHECK(rule_parse("start=+1x", clock_wall_us() / 1000, &r, parser, sizeof(parser)) == -1);
+	script_push_line(x.sc, "window start=+1s,stop=+1s");
+	script_push_line(x.sc, "window start=+1x"); /* refused at once, with the parser's message */
+	script_push_line(x.sc, "window");
+	script_push_line(x.sc, "window start=signal:USR2,stop=+1s");
+	script_step(x.sc);
+	snprintf(want, sizeof(want),
+		 "error: %s|error: 'window': window needs a rule (window (start=COND[,stop=COND][,repeat=N][,every=DURATION]))|ack window 1|ack window 2",
+		 parser);
+	CHECK_STR(x.r.log, want);
+	/* Added rules never end a run, nor keep one going after its input. */
+	CHECK_INT(triggers_rule_count(x.tg), 2);
+	CHECK_STR(triggers_rule(x.tg, 1)->text, "start=signal:USR2,stop=+1s");
+	CHECK(triggers_rule(x.tg, 2) == NULL);
+	CHECK(!triggers_have_rules(x.tg));
+	CHECK(!triggers_exhausted(x.tg));
+	host_down(&x);
+}
+
+static int streams;
+
+static int fake_stream(void *ctx, char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)err;
+	(void)errlen;
+	streams++;
+	return 0;
+}
+
+TEST(events_streams_and_what_follows_is_ignored)
+{
+	struct host x;
+
+	REQUIRE(host_up(&x));
+	script_push_line(x.sc, "events"); /* no client to stream to */
+	script_push_line(x.sc, "events now");
+	script_step(x.sc);
+	CHECK_STR(x.r.log, "error: 'events now': events takes no argument|error: events needs a unix control socket");
+	x.r.log[0] = '\0';
+	x.h.stream = fake_stream;
+	script_set_host(x.sc, &x.h);
+	script_push_line(x.sc, "events");
+	script_push_line(x.sc, "start"); /* queued after it: dropped */
+	script_step(x.sc);
+	CHECK_INT(streams, 1);
+	CHECK_STR(x.r.log, "ack events");
+	script_push_line(x.sc, "start");
+	script_push_line(x.sc, "bogus");
+	script_step(x.sc);
+	CHECK(!x.s.window_open);
+	CHECK_STR(x.r.log, "ack events");
+	CHECK(script_idle(x.sc));
+	host_down(&x);
+}
+
 UNIT_MAIN()

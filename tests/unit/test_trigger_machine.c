@@ -327,4 +327,30 @@ TEST(test_failed_rule_opens_no_more_windows)
 	CHECK_INT(run.state, RUN_DONE);
 }
 
+TEST(test_runs_widen_keeps_each_targets_runs)
+{
+	struct rule_run *runs = runs_new(3, 2);
+
+	REQUIRE(runs);
+	for (int i = 0; i < 3; i++)
+		for (int r = 0; r < 2; r++)
+			runs[i * 2 + r].windows = 10 * i + r + 1;
+	REQUIRE(runs_widen(&runs, 3, 2) == 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(runs[i * 3 + 0].windows, 10 * i + 1);
+		CHECK_INT(runs[i * 3 + 1].windows, 10 * i + 2);
+		CHECK_INT(runs[i * 3 + 2].windows, 0);
+		CHECK_INT(runs[i * 3 + 2].state, RUN_ARMED);
+	}
+	runs_free(runs);
+	/* No rule yet: the table holds one placeholder per target. */
+	runs = runs_new(4, 0);
+	REQUIRE(runs);
+	runs[3].windows = 7; /* the placeholder is not a rule: not kept */
+	REQUIRE(runs_widen(&runs, 4, 0) == 0);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(runs[i].windows, 0);
+	runs_free(runs);
+}
+
 UNIT_MAIN()

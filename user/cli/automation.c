@@ -129,8 +129,10 @@ int automation_start(struct automation *a, struct session *s, struct procmodel *
 {
 	struct script_host host = { .s = s, .quit_requested = &a->quit_requested };
 
-	if (!a->nrules && !a->commands && !a->control)
-		return 0;
+	/*
+	 * Always, even with no rule: the console, --commands and --control may
+	 * add one while running (`window RULE`). With none it watches nothing.
+	 */
 	a->triggers = triggers_new(s, a->rules, a->nrules);
 	if (!a->triggers || (a->commands && register_script(a)) || triggers_start(a->triggers, model))
 		return -1;

@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"\t start:                 Start a collection in interactive mode.\n"
 	"\t stop:                  Stop a collection that was started in interactive mode.\n"
 	"\t quit, q:               Stop collection and quit interactive mode.\n"
+	"\t window RULE:           Add a --window rule (start=COND[,stop=COND][,repeat=N][,every=D]).\n"
 	"\t help, h:               Show this list.\n";
 
 struct console {
@@ -117,6 +118,35 @@ static char *trim(char *s)
 	return s;
 }
 
+/* window RULE: added to the trigger engine as a --window rule, from now. */
+static void add_rule(struct console *c, const char *text)
+{
+	struct window_rule r;
+	char err[600];
+
+	while (*text == ' ' || *text == '\t')
+		text++;
+	if (!*text) {
+		report_error("dynprof: window needs a rule (window start=COND[,stop=COND][,repeat=N][,every=DURATION])");
+		return;
+	}
+	if (rule_parse(text, clock_wall_us() / 1000, &r, err, sizeof(err))) {
+		report_error("dynprof: window: %s", err);
+		return;
+	}
+	if (triggers_add_rule(c->src->triggers, &r, err, sizeof(err)) < 0) {
+		report_error("dynprof: window: %s", err);
+		rule_free(&r);
+	}
+}
+
+static bool is_word(const char *cmd, const char *word)
+{
+	size_t n = strlen(word);
+
+	return !strncmp(cmd, word, n) && (!cmd[n] || cmd[n] == ' ' || cmd[n] == '\t');
+}
+
 static void run_command(struct console *c, char *raw)
 {
 	char *cmd = trim(raw);
@@ -130,6 +160,8 @@ static void run_command(struct console *c, char *raw)
 		session_command(c->s, PROTO_CMD_STOP);
 	else if (!strcmp(cmd, "quit") || !strcmp(cmd, "q"))
 		quit(c, 0);
+	else if (is_word(cmd, "window"))
+		add_rule(c, cmd + strlen("window"));
 	else if (!strcmp(cmd, "help") || !strcmp(cmd, "h"))
 		fputs(usage_text, stdout);
 	else

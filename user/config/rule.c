@@ -18,7 +18,7 @@
 #define DURATION_FORM "(N followed by ms, s, m or h, such as 500ms or 30s; at least 1 ms)"
 #define TIME_FORM "(YYYY-MM-DDTHH:MM:SS[.fff] then Z, +HH:MM or -HH:MM; or @EPOCH)"
 #define RULE_FORM "(start=COND[,stop=COND][,repeat=N][,every=DURATION])"
-#define SCRIPT_FORM "(start, stop, quit, sleep DURATION, wait CONDITION)"
+#define SCRIPT_FORM "(start, stop, quit, sleep DURATION, wait CONDITION, events, window RULE)"
 #define OTHER_SIGNAL "choose another signal, such as USR1"
 
 /* ---- numbers ------------------------------------------------------------------ */
@@ -710,6 +710,24 @@ static int parse_wait(const char *line, const char *arg, int64_t now, struct scr
 	return 0;
 }
 
+/* window RULE: RULE is what --window= takes, refused with rule_parse's own message. */
+static int parse_window(const char *line, const char *arg, int64_t now, struct script_cmd *cmd,
+			char *err, size_t errlen)
+{
+	if (!*arg)
+		return errbuf_set(err, errlen, "'%s': window needs a rule (window " RULE_FORM ")", line);
+	cmd->rule = malloc(sizeof(*cmd->rule));
+	if (!cmd->rule)
+		return errbuf_set(err, errlen, "out of memory");
+	if (rule_parse(arg, now, cmd->rule, err, errlen)) {
+		free(cmd->rule);
+		cmd->rule = NULL;
+		return -1;
+	}
+	cmd->op = SCRIPT_WINDOW;
+	return 0;
+}
+
 /* Split the trimmed line into its first word and the rest, then dispatch. */
 static int parse_command(char *line, int64_t now, struct script_cmd *cmd, char *err, size_t errlen)
 {
@@ -733,6 +751,10 @@ static int parse_command(char *line, int64_t now, struct script_cmd *cmd, char *
 		return parse_sleep(line, arg, cmd, err, errlen);
 	if (!strcmp(word, "wait"))
 		return parse_wait(line, arg, now, cmd, err, errlen);
+	if (!strcmp(word, "events"))
+		return parse_bare(line, word, arg, SCRIPT_EVENTS, cmd, err, errlen);
+	if (!strcmp(word, "window"))
+		return parse_window(line, arg, now, cmd, err, errlen);
 	return errbuf_set(err, errlen, "'%.*s': unknown command " SCRIPT_FORM, (int)wlen, line);
 }
 
@@ -762,6 +784,10 @@ int script_parse_line(const char *line, int64_t now_epoch_ms, struct script_cmd 
 
 void script_cmd_free(struct script_cmd *cmd)
 {
-	if (cmd)
-		condition_free(&cmd->cond);
+	if (!cmd)
+		return;
+	condition_free(&cmd->cond);
+	rule_free(cmd->rule);
+	free(cmd->rule);
+	cmd->rule = NULL;
 }

@@ -5,6 +5,7 @@
  *
  *   --window=start=COND[,stop=COND][,repeat=N][,every=DURATION]
  *   --commands=FILE lines: start | stop | quit | sleep DURATION | wait COND
+ *                          | events | window RULE
  *
  * A condition is one of open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION,
  * at:TIME, signal:NAME, file:PATH, exit. Errors are one line naming the bad
@@ -115,12 +116,15 @@ enum script_op {
 	SCRIPT_QUIT,
 	SCRIPT_SLEEP,   /* sleep DURATION: ms */
 	SCRIPT_WAIT,    /* wait COND: cond (a start-side condition, or exit) */
+	SCRIPT_EVENTS,  /* events: the --control connection becomes a stream of events */
+	SCRIPT_WINDOW,  /* window RULE: rule (a --window value) added while running */
 };
 
 struct script_cmd {
 	enum script_op op;
 	int64_t ms;
 	struct condition cond;
+	struct window_rule *rule; /* SCRIPT_WINDOW (freed by script_cmd_free unless taken) */
 };
 
 /*

@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include "control/control.h"
+#include "control/stream.h"
 #include "common/errbuf.h"
+#include "out/events_out.h"
+#include "shared/clock.h"
 
 #define CONTROL_BACKLOG 16
 #define ACCEPT_BURST 32 /* accepts per event, so a flood cannot starve the rest */
@@ -34,6 +37,7 @@ struct client {
 	int id;
 	bool eof; /* it shut down its sending side; replies still go out */
 	struct linebuf in;
+	struct stream_queue *stream; /* `events`: its queue; NULL while it sends commands */
 };
 
 /* A file named on the command line, and whether we made it. */
@@ -52,7 +56,10 @@ struct control {
 	struct linebuf fifo_in;
 	struct client clients[CONTROL_MAX_CLIENTS];
 	int next_id;
+	bool listening; /* our events listener is set (some client streams) */
 };
+
+static void update_listener(struct control *ctl);
 
 /* One error line into err, "--control: " first; -1 for the caller to pass on. */
 #define fail(err, errlen, fmt, ...) errbuf_set(err, errlen, "--control: " fmt, ##__VA_ARGS__)
@@ -93,12 +100,22 @@ static void drop_client(struct client *c)
 	close(c->fd);
 	c->fd = -1;
 	c->id = 0;
+	if (c->stream) {
+		stream_queue_free(c->stream);
+		free(c->stream);
+		c->stream = NULL;
+	}
 }
 
-/* The source of a line still exists (the FIFO always does). */
+/* The source of a line still exists (the FIFO always does) and sends commands, not a stream. */
 static bool source_alive(struct control *ctl, int client)
 {
-	return !ctl->is_unix || client_by_id(ctl, client);
+	struct client *c;
+
+	if (!ctl->is_unix)
+		return true;
+	c = client_by_id(ctl, client);
+	return c && !c->stream;
 }
 
 /* Both directions closed by the peer: it will never read a reply. */
@@ -187,7 +204,7 @@ static void client_eof(struct control *ctl, struct client *c, control_line_fn fn
 		return;
 	}
 	c->eof = true;
-	if (c->in.len && !c->in.discarding)
+	if (c->in.len && !c->in.discarding && !c->stream)
 		deliver(ctl, &c->in, c->id, fn, ctx);
 	c->in.len = 0;
 	c->in.discarding = false;
@@ -204,6 +221,8 @@ static void client_input(struct control *ctl, struct client *c, control_line_fn 
 		return;
 	}
 	n = recv(c->fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+	if (n > 0 && c->stream)
+		return; /* a streaming client's lines are read only to see it close */
 	if (n > 0)
 		feed(ctl, &c->in, c->id, chunk, (size_t)n, fn, ctx);
 	else if (n == 0)
@@ -478,6 +497,7 @@ void control_close(struct control *ctl)
 	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		if (ctl->clients[i].fd >= 0)
 			drop_client(&ctl->clients[i]);
+	update_listener(ctl);
 	if (ctl->fd >= 0)
 		close(ctl->fd);
 	if (ctl->ack_fd >= 0)
@@ -485,6 +505,43 @@ void control_close(struct control *ctl)
 	remove_if_ours(&ctl->ctl_file);
 	remove_if_ours(&ctl->ack_file);
 	free(ctl);
+}
+
+/* ---- a streaming client's queue ---------------------------------------------- */
+
+static bool stream_pending(const struct client *c)
+{
+	const char *p;
+
+	return c->stream && stream_queue_peek(c->stream, &p) > 0;
+}
+
+/* Write what its socket takes now; the rest waits for POLLOUT. A broken one is dropped. */
+static void stream_flush(struct client *c)
+{
+	const char *p;
+	size_t n;
+
+	while (c->stream && (n = stream_queue_peek(c->stream, &p)) > 0) {
+		ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (w <= 0) {
+			drop_client(c);
+			return;
+		}
+		stream_queue_consumed(c->stream, (size_t)w, clock_wall_us());
+	}
+}
+
+/* One line into its queue (dropped and counted when full), then out as far as it goes. */
+static void stream_send(struct client *c, const char *line, size_t len)
+{
+	if (stream_queue_push(c->stream, line, len))
+		stream_flush(c);
 }
 
 /* ---- polling and replies ------------------------------------------------------ */
@@ -499,9 +556,14 @@ int control_pollfds(const struct control *ctl, struct pollfd *pfds, int max)
 	for (int i = 0; i < CONTROL_MAX_CLIENTS && n < max; i++) {
 		const struct client *c = &ctl->clients[i];
 
-		/* A half-closed client stays readable (EOF) forever: watch it for hang-up only. */
+		/*
+		 * A half-closed client stays readable (EOF) forever: watch it for
+		 * hang-up only. A streaming one with lines waiting: for room too.
+		 */
+		short events = (short)((c->eof ? 0 : POLLIN) | (stream_pending(c) ? POLLOUT : 0));
+
 		if (c->fd >= 0)
-			pfds[n++] = (struct pollfd){ .fd = c->fd, .events = c->eof ? 0 : POLLIN };
+			pfds[n++] = (struct pollfd){ .fd = c->fd, .events = events };
 	}
 	return n;
 }
@@ -520,8 +582,11 @@ void control_event(struct control *ctl, const struct pollfd *pfd, control_line_f
 		return;
 	}
 	c = client_by_fd(ctl, pfd->fd);
-	if (c)
+	if (c && (pfd->revents & POLLOUT))
+		stream_flush(c);
+	if (c && c->fd >= 0 && (pfd->revents & ~POLLOUT))
 		client_input(ctl, c, line, ctx);
+	update_listener(ctl);
 }
 
 /*
@@ -573,6 +638,60 @@ void control_reply(struct control *ctl, int client, const char *text)
 		return;
 	}
 	c = client_by_id(ctl, client);
-	if (c)
+	if (c && c->stream)
+		stream_send(c, text, iov[0].iov_len);
+	else if (c)
 		socket_reply(c, iov);
+}
+
+/* ---- streaming events --------------------------------------------------------- */
+
+static bool any_streams(const struct control *ctl)
+{
+	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		if (ctl->clients[i].fd >= 0 && ctl->clients[i].stream)
+			return true;
+	return false;
+}
+
+/* Every event, to every streaming client's queue. */
+static void on_event(void *ctx, const char *line, size_t len)
+{
+	struct control *ctl = ctx;
+
+	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		if (ctl->clients[i].fd >= 0 && ctl->clients[i].stream)
+			stream_send(&ctl->clients[i], line, len);
+	update_listener(ctl);
+}
+
+/* Events are built only while someone streams them (or --events writes them). */
+static void update_listener(struct control *ctl)
+{
+	bool want = any_streams(ctl);
+
+	if (want != ctl->listening)
+		events_set_listener(want ? on_event : NULL, ctl);
+	ctl->listening = want;
+}
+
+int control_stream(struct control *ctl, int client, char *err, size_t errlen)
+{
+	struct client *c;
+
+	if (!ctl || !ctl->is_unix)
+		return errbuf_set(err, errlen, "events needs a unix control socket");
+	c = client_by_id(ctl, client);
+	if (!c)
+		return errbuf_set(err, errlen, "the client is gone");
+	if (c->stream)
+		return 0;
+	c->stream = malloc(sizeof(*c->stream));
+	if (!c->stream || stream_queue_init(c->stream, STREAM_QUEUE_BYTES)) {
+		free(c->stream);
+		c->stream = NULL;
+		return errbuf_set(err, errlen, "out of memory");
+	}
+	update_listener(ctl);
+	return 0;
 }

@@ -25,6 +25,13 @@
  * does not read its replies until its socket buffer fills is dropped too:
  * dynprof never waits for a control client.
  *
+ * A socket client may turn its connection into a stream of events
+ * (control_stream, the `events` command): from then on it gets every
+ * --events=json line, its replies go the same way, and what it sends is
+ * read only to see it close. Its lines wait in a bounded queue of its own
+ * (stream.h) instead of its socket buffer: a slow reader loses lines
+ * (counted, then told), never its connection, and never slows dynprof.
+ *
  * Errors: convention 2 of docs/ERRORS.md (control_open: NULL, the line in err).
  */
 #ifndef DYNPROF_CONTROL_H
@@ -32,6 +39,8 @@
 
 #include <poll.h>
 #include <stddef.h>
+
+#include "shared/compiler.h"
 
 #define CONTROL_LINE_MAX 4096  /* bytes of one line, its newline included */
 #define CONTROL_MAX_CLIENTS 16 /* connected at a time; more are told so and closed */
@@ -64,5 +73,12 @@ void control_event(struct control *ctl, const struct pollfd *pfd, control_line_f
  * cut) to `client`; a gone client is skipped. Never blocks.
  */
 void control_reply(struct control *ctl, int client, const char *text);
+
+/*
+ * Make socket client `client` a stream of events (above) until it closes.
+ * 0, or -1 with the reason in err ("events needs a unix control socket"
+ * for the FIFO, which has no one reader to stream to).
+ */
+int control_stream(struct control *ctl, int client, char *err, size_t errlen) DP_MUST_CHECK;
 
 #endif /* DYNPROF_CONTROL_H */

@@ -19,6 +19,14 @@ struct remote {
 	struct client clients[REMOTE_MAX_CLIENTS];
 };
 
+/* `events`: the client's connection becomes a stream (control_stream). */
+static int stream(void *ctx, char *err, size_t errlen)
+{
+	struct client *c = ctx;
+
+	return control_stream(c->rm->ctl, c->id, err, errlen);
+}
+
 struct remote *remote_new(struct control *ctl, const struct script_host *host)
 {
 	struct remote *rm = calloc(1, sizeof(*rm));
@@ -27,6 +35,7 @@ struct remote *remote_new(struct control *ctl, const struct script_host *host)
 		return NULL;
 	rm->ctl = ctl;
 	rm->host = *host;
+	rm->host.stream = stream;
 	return rm;
 }
 

@@ -24,6 +24,8 @@ struct script {
 	bool running;      /* cmds[next] is a sleep or wait in progress */
 	int64_t until_ms;  /* sleep: when it ends */
 	int waiter;        /* wait: the trigger engine's waiter */
+	bool streaming;    /* `events` ran: the rest is ignored */
+	int rule_added;    /* `window`: the rule's number, for its ack */
 };
 
 struct script *script_new(const struct script_host *host, script_reply_fn reply, void *reply_ctx)
@@ -63,6 +65,16 @@ static void answer(struct script *sc, const char *fmt, const char *arg)
 	if (!sc->reply)
 		return;
 	snprintf(text, sizeof(text), fmt, arg);
+	sc->reply(sc->reply_ctx, text);
+}
+
+static void answer_number(struct script *sc, const char *fmt, int n)
+{
+	char text[64];
+
+	if (!sc->reply)
+		return;
+	snprintf(text, sizeof(text), fmt, n);
 	sc->reply(sc->reply_ctx, text);
 }
 
@@ -112,12 +124,19 @@ int script_load_file(struct script *sc, const char *path)
 		lineno++;
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
+		int before = sc->ncmds;
+
 		/* As on --control: a NUL would silently cut the line into another command. */
 		if (memchr(line, '\0', (size_t)len)) {
 			report_error("dynprof: %s:%d: NUL byte in line", path, lineno);
 			rc = -1;
 		} else if (parse_into(sc, line, err, sizeof(err))) {
 			report_error("dynprof: %s:%d: %s", path, lineno, err);
+			rc = -1;
+		} else if (sc->ncmds > before && sc->cmds[before].op == SCRIPT_EVENTS) {
+			/* A file has no reader to stream to. */
+			report_error("dynprof: %s:%d: events needs a unix control socket (--events=json:PATH writes them to a file)",
+				     path, lineno);
 			rc = -1;
 		}
 	}
@@ -151,6 +170,8 @@ void script_push_line(struct script *sc, const char *line)
 {
 	char err[512];
 
+	if (sc->streaming)
+		return;
 	forget_done(sc);
 	if (parse_into(sc, line, err, sizeof(err)))
 		answer(sc, "error: %s", err);
@@ -158,9 +179,27 @@ void script_push_line(struct script *sc, const char *line)
 
 static const char *op_name(const struct script_cmd *cmd)
 {
-	static const char *const names[] = { "", "start", "stop", "quit", "sleep", "wait" };
+	static const char *const names[] = { "",     "start",  "stop",  "quit",
+					      "sleep", "wait", "events", "window" };
 
 	return names[cmd->op];
+}
+
+static void begin_events(struct script *sc, char *err, size_t errlen)
+{
+	if (!sc->host.stream) {
+		snprintf(err, errlen, "events needs a unix control socket");
+		return;
+	}
+	sc->streaming = !sc->host.stream(sc->reply_ctx, err, errlen);
+}
+
+/* `events` ran: what was queued after it is dropped, as what comes later is. */
+static void end_commands(struct script *sc)
+{
+	for (int i = sc->next; i < sc->ncmds; i++)
+		script_cmd_free(&sc->cmds[i]);
+	sc->ncmds = sc->next;
 }
 
 /* Begin a command; true when it is already done (err set when it was refused). */
@@ -183,6 +222,12 @@ static bool begin(struct script *sc, struct script_cmd *cmd, char *err, size_t e
 	case SCRIPT_WAIT:
 		sc->waiter = triggers_wait_begin(sc->host.tg, &cmd->cond, err, errlen);
 		return sc->waiter < 0; /* refused: go on rather than hang */
+	case SCRIPT_EVENTS:
+		begin_events(sc, err, errlen);
+		return true;
+	case SCRIPT_WINDOW:
+		sc->rule_added = triggers_add_rule(sc->host.tg, cmd->rule, err, errlen);
+		return true;
 	default:
 		return true;
 	}
@@ -218,8 +263,12 @@ void script_step(struct script *sc)
 			answer(sc, "error: %s", err);
 		else if (err[0])
 			report_error("dynprof: commands: %s", err);
+		else if (cmd->op == SCRIPT_WINDOW)
+			answer_number(sc, "ack window %d", sc->rule_added);
 		else
 			answer(sc, "ack %s", op_name(cmd));
+		if (sc->streaming)
+			end_commands(sc);
 		if (cmd->op == SCRIPT_QUIT)
 			return;
 	}

@@ -11,6 +11,7 @@
 #define DYNPROF_SCRIPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "config/rule.h"
 #include "target/session.h"
@@ -23,6 +24,12 @@ struct script_host {
 	struct session *s;
 	struct triggers *tg;
 	bool *quit_requested;    /* `quit` sets it: the console ends the run (stopping every window) */
+	/*
+	 * `events`: make the script's client a stream of events, called with
+	 * the script's reply_ctx. 0, or -1 with err. NULL: no client can
+	 * stream (the --commands file), refused as the FIFO is.
+	 */
+	int (*stream)(void *reply_ctx, char *err, size_t errlen);
 };
 
 /* Called when a command is done ("ack start") or refused ("error: ..."). */
@@ -44,7 +51,10 @@ int script_load_file(struct script *sc, const char *path) DP_MUST_CHECK;
 /* The conditions the script waits on (to register with the trigger engine). */
 int script_conditions(const struct script *sc, const struct condition **out, int max);
 
-/* Parse one line and queue it; a bad line is answered with "error: ..." at once. */
+/*
+ * Parse one line and queue it; a bad line is answered with "error: ..." at
+ * once. After `events` has run, lines are ignored: the client streams.
+ */
 void script_push_line(struct script *sc, const char *line);
 
 /* Run queued commands until one has to wait or none is left. */

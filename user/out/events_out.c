@@ -17,10 +17,18 @@
 /* One sink per run, like standard output itself: a process-wide stream. */
 static FILE *sink;
 static bool sink_is_stdout;
+static events_listener_fn listener;
+static void *listener_ctx;
 
 bool events_enabled(void)
 {
-	return sink != NULL;
+	return sink || listener;
+}
+
+void events_set_listener(events_listener_fn fn, void *ctx)
+{
+	listener = fn;
+	listener_ctx = fn ? ctx : NULL;
 }
 
 static int open_path(const char *path, char *err, size_t errlen)
@@ -77,7 +85,7 @@ static cJSON *event_new(const char *name, int pid)
 {
 	cJSON *e;
 
-	if (!sink || !(e = cJSON_CreateObject()))
+	if (!events_enabled() || !(e = cJSON_CreateObject()))
 		return NULL;
 	cJSON_AddStringToObject(e, "event", name);
 	json_add_int64(e, "time_us", clock_wall_us());
@@ -89,6 +97,7 @@ static cJSON *event_new(const char *name, int pid)
 /* One whole line, flushed at once so a follower sees it as it happens. */
 static void event_emit(cJSON *e)
 {
+	events_listener_fn fn = listener;
 	char *text;
 
 	if (!e)
@@ -99,6 +108,8 @@ static void event_emit(cJSON *e)
 		fputc('\n', sink);
 		fflush(sink);
 	}
+	if (text && fn)
+		fn(listener_ctx, text, strlen(text));
 	free(text);
 	cJSON_Delete(e);
 }

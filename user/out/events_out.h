@@ -24,7 +24,18 @@
  */
 int events_open(const char *spec, char *err, size_t errlen) DP_MUST_CHECK;
 void events_close(void);
+/* Events are being built: the sink is open or a listener is set. */
 bool events_enabled(void);
+
+/*
+ * A listener gets every event's line (no newline) as it is written to the
+ * sink, also when --events was not given: --control's `events` streams
+ * (control/stream.h). One at a time; NULL removes it. While there is
+ * neither sink nor listener no event is built at all. The listener may
+ * call events_set_listener (to remove itself) but must not emit events.
+ */
+typedef void (*events_listener_fn)(void *ctx, const char *line, size_t len);
+void events_set_listener(events_listener_fn fn, void *ctx);
 
 /* command may be NULL (unknown); cards_known false: no "cards" member. */
 void events_target_join(int pid, int nspid, const char *command, uint64_t cards, bool cards_known);

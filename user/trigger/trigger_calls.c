@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/errbuf.h"
 #include "kernel/callcount.h"
 #include "out/report.h"
 #include "trigger/trigger_calls.h"
@@ -79,23 +80,32 @@ int trigger_calls_probe_id(const struct trigger_calls *calls, const struct condi
 	return -1;
 }
 
-int trigger_calls_add(struct trigger_calls *calls, const struct condition *c)
+/* Register c's probe: its id, or -1 with the reason in err. */
+static int probe_register(struct trigger_calls *calls, const struct condition *c, char *err, size_t errlen)
 {
-	char err[512];
+	char why[512];
+	int id = trigger_calls_probe_id(calls, c);
 
-	if (trigger_calls_probe_id(calls, c) >= 0)
-		return 0;
-	if (calls->nprobes == TRIGGER_MAX_PROBES) {
-		report_error("dynprof: %s: at most %d different LIB:SYMBOL pairs", c->text, TRIGGER_MAX_PROBES);
-		return -1;
-	}
+	if (id >= 0)
+		return id;
+	if (calls->nprobes == TRIGGER_MAX_PROBES)
+		return errbuf_set(err, errlen, "%s: at most %d different LIB:SYMBOL pairs", c->text, TRIGGER_MAX_PROBES);
 	/* A library given by path is checked now, where it is visible from here. */
 	if (strchr(c->lib, '/') && access(c->lib, F_OK) == 0 &&
-	    callcount_check_file(c->lib, c->symbol, err, sizeof(err))) {
-		report_error("dynprof: %s can never fire: %s", c->text, err);
+	    callcount_check_file(c->lib, c->symbol, why, sizeof(why)))
+		return errbuf_set(err, errlen, "%s can never fire: %s", c->text, why);
+	calls->probes[calls->nprobes] = (struct probe){ c->lib, c->symbol };
+	return calls->nprobes++;
+}
+
+int trigger_calls_add(struct trigger_calls *calls, const struct condition *c)
+{
+	char err[700];
+
+	if (probe_register(calls, c, err, sizeof(err)) < 0) {
+		report_error("dynprof: %s", err);
 		return -1;
 	}
-	calls->probes[calls->nprobes++] = (struct probe){ c->lib, c->symbol };
 	return 0;
 }
 
@@ -126,30 +136,63 @@ static void fail_probe_runs(struct triggers *tg, int i, int probe)
 			run_failed(run_of(tg, i, r));
 }
 
+/* Probe one LIB:SYMBOL in target i. -1 when it can never count there (printed). */
+static int watch_probe(struct triggers *tg, int i, int p)
+{
+	struct trigger_calls *calls = tg->calls;
+	int pid = target_pid(tg, i);
+	char err[512];
+	int rc = callcount_watch(calls->cc, pid, (unsigned)p, calls->probes[p].lib, calls->probes[p].symbol, err,
+				 sizeof(err));
+
+	calls->state[i][p] =
+		rc == CALLCOUNT_ATTACHED ? PROBE_COUNTING : rc == CALLCOUNT_NOT_MAPPED ? PROBE_PENDING : PROBE_FAILED;
+	if (rc == CALLCOUNT_NOT_MAPPED)
+		report_info("pid %d: %s not loaded yet: probing %s when it is", pid, calls->probes[p].lib,
+			    calls->probes[p].symbol);
+	else if (rc < 0) {
+		report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, calls->probes[p].lib,
+				    calls->probes[p].symbol, callcount_err_text(err, pid));
+		return -1;
+	}
+	return 0;
+}
+
 /* Probe every LIB:SYMBOL in target i. -1 when one can never count (printed). */
 static int watch_probes(struct triggers *tg, int i)
 {
-	struct trigger_calls *calls = tg->calls;
-	int pid = target_pid(tg, i), bad = 0;
+	int bad = 0;
 
-	for (int p = 0; p < calls->nprobes; p++) {
-		char err[512];
-		int rc = callcount_watch(calls->cc, pid, (unsigned)p, calls->probes[p].lib, calls->probes[p].symbol,
-					 err, sizeof(err));
-
-		calls->state[i][p] =
-			rc == CALLCOUNT_ATTACHED ? PROBE_COUNTING : rc == CALLCOUNT_NOT_MAPPED ? PROBE_PENDING : PROBE_FAILED;
-		if (rc == CALLCOUNT_NOT_MAPPED)
-			report_info("pid %d: %s not loaded yet: probing %s when it is", pid, calls->probes[p].lib,
-				    calls->probes[p].symbol);
-		else if (rc < 0) {
-			report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid,
-					    calls->probes[p].lib, calls->probes[p].symbol,
-					    callcount_err_text(err, pid));
-			bad = -1;
-		}
-	}
+	for (int p = 0; p < tg->calls->nprobes; p++)
+		bad |= watch_probe(tg, i, p);
 	return bad;
+}
+
+int trigger_calls_add_live(struct triggers *tg, const struct condition *c, char *err, size_t errlen)
+{
+	struct trigger_calls *calls = tg->calls;
+	int known = calls->nprobes, p = probe_register(calls, c, err, errlen);
+	char why[256];
+
+	if (p < 0 || p < known)
+		return p < 0 ? -1 : 0;
+	/* The kernel side is loaded at the first call: condition, not before. */
+	if (!calls->cc && !(calls->cc = callcount_open(why, sizeof(why)))) {
+		calls->nprobes--;
+		return errbuf_set(err, errlen, "call: conditions need BPF uprobes: %s", why);
+	}
+	for (int i = 0; i < tg->known; i++)
+		if (!tg->gone[i] && watch_probe(tg, i, p)) {
+			/* Printed; the rule's runs there fail (trigger_calls_fail_runs). */
+		}
+	return 0;
+}
+
+void trigger_calls_fail_runs(struct triggers *tg, int i)
+{
+	for (int p = 0; p < tg->calls->nprobes; p++)
+		if (tg->calls->state[i][p] == PROBE_FAILED)
+			fail_probe_runs(tg, i, p);
 }
 
 int trigger_calls_take_in(struct triggers *tg, int i)

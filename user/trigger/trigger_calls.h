@@ -34,6 +34,15 @@ void trigger_calls_close(struct trigger_calls *calls);
 
 /* Register a call: condition's probe (once per pair). 0, or -1 printed. */
 int trigger_calls_add(struct trigger_calls *calls, const struct condition *c) DP_MUST_CHECK;
+/*
+ * While running (a rule added): register c's probe, load the kernel
+ * counter if this is the first, and probe it in every present target. 0,
+ * or -1 with the reason in err (nothing registered then).
+ */
+int trigger_calls_add_live(struct triggers *tg, const struct condition *c, char *err,
+			   size_t errlen) DP_MUST_CHECK;
+/* The armed runs of target i that need a probe that can never count there fail. */
+void trigger_calls_fail_runs(struct triggers *tg, int i);
 /* The probe a call: condition counts with; -1 when not registered. */
 int trigger_calls_probe_id(const struct trigger_calls *calls, const struct condition *c);
 /* Load the kernel counter when a probe was registered. 0, or -1 printed. */

@@ -90,6 +90,28 @@ int trigger_inputs_add_file(struct trigger_inputs *in, const char *path)
 	return 0;
 }
 
+int trigger_inputs_add_signal_live(struct trigger_inputs *in, int signo)
+{
+	sigset_t one;
+	int fd;
+
+	if (trigger_inputs_watches_signal(in, signo))
+		return 0;
+	sigemptyset(&one);
+	sigaddset(&one, signo);
+	if (sigprocmask(SIG_BLOCK, &one, NULL))
+		return -errno;
+	sigaddset(&in->sigs, signo);
+	/* The same fd takes the wider mask: nothing counted so far is lost. */
+	fd = signalfd(in->sigfd, &in->sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0) {
+		sigdelset(&in->sigs, signo);
+		return -errno;
+	}
+	in->sigfd = fd;
+	return 0;
+}
+
 int trigger_inputs_start(struct trigger_inputs *in)
 {
 	if (sigisemptyset(&in->sigs))

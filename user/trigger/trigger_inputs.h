@@ -25,6 +25,8 @@ struct trigger_inputs *trigger_inputs_new(void);
 /* Watch a signal / a path (duplicates are merged). 0 or -1 (too many paths). */
 void trigger_inputs_add_signal(struct trigger_inputs *in, int signo);
 int trigger_inputs_add_file(struct trigger_inputs *in, const char *path) DP_MUST_CHECK;
+/* While running: watch one more signal (blocked, in the signalfd from now). 0 or -errno. */
+int trigger_inputs_add_signal_live(struct trigger_inputs *in, int signo) DP_MUST_CHECK;
 /* Block the signals and open their signalfd. 0 or -errno. */
 int trigger_inputs_start(struct trigger_inputs *in) DP_MUST_CHECK;
 /* Close and free (NULL: nothing). */

@@ -284,11 +284,14 @@ void trigger_runs_take_in(struct triggers *tg, int i)
 
 		if (run->state == RUN_DONE)
 			continue;
-		/* The first window's start counts from the run's beginning, and calls from the join. */
+		/*
+		 * The first window's start counts from the rule's beginning (the
+		 * run's, or when it was added), and calls from the join.
+		 */
 		wait_for(tg, i, r, &tg->rules[r].start, 0);
-		run->phase.since_ms = tg->start_ms;
-		run->phase.sig_base = 0;
-		run->phase.file_base = 0;
+		run->phase.since_ms = tg->origin[r].since_ms;
+		run->phase.sig_base = tg->origin[r].sig_base;
+		run->phase.file_base = tg->origin[r].file_base;
 	}
 }
 

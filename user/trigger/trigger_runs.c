@@ -163,6 +163,20 @@ int runs_grow(struct rule_run **runs, int old, int ntargets, int nrules)
 	return 0;
 }
 
+int runs_widen(struct rule_run **runs, int ntargets, int nrules)
+{
+	size_t old = (size_t)(nrules ? nrules : 1), per = (size_t)nrules + 1;
+	struct rule_run *wide = calloc((size_t)ntargets * per, sizeof(*wide));
+
+	if (!wide)
+		return -ENOMEM;
+	for (size_t i = 0; i < (size_t)ntargets; i++)
+		memcpy(wide + i * per, *runs + i * old, (size_t)nrules * sizeof(*wide));
+	free(*runs);
+	*runs = wide;
+	return 0;
+}
+
 void runs_free(struct rule_run *runs)
 {
 	free(runs);

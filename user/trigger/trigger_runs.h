@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "shared/compiler.h"
 #include "trigger/trigger_cond.h"
 
 #define RUN_RETRY_FIRST_MS 100  /* NOT_SET_DEVICE: first retry after this */
@@ -109,6 +110,12 @@ bool runs_other_open(const struct rule_run *target_runs, int nrules, int except)
 struct rule_run *runs_new(int ntargets, int nrules);
 /* The table made to hold `ntargets` (from `old`), the new runs zeroed. 0 or -ENOMEM (unchanged). */
 int runs_grow(struct rule_run **runs, int old, int ntargets, int nrules);
+/*
+ * A rule added: the table of `ntargets` targets laid out again for
+ * nrules + 1 rules, each target's runs kept and the new rule's zeroed
+ * (ARMED). 0 or -ENOMEM (unchanged).
+ */
+int runs_widen(struct rule_run **runs, int ntargets, int nrules) DP_MUST_CHECK;
 void runs_free(struct rule_run *runs);
 
 #endif /* DYNPROF_TRIGGER_RUNS_H */

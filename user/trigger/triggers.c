@@ -101,16 +101,25 @@ struct triggers *triggers_new(struct session *s, const struct window_rule *rules
 		return NULL;
 	}
 	tg->s = s;
-	tg->rules = rules;
-	tg->nrules = nrules;
 	tg->start_ms = clock_ms();
+	for (int r = 0; r < nrules; r++) {
+		if (!trigger_rules_grow(tg)) {
+			report_error("dynprof: out of memory");
+			triggers_close(tg);
+			return NULL;
+		}
+		tg->rules[r] = rules[r]; /* borrowed strings: rule_free is the caller's */
+		tg->origin[r] = (struct phase){ .since_ms = tg->start_ms };
+		tg->nrules = tg->nrules_given = r + 1;
+	}
 	if (!alloc_parts(tg)) {
 		report_error("dynprof: out of memory");
 		triggers_close(tg);
 		return NULL;
 	}
 	for (int r = 0; r < nrules; r++)
-		if (triggers_add_condition(tg, &rules[r].start) || triggers_add_condition(tg, &rules[r].stop)) {
+		if (triggers_add_condition(tg, &tg->rules[r].start) ||
+		    triggers_add_condition(tg, &tg->rules[r].stop)) {
 			triggers_close(tg);
 			return NULL;
 		}
@@ -131,12 +140,16 @@ void triggers_close(struct triggers *tg)
 	free(tg->exe);
 	free(tg->send_start);
 	free(tg->send_stop);
+	for (int r = tg->nrules_given; r < tg->nrules; r++)
+		rule_free(&tg->rules[r]);
+	free(tg->rules);
+	free(tg->origin);
 	free(tg);
 }
 
 bool triggers_have_rules(const struct triggers *tg)
 {
-	return tg && tg->nrules > 0;
+	return tg && tg->nrules_given > 0;
 }
 
 bool triggers_need_model(const struct triggers *tg)
@@ -340,7 +353,8 @@ bool triggers_exhausted(const struct triggers *tg)
 {
 	bool live = false;
 
-	for (int i = 0; tg->nrules && i < tg->known; i++)
+	/* Rules added while running keep such a run going, but never end one by themselves. */
+	for (int i = 0; tg->nrules_given && i < tg->known; i++)
 		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++) {
 			live = true;
 			if (run_of(tg, i, r)->state != RUN_DONE)

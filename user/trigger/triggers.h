@@ -48,10 +48,30 @@ int triggers_add_condition(struct triggers *tg, const struct condition *c) DP_MU
  */
 int triggers_start(struct triggers *tg, struct procmodel *model) DP_MUST_CHECK;
 
+/*
+ * Add a rule while running (`window RULE`): registered as a --window rule
+ * is, and applied to every present target from now (+DURATION, signals,
+ * files and call counts counted from now) and to every later joiner from
+ * its join, as --window rules are. On success the engine owns r's strings
+ * (r is emptied) and the rule's number (counting --window rules from 1)
+ * is returned; -1 with one line in err when the rule needs what this run
+ * does not have (call: without BPF uprobes, open without the card-open
+ * watch, too many rules, probes or paths).
+ */
+int triggers_add_rule(struct triggers *tg, struct window_rule *r, char *err, size_t errlen) DP_MUST_CHECK;
+
+/* Every rule, --window ones first (0-based; numbered r + 1 in messages): for `status`. */
+int triggers_rule_count(const struct triggers *tg);
+const struct window_rule *triggers_rule(const struct triggers *tg, int r);
+
+/* --window rules were given (rules added while running do not count). */
 bool triggers_have_rules(const struct triggers *tg);
 /* The run ends: windows still open are recorded as closed by quit (call after session_shutdown). */
 void triggers_quitting(struct triggers *tg);
-/* Every rule is done on every target that was seen (and one was). */
+/*
+ * --window rules were given and every rule (added ones too) is done on
+ * every target that was seen (and one was).
+ */
 bool triggers_exhausted(const struct triggers *tg);
 /* Some condition needs the process model (open). */
 bool triggers_need_model(const struct triggers *tg);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trigger/trigger_cond.h"
 #include "trigger/trigger_runs.h"
 #include "trigger/triggers.h"
 
@@ -27,8 +28,11 @@ struct trigger_record;
 
 struct triggers {
 	struct session *s;
-	const struct window_rule *rules;
+	struct window_rule *rules; /* [nrules]: the --window ones first (their strings borrowed) */
+	struct phase *origin;      /* [nrules]: what a joiner's first start counts from */
 	int nrules;
+	int nrules_given;          /* --window rules; those after were added while running (owned) */
+	int rules_room;
 	struct procmodel *model;  /* may be NULL */
 	int64_t cards_recheck_at; /* next /proc look at card-less targets an `open` waits on */
 	int64_t start_ms;         /* when the session's clock started (+DURATION of start=) */
@@ -65,6 +69,9 @@ void trigger_runs_let_go(struct triggers *tg, int i);
 void trigger_runs_quit(struct triggers *tg);
 /* ms until a run's time-based condition or retry is due; -1: none. */
 int64_t trigger_runs_due_ms(const struct triggers *tg);
+
+/* trigger_add.c: room in every per-rule array for one more rule. False: out of memory. */
+bool trigger_rules_grow(struct triggers *tg);
 
 /* trigger_record.c: window r of target i closed: one record line. */
 void trigger_record_window(struct triggers *tg, int i, int r);
