@@ -51,6 +51,7 @@ struct cluster {
 	char in[LINE_MAX_LEN];
 	size_t in_used;
 	int signal;            /* the first signal that came, 0: none */
+	char step[48];         /* srun's step "J.S" (a node copy's hello says it), "": not known */
 };
 
 static int node_index(const struct cluster *k, const char *name, size_t len)
@@ -72,7 +73,11 @@ static void on_frame(struct cluster *k, int task, int node, const char *text)
 		return; /* not one of ours: printed as it is */
 	rest = name + len;
 	if (!strncmp(rest, " hello", 6)) {
+		const char *step = strstr(rest, " step=");
+
 		k->nodes[i].hello = true;
+		if (step && node < 0 && !strchr(step, '-'))
+			snprintf(k->step, sizeof(k->step), "%.*s", (int)strcspn(step + 6, " "), step + 6);
 		if (task >= 0 && task < k->plan.n)
 			k->task_node[task] = i;
 	} else if (!strncmp(rest, " exit=", 6))
@@ -271,7 +276,28 @@ static void on_console(struct cluster *k)
 		k->in_used = 0; /* an over-long line: not a command */
 }
 
-/* SIGINT, SIGTERM, SIGHUP: every node stops its windows (srun passes SIGTERM to its tasks). */
+/*
+ * srun does not pass SIGTERM on (it kills the step): the step's tasks get
+ * the signal from `scancel --signal`, and stop their windows. Before any
+ * node said its step, srun itself is signalled.
+ */
+static void signal_step(struct cluster *k, int sig)
+{
+	char sigarg[32], err[256], out[256];
+	char *argv[] = { "scancel", sigarg, k->step, NULL };
+	int rc;
+
+	snprintf(sigarg, sizeof(sigarg), "--signal=%s", sigabbrev_np(sig) ?: "TERM");
+	rc = k->step[0] ? cluster_capture(argv, out, sizeof(out), err, sizeof(err), 10000) : -ENOENT;
+	if (rc == 0)
+		return;
+	if (k->step[0])
+		report_warning("dynprof: scancel %s %s failed (%s): ending srun", sigarg, k->step,
+			       rc < 0 ? strerror(-rc) : err);
+	kill(-k->chans[0].c.pid, SIGTERM);
+}
+
+/* SIGINT, SIGTERM, SIGHUP: every node gets it and stops its windows. */
 static void on_signal(struct cluster *k)
 {
 	struct signalfd_siginfo si;
@@ -282,9 +308,13 @@ static void on_signal(struct cluster *k)
 	report_info("received SIG%s: stopping the windows on every node", sigabbrev_np((int)si.ssi_signo) ?: "?");
 	if (!k->signal)
 		k->signal = (int)si.ssi_signo;
+	if (k->o->slurm_job && k->nchans && k->chans[0].status < 0) {
+		signal_step(k, k->signal);
+		return;
+	}
 	for (int i = 0; i < k->nchans; i++)
 		if (k->chans[i].status < 0)
-			kill(-k->chans[i].c.pid, SIGTERM);
+			kill(-k->chans[i].c.pid, k->signal);
 }
 
 static int start_chans(struct cluster *k)
@@ -378,9 +408,10 @@ static void poll_once(struct cluster *k, struct pollfd *pfds)
 	}
 }
 
-static bool node_failed(const struct node_rec *r)
+/* A node copy that ended by the signal the coordinator passed on did what it was told. */
+static bool node_failed(const struct cluster *k, const struct node_rec *r)
 {
-	return r->status != 0;
+	return r->status != 0 && !(k->signal && r->status == 128 + k->signal);
 }
 
 static void print_node(const struct cluster *k, int i)
@@ -388,7 +419,7 @@ static void print_node(const struct cluster *k, int i)
 	const struct node_rec *r = &k->nodes[i];
 	const char *name = k->plan.names[i];
 
-	if (r->status == 0)
+	if (!node_failed(k, r))
 		report_plain("  %s: %d target%s, %d window%s, %d PROF_ folder%s in %s/%s", name, r->targets,
 			     r->targets == 1 ? "" : "s", r->windows, r->windows == 1 ? "" : "s", r->folders,
 			     r->folders == 1 ? "" : "s", k->plan.output, name);
@@ -414,7 +445,7 @@ static int summary(const struct cluster *k)
 		    k->plan.n, k->plan.n == 1 ? "" : "s");
 	for (int i = 0; i < k->plan.n; i++) {
 		print_node(k, i);
-		if (!node_failed(&k->nodes[i]))
+		if (!node_failed(k, &k->nodes[i]))
 			continue;
 		if (used + CLUSTER_NAME_MAX + 8 < sizeof(failed))
 			used += (size_t)snprintf(failed + used, sizeof(failed) - used, "%s%s", nfailed ? ", " : "",
@@ -424,7 +455,7 @@ static int summary(const struct cluster *k)
 	if (nfailed)
 		report_error("dynprof: %d of %d node%s failed: %s", nfailed, k->plan.n, k->plan.n == 1 ? "" : "s", failed);
 	else
-		report_info("every node ended well");
+		report_info(k->signal ? "every node stopped its windows" : "every node ended well");
 	if (k->signal)
 		return 128 + k->signal;
 	return nfailed ? 1 : 0;

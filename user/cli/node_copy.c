@@ -260,7 +260,9 @@ int node_copy_run(struct options *o, int (*attach)(const struct options *o))
 	name = node_name(o->node_copy, host, sizeof(host));
 	if (!name)
 		return EXIT_OPTION_ERROR;
-	printf(NODE_COPY_TAG "%s hello pid=%d\n", name, (int)getpid());
+	/* srun's step (J.S): the coordinator signals it through scancel, which srun does not do. */
+	printf(NODE_COPY_TAG "%s hello pid=%d step=%s.%s\n", name, (int)getpid(),
+	       getenv("SLURM_JOB_ID") ?: "-", getenv("SLURM_STEP_ID") ?: "-");
 	fflush(stdout);
 	if (snprintf(output, sizeof(output), "%s/%s", o->output ? o->output : ".", name) >= (int)sizeof(output)) {
 		report_error("Argument --output: the path with the node's name is too long");
