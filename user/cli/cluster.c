@@ -52,6 +52,7 @@ struct cluster {
 	size_t in_used;
 	int signal;            /* the first signal that came, 0: none */
 	char step[48];         /* srun's step "J.S" (a node copy's hello says it), "": not known */
+	FILE *events;          /* --events=json:PATH: the nodes' events go there (main opened it) */
 };
 
 static int node_index(const struct cluster *k, const char *name, size_t len)
@@ -102,8 +103,8 @@ static void print_node_line(const struct cluster *k, int node, int task, const c
 {
 	const char *name = node >= 0 ? k->plan.names[node] : NULL;
 
-	if (text[0] == '{' && name)
-		printf("{\"node\":\"%s\",%s\n", name, text + 1); /* "{}" does not occur: every event has members */
+	if (text[0] == '{' && name) /* "{}" does not occur: every event has members */
+		fprintf(k->events ? k->events : stdout, "{\"node\":\"%s\",%s\n", name, text + 1);
 	else if (name)
 		printf("[%s] %s\n", name, text);
 	else
@@ -180,6 +181,8 @@ static bool read_lines(struct cluster *k, struct chan *ch, int fd, bool is_err)
 		*used -= len;
 	}
 	fflush(stdout);
+	if (k->events)
+		fflush(k->events);
 	return true;
 }
 
@@ -512,7 +515,16 @@ int cluster_run(const struct options *o)
 		cluster_plan_free(&k.plan);
 		return 1;
 	}
+	/* The file main created for --events=json:PATH: the nodes' events are appended to it. */
+	if (o->events && !strncmp(o->events, "json:", 5) && !(k.events = fopen(o->events + 5, "ae"))) {
+		report_error("Argument --events: %s: %s", o->events + 5, strerror(errno));
+		close(k.sigfd);
+		cluster_plan_free(&k.plan);
+		return EXIT_OPTION_ERROR;
+	}
 	rc = run(&k);
+	if (k.events)
+		fclose(k.events);
 	for (int i = 0; i < k.nchans; i++) {
 		if (k.chans[i].c.in >= 0)
 			close(k.chans[i].c.in);
