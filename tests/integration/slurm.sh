@@ -204,3 +204,18 @@ EOF
 	expect_line "^  a: 1 target, 1 window, 1 PROF_ folder in $T/o/a\$"
 	expect_line "^\[b\] dynamic profiling for pid $p2 start success"
 }
+
+# A --commands file is read by the coordinator and sent to every node on
+# srun's standard input (no shared file system needed for it).
+test_slurm_job_commands_file() {
+	cluster_up 3
+	start_job 3
+	printf 'start\nsleep 1s\nstop\nquit\n' > $T/cmds
+	timeout -s KILL 90 "$DP" --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o \
+		--commands=$T/cmds </dev/null > $T/out 2>&1
+	expect_status 0 $?
+	expect_folders $WORKERS n1 n2 n3
+	for n in n1 n2 n3; do
+		expect_line "^  $n: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
+	done
+}
