@@ -179,22 +179,26 @@ test_slurm_job_not_running() {
 # --nodes through a launcher that is a local shell command: node.sh gives
 # each "node" its own target in place of --pid=auto, as ssh would reach
 # another host's.
-test_nodes_local_launcher() {
-	local p1 p2
-	p1=$(start_target)
-	p2=$(start_target)
+write_node_sh() { # write_node_sh PID_FOR_A PID_FOR_B
 	cat > $T/node.sh <<EOF
 #!/bin/bash
 node=\$1; shift
 args=()
 for a in "\$@"; do
-	[ "\$a" = --pid=auto ] && a=--pid=\$([ \$node = a ] && echo $p1 || echo $p2)
+	[ "\$a" = --pid=auto ] && a=--pid=\$([ \$node = a ] && echo $1 || echo $2)
 	args+=("\$a")
 done
 echo "launched on \$node" >> $T/launched
 exec "\${args[@]}"
 EOF
 	chmod +x $T/node.sh
+}
+
+test_nodes_local_launcher() {
+	local p1 p2
+	p1=$(start_target)
+	p2=$(start_target)
+	write_node_sh $p1 $p2
 	{ echo start; sleep 1; echo stop; sleep 0.3; echo quit; } |
 		timeout -s KILL 60 "$DP" --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o > $T/out 2>&1
 	expect_status 0 $?
@@ -203,6 +207,25 @@ EOF
 	[ -n "$(prof_dirs_of $T/o/a $p1)" ] && [ -n "$(prof_dirs_of $T/o/b $p2)" ] || fail "folders not per node"
 	expect_line "^  a: 1 target, 1 window, 1 PROF_ folder in $T/o/a\$"
 	expect_line "^\[b\] dynamic profiling for pid $p2 start success"
+}
+
+# SIGTERM on the coordinator reaches each launcher's process group: every
+# node's window is stopped and saved.
+test_nodes_sigterm_stops_every_node() {
+	local p1 p2
+	p1=$(start_target)
+	p2=$(start_target)
+	write_node_sh $p1 $p2
+	dp_background --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
+	dp_send start
+	wait_until 30 windows_open 2 || { cat $T/out; fail "windows did not open on both nodes"; }
+	kill -TERM $DP_PID
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end on SIGTERM"; }
+	wait $DP_PID
+	expect_status 143 $?
+	expect_line "^\[a\] \[INFO\] summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o/a; windows: 1 saved"
+	expect_line "^\[b\] \[INFO\] summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o/b; windows: 1 saved"
+	expect_line 'every node stopped its windows'
 }
 
 # A --commands file is read by the coordinator and sent to every node on
