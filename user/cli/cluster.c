@@ -455,6 +455,9 @@ static int summary(const struct cluster *k)
 						 k->plan.names[i]);
 		nfailed++;
 	}
+	if (k->o->slurm_job && k->nchans && k->chans[0].status > 0 && nfailed == k->plan.n)
+		report_info("srun exited with status %d%s", k->chans[0].status,
+			    k->chans[0].status == 127 ? " (not found: SLURM's client commands must be in PATH)" : "");
 	if (nfailed)
 		report_error("dynprof: %d of %d node%s failed: %s", nfailed, k->plan.n, k->plan.n == 1 ? "" : "s", failed);
 	else
