@@ -242,3 +242,29 @@ test_slurm_job_commands_file() {
 		expect_line "^  $n: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
 	done
 }
+
+# A node whose ranks never serve a socket (here: none runs there) fails
+# after --node-wait, named, while the other nodes' windows (open past that
+# moment) go on to close and be saved.
+test_slurm_node_without_targets_fails_alone() {
+	cluster_up 3
+	local card
+	card=$(make_card 0)
+	cat > "$T/job.sh" <<JOB
+#!/bin/bash
+srun -N2 -n$((2 * WORKERS)) -w n1,n2 --ntasks-per-node=$WORKERS env PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO \
+	DYNPROF_AGENT_DEVICES="$T/dev/davinci*" $CARD_USER $card 600 &
+srun -N1 -n1 -w n3 sleep 600 &
+wait
+JOB
+	J=$(sbatch --parsable -N3 --ntasks-per-node=$WORKERS -o "$T/job.log" "$T/job.sh") || fail "sbatch failed"
+	wait_until 20 job_running $J || fail "job $J is not running"
+	wait_until 20 workers_listen n1 n2 || { cat "$T/job.log"; fail "the workers do not listen"; }
+	timeout -s KILL 90 "$DP" --device="$T/dev/davinci*" --node-wait=2s --slurm-job=$J --output=$T/o \
+		--window=start=+1s,stop=+5s </dev/null > $T/out 2>&1
+	expect_status 1 $?
+	expect_line "^\[n3\] \[ERROR\] dynprof: job $J: no process of the job on this node holds a card"
+	expect_line '^\[ERROR\] dynprof: 1 of 3 nodes failed: n3$'
+	expect_folders $WORKERS n1 n2
+	expect_line "^  n1: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
+}
