@@ -142,6 +142,7 @@ test_slurm_scancel_mid_window() {
 		expect_line "^  $n: "
 	done
 	expect_line 'nodes failed'
+	expect_line "^\[INFO\] job $J is (CANCELLED|COMPLETING) now\$"
 	node_copy_pid n1 >/dev/null && fail "a node copy still runs"
 	true
 }

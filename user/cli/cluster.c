@@ -25,34 +25,34 @@
 /* What one node said of itself. */
 struct node_rec {
 	bool hello;
-	int status;            /* its exit status; -1: it never said */
+	int status; /* its exit status; -1: it never said */
 	int targets, windows, folders, saved, incomplete, lost;
-	char why[256];         /* srun's word about it (killed, lost...) */
+	char why[256]; /* srun's word about it (killed, lost...) */
 };
 
 /* One started command: srun (all nodes, lines labelled with the task) or a launcher (one node). */
 struct chan {
 	struct cluster_child c;
-	int node;              /* the launcher's node; -1 for srun */
+	int node; /* the launcher's node; -1 for srun */
 	char out[LINE_MAX_LEN], err[LINE_MAX_LEN];
 	size_t out_used, err_used;
-	int status;            /* -1 while it runs */
+	int status; /* -1 while it runs */
 };
 
 struct cluster {
 	const struct options *o;
 	struct cluster_plan plan;
 	struct node_rec *nodes;
-	int *task_node;        /* srun's task number -> node index (-1: not said yet) */
+	int *task_node; /* srun's task number -> node index (-1: not said yet) */
 	struct chan *chans;
 	int nchans;
 	int sigfd;
 	bool input_open;
 	char in[LINE_MAX_LEN];
 	size_t in_used;
-	int signal;            /* the first signal that came, 0: none */
-	char step[48];         /* srun's step "J.S" (a node copy's hello says it), "": not known */
-	FILE *events;          /* --events=json:PATH: the nodes' events go there (main opened it) */
+	int signal;    /* the first signal that came, 0: none */
+	char step[48]; /* srun's step "J.S" (a node copy's hello says it), "": not known */
+	FILE *events;  /* --events=json:PATH: the nodes' events go there (main opened it) */
 };
 
 static int node_index(const struct cluster *k, const char *name, size_t len)
@@ -78,7 +78,8 @@ static void on_frame(struct cluster *k, int task, int node, const char *text)
 
 		k->nodes[i].hello = true;
 		if (step && node < 0 && !strchr(step, '-'))
-			snprintf(k->step, sizeof(k->step), "%.*s", (int)strcspn(step + 6, " "), step + 6);
+			snprintf(k->step, sizeof(k->step), "%.*s", (int)strcspn(step + 6, " "),
+				 step + 6);
 		if (task >= 0 && task < k->plan.n)
 			k->task_node[task] = i;
 	} else if (!strncmp(rest, " exit=", 6))
@@ -88,13 +89,21 @@ static void on_frame(struct cluster *k, int task, int node, const char *text)
 /* The node copy's last line: "[INFO] summary: T targets joined, W windows opened, F PROF_ folders in ...". */
 static void on_summary(struct node_rec *r, const char *text)
 {
-	const char *s = strstr(text, "summary: ");
-	int t, w, f;
+	const char *s = strstr(text, "summary: "), *fates;
+	int t, w, f, saved, incomplete, lost;
 
-	if (s && sscanf(s, "summary: %d target%*[s ]joined, %d window%*[s ]opened, %d PROF_", &t, &w, &f) == 3) {
-		r->targets = t;
-		r->windows = w;
-		r->folders = f;
+	if (!s || sscanf(s, "summary: %d target%*[s ]joined, %d window%*[s ]opened, %d PROF_", &t,
+			 &w, &f) != 3)
+		return;
+	r->targets = t;
+	r->windows = w;
+	r->folders = f;
+	fates = strstr(s, "; windows: ");
+	if (fates && sscanf(fates, "; windows: %d saved, %d saved incomplete, %d lost", &saved,
+			    &incomplete, &lost) == 3) {
+		r->saved = saved;
+		r->incomplete = incomplete;
+		r->lost = lost;
 	}
 }
 
@@ -226,9 +235,10 @@ static void send_start(struct cluster *k)
 	}
 	gmtime_r(&secs, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	report_info("start: every node opens its windows at %s.%03dZ (in %d ms)", when, (int)(at_ms % 1000),
-		    k->o->sync_margin_ms);
-	snprintf(line, sizeof(line), "start at:@%lld.%03d\n", (long long)(at_ms / 1000), (int)(at_ms % 1000));
+	report_info("start: every node opens its windows at %s.%03dZ (in %d ms)", when,
+		    (int)(at_ms % 1000), k->o->sync_margin_ms);
+	snprintf(line, sizeof(line), "start at:@%lld.%03d\n", (long long)(at_ms / 1000),
+		 (int)(at_ms % 1000));
 	send_all(k, line, strlen(line));
 }
 
@@ -291,7 +301,8 @@ static void signal_step(struct cluster *k, int sig)
 	int rc;
 
 	snprintf(sigarg, sizeof(sigarg), "--signal=%s", sigabbrev_np(sig) ?: "TERM");
-	rc = k->step[0] ? cluster_capture(argv, out, sizeof(out), err, sizeof(err), 10000) : -ENOENT;
+	rc = k->step[0] ? cluster_capture(argv, out, sizeof(out), err, sizeof(err), 10000) :
+			  -ENOENT;
 	if (rc == 0)
 		return;
 	if (k->step[0])
@@ -308,7 +319,8 @@ static void on_signal(struct cluster *k)
 
 	if (n != sizeof(si))
 		return;
-	report_info("received SIG%s: stopping the windows on every node", sigabbrev_np((int)si.ssi_signo) ?: "?");
+	report_info("received SIG%s: stopping the windows on every node",
+		    sigabbrev_np((int)si.ssi_signo) ?: "?");
 	if (!k->signal)
 		k->signal = (int)si.ssi_signo;
 	if (k->o->slurm_job && k->nchans && k->chans[0].status < 0) {
@@ -342,7 +354,8 @@ static int start_chans(struct cluster *k)
 			cluster_plan_argv_free(argv);
 			if (k->o->slurm_job)
 				return rc;
-			snprintf(k->nodes[i].why, sizeof(k->nodes[i].why), "its launcher did not start");
+			snprintf(k->nodes[i].why, sizeof(k->nodes[i].why),
+				 "its launcher did not start");
 			continue;
 		}
 		cluster_plan_argv_free(argv);
@@ -423,43 +436,61 @@ static void print_node(const struct cluster *k, int i)
 	const char *name = k->plan.names[i];
 
 	if (!node_failed(k, r))
-		report_plain("  %s: %d target%s, %d window%s, %d PROF_ folder%s in %s/%s", name, r->targets,
-			     r->targets == 1 ? "" : "s", r->windows, r->windows == 1 ? "" : "s", r->folders,
-			     r->folders == 1 ? "" : "s", k->plan.output, name);
+		report_plain("  %s: %d target%s, %d window%s, %d PROF_ folder%s in %s/%s", name,
+			     r->targets, r->targets == 1 ? "" : "s", r->windows,
+			     r->windows == 1 ? "" : "s", r->folders, r->folders == 1 ? "" : "s",
+			     k->plan.output, name);
 	else if (r->status > 0)
-		report_plain("  %s: FAILED (exit status %d): %d target%s, %d window%s, %d PROF_ folder%s in %s/%s%s%s",
-			     name, r->status, r->targets, r->targets == 1 ? "" : "s", r->windows,
-			     r->windows == 1 ? "" : "s", r->folders, r->folders == 1 ? "" : "s", k->plan.output,
-			     name, r->why[0] ? "; " : "", r->why);
+		report_plain(
+			"  %s: FAILED (exit status %d): %d target%s, %d window%s, %d PROF_ folder%s in %s/%s%s%s",
+			name, r->status, r->targets, r->targets == 1 ? "" : "s", r->windows,
+			r->windows == 1 ? "" : "s", r->folders, r->folders == 1 ? "" : "s",
+			k->plan.output, name, r->why[0] ? "; " : "", r->why);
 	else
-		report_plain("  %s: FAILED: %s", name, r->hello ? "its dynprof ended without a result (killed, or the node was lost)" :
-			     "its dynprof never started there");
+		report_plain(
+			"  %s: FAILED: %s", name,
+			r->hello ?
+				"its dynprof ended without a result (killed, or the node was lost)" :
+				"its dynprof never started there");
 	if (r->status < 0 && r->why[0])
 		report_plain("      (%s)", r->why);
+	/* Windows that did not end saved are a node's news even when it ended well. */
+	if (r->incomplete || r->lost)
+		report_plain("      (%s: %d window%s saved incomplete, %d lost)", name,
+			     r->incomplete, r->incomplete == 1 ? "" : "s", r->lost);
 }
 
 static int summary(const struct cluster *k)
 {
-	char failed[1024] = "";
+	char failed[1024] = "", state[64];
 	size_t used = 0;
 	int nfailed = 0;
 
-	report_info("%s %s: %d node%s", k->o->slurm_job ? "job" : "nodes", k->o->slurm_job ? k->o->slurm_job : k->o->nodes,
-		    k->plan.n, k->plan.n == 1 ? "" : "s");
+	report_info("%s %s: %d node%s", k->o->slurm_job ? "job" : "nodes",
+		    k->o->slurm_job ? k->o->slurm_job : k->o->nodes, k->plan.n,
+		    k->plan.n == 1 ? "" : "s");
 	for (int i = 0; i < k->plan.n; i++) {
 		print_node(k, i);
 		if (!node_failed(k, &k->nodes[i]))
 			continue;
 		if (used + CLUSTER_NAME_MAX + 8 < sizeof(failed))
-			used += (size_t)snprintf(failed + used, sizeof(failed) - used, "%s%s", nfailed ? ", " : "",
-						 k->plan.names[i]);
+			used += (size_t)snprintf(failed + used, sizeof(failed) - used, "%s%s",
+						 nfailed ? ", " : "", k->plan.names[i]);
 		nfailed++;
 	}
 	if (k->o->slurm_job && k->nchans && k->chans[0].status > 0 && nfailed == k->plan.n)
 		report_info("srun exited with status %d%s", k->chans[0].status,
-			    k->chans[0].status == 127 ? " (not found: SLURM's client commands must be in PATH)" : "");
+			    k->chans[0].status == 127 ?
+				    " (not found: SLURM's client commands must be in PATH)" :
+				    "");
+	/* Nodes that failed together: the job itself may have ended (scancel, its time limit). */
+	if (k->o->slurm_job && nfailed &&
+	    !cluster_plan_job_state(k->o->slurm_job, state, sizeof(state)) &&
+	    strcmp(state, "RUNNING"))
+		report_info("job %s is %s now", k->o->slurm_job, state);
 	if (nfailed)
-		report_error("dynprof: %d of %d node%s failed: %s", nfailed, k->plan.n, k->plan.n == 1 ? "" : "s", failed);
+		report_error("dynprof: %d of %d node%s failed: %s", nfailed, k->plan.n,
+			     k->plan.n == 1 ? "" : "s", failed);
 	else
 		report_info(k->signal ? "every node stopped its windows" : "every node ended well");
 	if (k->signal)
@@ -485,8 +516,8 @@ static int run(struct cluster *k)
 		k->task_node[i] = -1;
 	}
 	report_info("%s %s: dynprof on %d node%s: %s%s", k->o->slurm_job ? "job" : "nodes",
-		    k->o->slurm_job ? k->o->slurm_job : k->o->nodes, k->plan.n, k->plan.n == 1 ? "" : "s",
-		    k->plan.names[0], k->plan.n > 1 ? ", ..." : "");
+		    k->o->slurm_job ? k->o->slurm_job : k->o->nodes, k->plan.n,
+		    k->plan.n == 1 ? "" : "s", k->plan.names[0], k->plan.n > 1 ? ", ..." : "");
 	rc = start_chans(k);
 	if (rc) {
 		free(pfds);
@@ -519,7 +550,8 @@ int cluster_run(const struct options *o)
 		return 1;
 	}
 	/* The file main created for --events=json:PATH: the nodes' events are appended to it. */
-	if (o->events && !strncmp(o->events, "json:", 5) && !(k.events = fopen(o->events + 5, "ae"))) {
+	if (o->events && !strncmp(o->events, "json:", 5) &&
+	    !(k.events = fopen(o->events + 5, "ae"))) {
 		report_error("Argument --events: %s: %s", o->events + 5, strerror(errno));
 		close(k.sigfd);
 		cluster_plan_free(&k.plan);

@@ -26,10 +26,10 @@ int cluster_capture(char *const argv[], char *buf, size_t len, char *err, size_t
 		    int timeout_ms) DP_MUST_CHECK;
 
 struct cluster_child {
-	pid_t pid;   /* also its process group: signals go to the group */
-	int in;      /* its standard input (write end), -1 once closed */
-	int out;     /* its standard output (read end) */
-	int err;     /* its standard error (read end), -1 when merged into out */
+	pid_t pid; /* also its process group: signals go to the group */
+	int in;	   /* its standard input (write end), -1 once closed */
+	int out;   /* its standard output (read end) */
+	int err;   /* its standard error (read end), -1 when merged into out */
 };
 
 /*

@@ -18,8 +18,9 @@
 static int add_name(struct cluster_plan *p, const char *name, size_t len)
 {
 	if (!options_node_name_valid(name, len)) {
-		report_error("dynprof: node name '%.*s' cannot name a folder (letters, digits, '.', '_', '-')",
-			     (int)len, name);
+		report_error(
+			"dynprof: node name '%.*s' cannot name a folder (letters, digits, '.', '_', '-')",
+			(int)len, name);
 		return -1;
 	}
 	if (p->n == CLUSTER_MAX_NODES) {
@@ -57,8 +58,22 @@ static int scontrol(char *const argv[], char *out, size_t len)
 	err[strcspn(err, "\n")] = '\0';
 	report_error("dynprof: scontrol %s %s: %s", argv[1], argv[2],
 		     rc == -ENOENT ? "not found (SLURM's client commands must be in PATH)" :
-		     rc < 0 ? strerror(-rc) : err[0] ? err : "failed");
+		     rc < 0	   ? strerror(-rc) :
+		     err[0]	   ? err :
+				     "failed");
 	return -1;
+}
+
+int cluster_plan_job_state(const char *job, char *state, size_t len)
+{
+	char *show[] = { "scontrol", "show", "job", "-o", (char *)job, NULL };
+	char line[65536];
+
+	state[0] = '\0';
+	if (cluster_capture(show, line, sizeof(line), NULL, 0, SCONTROL_TIMEOUT_MS) ||
+	    !job_field(line, "JobState", state, len) || !state[0])
+		return -1;
+	return 0;
 }
 
 /* The job's nodes: it must be running; its NodeList expanded by scontrol show hostnames. */
@@ -73,10 +88,12 @@ static int slurm_nodes(struct cluster_plan *p, const char *job)
 		return -1;
 	job_field(line, "JobState", state, sizeof(state));
 	if (strcmp(state, "RUNNING")) {
-		report_error("dynprof: job %s is %s, not RUNNING: no node runs it", job, state[0] ? state : "unknown");
+		report_error("dynprof: job %s is %s, not RUNNING: no node runs it", job,
+			     state[0] ? state : "unknown");
 		return -1;
 	}
-	if (!job_field(line, "NodeList", list, sizeof(list)) || !list[0] || !strcmp(list, "(null)")) {
+	if (!job_field(line, "NodeList", list, sizeof(list)) || !list[0] ||
+	    !strcmp(list, "(null)")) {
 		report_error("dynprof: job %s: scontrol shows no NodeList", job);
 		return -1;
 	}
@@ -117,7 +134,8 @@ static int read_commands(struct cluster_plan *p, const char *path)
 		p->commands_len += (size_t)n;
 	close(fd);
 	if (n < 0 || p->commands_len == COMMANDS_MAX) {
-		report_error("Argument --commands: %s: %s", path, n < 0 ? strerror(errno) : "larger than 1 MiB");
+		report_error("Argument --commands: %s: %s", path,
+			     n < 0 ? strerror(errno) : "larger than 1 MiB");
 		return -1;
 	}
 	return 0;
@@ -126,8 +144,10 @@ static int read_commands(struct cluster_plan *p, const char *path)
 /* Options the coordinator keeps for itself or gives the node copy in another form. */
 static bool coordinator_only(const char *arg)
 {
-	static const char *const own[] = { "--nodes=", "--launcher=", "--output=", "--commands=",
-					   "--sync-margin=", "--node-copy=", "--events=", NULL };
+	static const char *const own[] = {
+		"--nodes=",	  "--launcher=",  "--output=", "--commands=",
+		"--sync-margin=", "--node-copy=", "--events=", NULL
+	};
 
 	for (int i = 0; own[i]; i++)
 		if (!strncmp(arg, own[i], strlen(own[i])))
@@ -174,7 +194,8 @@ int cluster_plan_make(struct cluster_plan *p, const struct options *o)
 	p->names = calloc(CLUSTER_MAX_NODES, sizeof(*p->names));
 	n = readlink("/proc/self/exe", p->self, sizeof(p->self) - 1);
 	if (!p->names || n <= 0) {
-		report_error("dynprof: %s", !p->names ? "out of memory" : "cannot read /proc/self/exe");
+		report_error("dynprof: %s",
+			     !p->names ? "out of memory" : "cannot read /proc/self/exe");
 		return -1;
 	}
 	p->self[n] = '\0';

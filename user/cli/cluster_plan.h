@@ -25,17 +25,20 @@
 struct cluster_plan {
 	char (*names)[CLUSTER_NAME_MAX]; /* the nodes, in SLURM's order */
 	int n;
-	char output[PATH_MAX];   /* absolute: each node writes under output/<node> */
-	char self[PATH_MAX];     /* this dynprof (the same path on every node) */
-	char **args;             /* the node copy's options after argv[0], NULL-terminated */
+	char output[PATH_MAX]; /* absolute: each node writes under output/<node> */
+	char self[PATH_MAX];   /* this dynprof (the same path on every node) */
+	char **args;	       /* the node copy's options after argv[0], NULL-terminated */
 	int nargs;
-	char *commands;          /* the --commands file's text (sent on standard input), or NULL */
+	char *commands; /* the --commands file's text (sent on standard input), or NULL */
 	size_t commands_len;
 };
 
 /* Nodes, folders and the node copy's command line. 0 or -1 (printed). */
 int cluster_plan_make(struct cluster_plan *p, const struct options *o) DP_MUST_CHECK;
 void cluster_plan_free(struct cluster_plan *p);
+
+/* The job's state now (RUNNING, CANCELLED, ...) into state. 0, or -1 when scontrol does not say. */
+int cluster_plan_job_state(const char *job, char *state, size_t len) DP_MUST_CHECK;
 
 /*
  * The command to start: srun over every node (index < 0), or node i's

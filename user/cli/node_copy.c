@@ -36,7 +36,8 @@ static const char *node_name(const char *given, char *buf, size_t len)
 	}
 	if (options_node_name_valid(name, strlen(name)))
 		return name;
-	report_error("dynprof: node name '%s' cannot name a folder (letters, digits, '.', '_', '-')", name);
+	report_error("dynprof: node name '%s' cannot name a folder (letters, digits, '.', '_', '-')",
+		     name);
 	return NULL;
 }
 
@@ -56,14 +57,18 @@ static int list_job_pids(const char *job, struct job_pids *jp)
 	if (rc) {
 		err[strcspn(err, "\n")] = '\0';
 		report_warning("dynprof: scontrol listpids %s: %s", job,
-			       rc < 0 ? strerror(-rc) : err[0] ? err : "failed");
+			       rc < 0 ? strerror(-rc) :
+			       err[0] ? err :
+					"failed");
 		return -1;
 	}
-	for (char *line = strtok(out, "\n"); line && jp->n < MAX_JOB_PIDS; line = strtok(NULL, "\n")) {
+	for (char *line = strtok(out, "\n"); line && jp->n < MAX_JOB_PIDS;
+	     line = strtok(NULL, "\n")) {
 		char *end;
 		long pid = strtol(line, &end, 10);
 
-		if (end != line && pid > 0 && pid <= INT_MAX && (*end == ' ' || *end == '\t' || !*end))
+		if (end != line && pid > 0 && pid <= INT_MAX &&
+		    (*end == ' ' || *end == '\t' || !*end))
 			jp->pid[jp->n++] = (int)pid;
 	}
 	return 0;
@@ -137,16 +142,17 @@ static int job_targets(const struct options *o, char *list, size_t len)
 		if (clock_ms() >= deadline) {
 			if (now.found > 0)
 				break;
-			report_error("dynprof: job %s: no process of the job on this node holds a card and serves a dynamic profiling socket (waited %d ms; the workers need PROFILING_MODE=dynamic)",
-				     o->slurm_job, o->node_wait_ms);
+			report_error(
+				"dynprof: job %s: no process of the job on this node holds a card and serves a dynamic profiling socket (waited %d ms; the workers need PROFILING_MODE=dynamic)",
+				o->slurm_job, o->node_wait_ms);
 			return -1;
 		}
 		before = now;
 		usleep(SCAN_PAUSE_US);
 	}
 	snprintf(list, len, "%s", now.list);
-	report_info("job %s: %d target%s on this node: %s", o->slurm_job, now.found, now.found == 1 ? "" : "s",
-		    now.list);
+	report_info("job %s: %d target%s on this node: %s", o->slurm_job, now.found,
+		    now.found == 1 ? "" : "s", now.list);
 	return 0;
 }
 
@@ -264,7 +270,8 @@ int node_copy_run(struct options *o, int (*attach)(const struct options *o))
 	printf(NODE_COPY_TAG "%s hello pid=%d step=%s.%s\n", name, (int)getpid(),
 	       getenv("SLURM_JOB_ID") ?: "-", getenv("SLURM_STEP_ID") ?: "-");
 	fflush(stdout);
-	if (snprintf(output, sizeof(output), "%s/%s", o->output ? o->output : ".", name) >= (int)sizeof(output)) {
+	if (snprintf(output, sizeof(output), "%s/%s", o->output ? o->output : ".", name) >=
+	    (int)sizeof(output)) {
 		report_error("Argument --output: the path with the node's name is too long");
 		rc = EXIT_OPTION_ERROR;
 	} else if (o->slurm_job && job_targets(o, list, sizeof(list))) {
