@@ -137,7 +137,7 @@ FORMAT_DIRS := user bpf include tests tools bench
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS) $(FUZZ_LIB_OBJS) $(FUZZ_CONV_LIB_OBJS)
-.PHONY: all deps test test-build fuzz mutate demo bench install uninstall clean help check-layers format format-check
+.PHONY: all deps test test-deps test-build fuzz mutate demo bench install uninstall clean help check-layers format format-check
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
@@ -153,6 +153,7 @@ help:
 	@echo 'make format          clang-format the C files of $(FORMAT_DIRS) in place (.clang-format)'
 	@echo 'make format-check    list the C files clang-format would change; fails if any (not in make test)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'
+	@echo 'make test-deps       install missing test dependencies: SLURM and munge (Debian, as root)'
 	@echo 'make clean           remove build/'
 	@echo 'V=1 shows the commands.'
 
@@ -324,7 +325,12 @@ check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) \
 	$(FAKEHAL_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
 
-test: test-build check-layers
+# Packages only the tests use (a real SLURM cluster): installed when missing,
+# as root; without them the SLURM tests fail saying so, the others run.
+test-deps:
+	-$(Q)tools/install-test-deps.sh
+
+test: test-build check-layers test-deps
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 # Each tests/mutate/*.patch breaks one behaviour; its tests must fail

@@ -7,7 +7,9 @@
 #include "cli/automation.h"
 #include "common/fdlimit.h"
 #include "kernel/cgroot.h"
+#include "cli/cluster.h"
 #include "cli/console.h"
+#include "cli/node_copy.h"
 #include "cli/dryrun.h"
 #include "kernel/discover.h"
 #include "out/events_out.h"
@@ -133,6 +135,10 @@ int main(int argc, char **argv)
 		rc = dryrun_run(&o);
 	} else if (o.list) {
 		rc = listing_run(&o);
+	} else if (o.node_copy) {
+		rc = node_copy_run(&o, attach);
+	} else if (o.slurm_job || o.nodes) {
+		rc = cluster_run(&o);
 	} else if (o.application || o.app_argv) {
 		rc = launch_mode_run(&o);
 	} else {

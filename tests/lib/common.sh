@@ -31,6 +31,8 @@ all_gone() {
 
 cleanup_test() {
 	local status=$? p pids=()
+	# A test's SLURM cluster (tests/lib/slurm_cluster.sh) goes down first, whole.
+	[ -f "$T/.slurm" ] && declare -F slurm_down >/dev/null && slurm_down "$(cat "$T/.slurm")"
 	[ -f "$T/.pids" ] && mapfile -t pids < "$T/.pids"
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	# Let them exit on their own, so sanitizer builds write their reports.

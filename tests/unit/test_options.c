@@ -138,4 +138,60 @@ TEST(pid_values_out_of_range_are_not_called_non_numeric)
 	CHECK_INT(pid, 42);
 }
 
+TEST(slurm_job_takes_a_job_id_and_implies_dynamic)
+{
+	struct options o;
+	char *ok[] = { "dynprof", "--slurm-job=4242", "--hccl=on", NULL };
+	char *array[] = { "dynprof", "--slurm-job=4242_7", NULL };
+	char *bad[] = { "dynprof", "--slurm-job=12x", NULL };
+	char *empty_elem[] = { "dynprof", "--slurm-job=12_", NULL };
+	char *with_pid[] = { "dynprof", "--slurm-job=1", "--pid=3", NULL };
+	char *with_app[] = { "dynprof", "--slurm-job=1", "./run.sh", NULL };
+	char *with_control[] = { "dynprof", "--slurm-job=1", "--control=unix:/x", NULL };
+	char *both[] = { "dynprof", "--slurm-job=1", "--nodes=a", NULL };
+
+	CHECK_INT(parse(&o, ok), 0);
+	CHECK_STR(o.slurm_job, "4242");
+	CHECK_INT(o.dynamic, 1);
+	CHECK_INT(o.sync_margin_ms, OPTIONS_DEFAULT_SYNC_MARGIN_MS);
+	CHECK_INT(o.argc, 3);
+	CHECK(o.argv == ok);
+	options_free(&o);
+	CHECK_INT(parse(&o, array), 0);
+	options_free(&o);
+	CHECK(parse(&o, bad) != 0);
+	CHECK(parse(&o, empty_elem) != 0);
+	CHECK(parse(&o, with_pid) != 0);
+	CHECK(parse(&o, with_app) != 0);
+	CHECK(parse(&o, with_control) != 0);
+	CHECK(parse(&o, both) != 0);
+}
+
+TEST(nodes_and_launcher)
+{
+	struct options o;
+	char *ok[] = { "dynprof", "--nodes=n1,gpu-2.rack_3", "--launcher=pdsh -w {node}", "--sync-margin=0", NULL };
+	char *bad_name[] = { "dynprof", "--nodes=n1,,n2", NULL };
+	char *dot_name[] = { "dynprof", "--nodes=..", NULL };
+	char *slash[] = { "dynprof", "--nodes=a/b", NULL };
+	char *no_placeholder[] = { "dynprof", "--nodes=a", "--launcher=ssh", NULL };
+	char *launcher_alone[] = { "dynprof", "--pid=1", "--launcher=ssh {node}", NULL };
+	char *node_copy[] = { "dynprof", "--node-copy=-", "--pid=auto", NULL };
+	char *node_copy_bad[] = { "dynprof", "--node-copy=../x", "--pid=auto", NULL };
+
+	CHECK_INT(parse(&o, ok), 0);
+	CHECK_STR(o.nodes, "n1,gpu-2.rack_3");
+	CHECK_INT(o.sync_margin_ms, 0);
+	options_free(&o);
+	CHECK(parse(&o, bad_name) != 0);
+	CHECK(parse(&o, dot_name) != 0);
+	CHECK(parse(&o, slash) != 0);
+	CHECK(parse(&o, no_placeholder) != 0);
+	CHECK(parse(&o, launcher_alone) != 0);
+	CHECK_INT(parse(&o, node_copy), 0);
+	CHECK_STR(o.node_copy, "-");
+	options_free(&o);
+	CHECK(parse(&o, node_copy_bad) != 0);
+}
+
 UNIT_MAIN()

@@ -437,7 +437,89 @@ static int set_once(const char **field, const char *name, const char *v)
 	return 0;
 }
 
-static int parse_valued(struct options *o, const char *name, const char *v)
+/* A job id: digits, or an array job's element (J_K). */
+static bool job_id_valid(const char *v)
+{
+	size_t digits = strspn(v, "0123456789");
+
+	if (digits == 0 || digits > 10)
+		return false;
+	if (!v[digits])
+		return true;
+	return v[digits] == '_' && strspn(v + digits + 1, "0123456789") == strlen(v + digits + 1) &&
+	       v[digits + 1];
+}
+
+/* A node name as a folder and a command word: [A-Za-z0-9._-], not starting with '.' or '-'. */
+bool options_node_name_valid(const char *v, size_t len)
+{
+	if (len == 0 || len > 63 || v[0] == '.' || v[0] == '-')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)v[i]) && !strchr("._-", v[i]))
+			return false;
+	return true;
+}
+
+static int parse_node_list(struct options *o, const char *v)
+{
+	for (const char *p = v;;) {
+		size_t len = strcspn(p, ",");
+
+		if (!options_node_name_valid(p, len))
+			return fail("Argument --nodes: invalid node name '%.*s'. Please input a comma-separated list of host names (letters, digits, '.', '_', '-').",
+				    (int)len, p);
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	return set_once(&o->nodes, "nodes", v);
+}
+
+/* A duration of 0 (off) or as --timeout reads it, up to an hour. */
+static int parse_ms_or_zero(const char *name, const char *v, int *out)
+{
+	int64_t ms;
+
+	if (!strcmp(v, "0")) {
+		*out = 0;
+		return 0;
+	}
+	if (duration_parse_ms(v, &ms) || ms > 3600 * 1000)
+		return fail("Argument --%s: invalid value: %s. Please input a duration such as 500ms, 2s or 0 (at most 3600 s).",
+			    name, v);
+	*out = (int)ms;
+	return 0;
+}
+
+/* --slurm-job, --nodes, --launcher, --sync-margin, --node-wait, --node-copy; -ENOENT: none of them. */
+static int parse_cluster(struct options *o, const char *name, const char *v)
+{
+	if (!strcmp(name, "slurm-job")) {
+		if (!job_id_valid(v))
+			return fail("Argument --slurm-job: invalid value: %s. Please input a SLURM job id such as 4242.", v);
+		return set_once(&o->slurm_job, name, v);
+	}
+	if (!strcmp(name, "nodes"))
+		return parse_node_list(o, v);
+	if (!strcmp(name, "launcher")) {
+		if (!strstr(v, "{node}"))
+			return fail("Argument --launcher: invalid value: %s. Please input a command with {node} where the node's name goes, e.g. 'ssh {node}'.", v);
+		return set_once(&o->launcher, name, v);
+	}
+	if (!strcmp(name, "sync-margin"))
+		return parse_ms_or_zero(name, v, &o->sync_margin_ms);
+	if (!strcmp(name, "node-wait"))
+		return parse_ms_or_zero(name, v, &o->node_wait_ms);
+	if (!strcmp(name, "node-copy")) {
+		if (strcmp(v, "-") && !options_node_name_valid(v, strlen(v)))
+			return fail("Argument --node-copy: invalid node name: %s.", v);
+		return set_once(&o->node_copy, name, v);
+	}
+	return -ENOENT;
+}
+
+static int parse_plain(struct options *o, const char *name, const char *v)
 {
 	const struct switch_def *d;
 	int ms;
@@ -522,6 +604,13 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 	return set_switch(o, d->option, v);
 }
 
+static int parse_valued(struct options *o, const char *name, const char *v)
+{
+	int rc = parse_cluster(o, name, v);
+
+	return rc != -ENOENT ? rc : parse_plain(o, name, v);
+}
+
 static int parse_one(struct options *o, const char *arg)
 {
 	const char *name = arg + 2, *eq = strchr(name, '=');
@@ -539,7 +628,9 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
 		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
 		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files") ||
-		    !strcmp(name, "follow-detached"))
+		    !strcmp(name, "follow-detached") || !strcmp(name, "slurm-job") ||
+		    !strcmp(name, "nodes") || !strcmp(name, "launcher") || !strcmp(name, "sync-margin") ||
+		    !strcmp(name, "node-wait") || !strcmp(name, "node-copy"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -597,6 +688,32 @@ static int check_switch_combination(const struct options *o)
 	return 0;
 }
 
+/*
+ * A whole cluster job: the coordinator (--slurm-job or --nodes) or one
+ * node's copy (--node-copy). Their targets come from the job or from
+ * --pid on each node; what only one process can own is refused.
+ */
+static int check_cluster(struct options *o)
+{
+	bool has_app = o->application || o->app_argv;
+	const char *what = o->slurm_job ? "--slurm-job" : "--nodes";
+
+	if (o->slurm_job && o->nodes)
+		return fail("Argument --slurm-job and --nodes cannot be configured at the same time.");
+	if (o->list || o->dry_run || has_app)
+		return fail("Argument %s: it cannot be combined with --list, --dry-run or an application.", what);
+	if (o->control || o->app_stdin || o->msprof_key)
+		return fail("Argument %s: it cannot be combined with --control, --app-stdin or --msprof-key (each node's copy has its own console).", what);
+	if (o->slurm_job && (o->pid_list || o->container))
+		return fail("Argument --slurm-job: the job's processes are the targets; --pid and --container cannot be configured with it.");
+	if (o->dynamic == 0)
+		return fail("Argument --dynamic=off, but %s is set.", what);
+	if (o->launcher && !o->nodes)
+		return fail("Argument --launcher: it goes with --nodes.");
+	o->dynamic = 1;
+	return 0;
+}
+
 /* msprof's checks across options. */
 static int check_combination(struct options *o)
 {
@@ -606,6 +723,12 @@ static int check_combination(struct options *o)
 		return 0;
 	if (check_switch_combination(o))
 		return -EINVAL;
+	if (o->slurm_job || o->nodes)
+		return check_cluster(o);
+	if (o->launcher)
+		return fail("Argument --launcher: it goes with --nodes.");
+	if (o->node_copy && (has_app || o->list || o->control))
+		return fail("Argument --node-copy: it cannot be combined with --list, --control or an application.");
 	if (o->watch && !o->list)
 		return fail("Argument --watch: it goes with --list.");
 	if (o->json && !o->list)
@@ -649,6 +772,10 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->window_max_bytes = OPTIONS_DEFAULT_WINDOW_MAX_BYTES;
 	o->window_max_files = OPTIONS_DEFAULT_WINDOW_MAX_FILES;
 	o->follow_detached = true;
+	o->sync_margin_ms = OPTIONS_DEFAULT_SYNC_MARGIN_MS;
+	o->node_wait_ms = OPTIONS_DEFAULT_NODE_WAIT_MS;
+	o->argc = argc;
+	o->argv = argv;
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && strcmp(argv[i], "-h")) {
 			/* `-p 123` is not an application called "-p": msprof takes no short options. */
@@ -718,6 +845,8 @@ void options_print_help(void)
 "Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
 "       dynprof --dynamic=on [--output=DIR] [options] [switches] APP [ARGS...]\n"
 "       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=NAME|ID]\n"
+"       dynprof --slurm-job=J [--output=DIR] [options] [switches]\n"
+"       dynprof --nodes=A,B,... [--launcher='ssh {node}'] [--pid=...] [options] [switches]\n"
 "\n"
 "Open and close CANN profiling windows in running AI processes, over their\n"
 "dynamic-profiling socket, with msprof's console: a drop-in for\n"
@@ -810,6 +939,23 @@ void options_print_help(void)
 "                          /dev/dri/renderD*; the card index is the number\n"
 "                          that ends the node's name; in launch mode also\n"
 "                          passed to APP as DYNPROF_AGENT_DEVICES (unless set)\n"
+"  --slurm-job=J           a whole SLURM job: dynprof runs itself on every node\n"
+"                          of running job J (srun --jobid=J --overlap, one task\n"
+"                          per node); each copy takes the job's processes on\n"
+"                          its node that hold a card and serve a socket\n"
+"                          (scontrol listpids), with the same switches, rules\n"
+"                          and console commands; results in --output/<node>/;\n"
+"                          one summary per node; status 1 if a node failed\n"
+"  --nodes=A,B,...         the same over a launcher instead of SLURM; each\n"
+"                          node's targets: --pid (default auto)\n"
+"  --launcher=TEMPLATE     with --nodes: the command that runs a command on a\n"
+"                          node, {node} replaced: default 'ssh {node}'; e.g.\n"
+"                          'pdsh -w {node}', 'kubectl exec -i {node} --'\n"
+"  --sync-margin=DURATION  with --slurm-job/--nodes: a console start opens on\n"
+"                          every node at one wall-clock time, now + this\n"
+"                          (default 500ms; 0: on arrival)\n"
+"  --node-wait=DURATION    with --slurm-job: how long each node waits for the\n"
+"                          job's card users to serve their sockets (default 30s)\n"
 "  --help, -h              this text\n"
 "  --version               version\n"
 "\n"

@@ -30,6 +30,8 @@
 /* Files and folders of one window copied out (a real window holds hundreds to thousands). */
 #define OPTIONS_DEFAULT_WINDOW_MAX_FILES 1000000ULL
 #define OPTIONS_WINDOW_MAX_FILES_LIMIT 1000000000ULL
+#define OPTIONS_DEFAULT_SYNC_MARGIN_MS 500  /* time for a console start to reach every node */
+#define OPTIONS_DEFAULT_NODE_WAIT_MS 30000  /* the job's workers may still be starting */
 #define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
 
 /* One msprof collection switch the user gave (config/params.h turns it into keys). */
@@ -66,6 +68,15 @@ struct options {
 	unsigned long long window_max_bytes; /* --window-max-size=SIZE (default above) */
 	unsigned long long window_max_files; /* --window-max-files=N (default above) */
 	bool dry_run;            /* --dry-run: print the params JSON, connect to nothing */
+	/* A whole cluster job (cli/cluster.c, cli/node_copy.c). */
+	const char *slurm_job;   /* --slurm-job=J: the coordinator, or with node_copy the job's pids */
+	const char *nodes;       /* --nodes=A,B,...: the coordinator over a launcher */
+	const char *launcher;    /* --launcher=TEMPLATE ({node} replaced), NULL: "ssh {node}" */
+	int sync_margin_ms;      /* --sync-margin: a console start opens at now + this on every node */
+	int node_wait_ms;        /* --node-wait: how long a node copy waits for the job's targets */
+	const char *node_copy;   /* hidden --node-copy=NAME|-: one node's copy under a coordinator */
+	int argc;                /* the command line as given (a coordinator passes it on) */
+	char **argv;
 	bool help;
 	bool version;
 	int nswitches;
@@ -86,6 +97,9 @@ void options_free(struct options *o);
  * number, or not a number).
  */
 int options_pid_value(const char *text, size_t len, int *pid) DP_MUST_CHECK;
+
+/* A node's name fits a folder and a command word ([A-Za-z0-9._-], 1 to 63, no leading '.' or '-'). */
+bool options_node_name_valid(const char *v, size_t len);
 
 /* The card patterns: --device globs, else the defaults (no copy made). */
 void options_card_patterns(const struct options *o, struct card_patterns *p);

@@ -1,0 +1,271 @@
+# A whole cluster job: dynprof --slurm-job=J on a real SLURM cluster made
+# by the test (tests/lib/slurm_cluster.sh: munged, slurmctld, 3 slurmd -N
+# nodes in their own namespaces), whose batch job runs card-using workers
+# serving the agent's socket on every node; and --nodes with a launcher
+# that is a local shell command.
+
+. "$DYNPROF_TESTS/lib/slurm_cluster.sh"
+
+WORKERS=2 # per node
+
+# The cluster, down again in cleanup_test (its folder is in $T/.slurm).
+cluster_up() { # cluster_up [N]
+	S=$T/s
+	echo "$S" > "$T/.slurm"
+	slurm_up "$S" "${1:-3}" || fail "the SLURM cluster did not come up"
+}
+
+sockets_on() { # sockets_on NODE -> count
+	ls "$S/home/$1" 2>/dev/null | grep -c '^dynamic_profiling_socket_'
+}
+
+workers_listen() { # workers_listen NODES...
+	local n
+	for n in "$@"; do [ "$(sockets_on $n)" -ge $WORKERS ] || return 1; done
+}
+
+job_running() { [ "$(slurm_job_state "$1")" = RUNNING ]; }
+
+# A batch job whose step runs WORKERS card users on each of N nodes; sets J.
+start_job() { # start_job [N]
+	local n=${1:-3} card k
+	card=$(make_card 0)
+	cat > "$T/job.sh" <<EOF
+#!/bin/bash
+srun -N$n --ntasks-per-node=$WORKERS env PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO \
+	DYNPROF_AGENT_DEVICES="$T/dev/davinci*" $CARD_USER $card 600
+EOF
+	J=$(sbatch --parsable -N$n --ntasks-per-node=$WORKERS -o "$T/job.log" "$T/job.sh") || fail "sbatch failed"
+	wait_until 20 job_running $J || { squeue; fail "job $J is not running"; }
+	local nodes=()
+	for ((k = 1; k <= n; k++)); do nodes+=(n$k); done
+	wait_until 20 workers_listen "${nodes[@]}" || { cat "$T/job.log"; fail "the workers do not listen"; }
+}
+
+# Each node's folder holds one PROF_ folder per worker.
+expect_folders() { # expect_folders WANT NODES...
+	local want=$1 n got; shift
+	for n in "$@"; do
+		got=$(ls -d "$T/o/$n"/PROF_* 2>/dev/null | wc -l)
+		[ "$got" -eq "$want" ] || { cat "$T/out"; fail "$n: $got PROF_ folders, expected $want"; }
+	done
+}
+
+# The host pid of node NODE's copy of dynprof (none yet: fails).
+node_copy_pid() { # node_copy_pid NODE
+	local e p
+	for e in /proc/[0-9]*/environ; do
+		p=${e#/proc/}; p=${p%/environ}
+		[ "$(readlink /proc/$p/exe 2>/dev/null)" = "$(readlink -f "$DP")" ] || continue
+		tr '\0' '\n' 2>/dev/null < "$e" | grep -qx "SLURMD_NODENAME=$1" || continue
+		tr '\0' ' ' < /proc/$p/cmdline | grep -q -- '--node-copy=' && { echo $p; return 0; }
+	done
+	return 1
+}
+
+windows_open() { # windows_open COUNT: that many "start success" lines
+	[ "$(count_lines 'start success')" -ge "$1" ]
+}
+
+coordinator_gone() { ! kill -0 $DP_PID 2>/dev/null; }
+
+test_slurm_job_rule_every_node() {
+	cluster_up 3
+	start_job 3
+	timeout -s KILL 90 "$DP" --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --window=start=+1s,stop=+1s </dev/null > $T/out 2>&1
+	expect_status 0 $?
+	expect_folders $WORKERS n1 n2 n3
+	for n in n1 n2 n3; do
+		expect_line "^  $n: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders in $T/o/$n\$"
+		expect_line "^\[$n\] \[INFO\] job $J: $WORKERS targets on this node"
+	done
+	expect_line "every node ended well"
+}
+
+test_slurm_job_console_one_time() {
+	cluster_up 3
+	start_job 3
+	{ echo start; sleep 3; echo stop; sleep 0.5; echo quit; } |
+		timeout -s KILL 90 "$DP" --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=1s --events=json > $T/out 2>&1
+	expect_status 0 $?
+	expect_folders $WORKERS n1 n2 n3
+	expect_line '^\[INFO\] start: every node opens its windows at'
+	# The one time: every window opened on or after it, on every node.
+	local at opens n
+	at=$(sed -n 's/^\[INFO\] start: every node opens its windows at \([0-9:.]*\)Z.*/\1/p' $T/out)
+	at=$(date -u -d "today $at" +%s%3N)
+	opens=$(grep '"event":"window-open"' $T/out | sed 's/.*"time_us":\([0-9]*\).*/\1/')
+	[ "$(wc -l <<<"$opens")" -eq $((3 * WORKERS)) ] || { cat $T/out; fail "not $((3 * WORKERS)) window-open events"; }
+	for n in $opens; do
+		[ $((n / 1000)) -ge "$at" ] || { cat $T/out; fail "a window opened at $((n / 1000)) ms, before the chosen $at"; }
+	done
+	for n in n1 n2 n3; do
+		[ "$(grep -c "^{\"node\":\"$n\",\"event\":\"window-open\"" $T/out)" -eq $WORKERS ] ||
+			{ cat $T/out; fail "$n: not $WORKERS window-open events with its name"; }
+	done
+}
+
+test_slurm_node_killed_others_finish() {
+	cluster_up 3
+	start_job 3
+	dp_background --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=0
+	dp_send start
+	wait_until 30 windows_open $((3 * WORKERS)) || { cat $T/out; fail "windows did not open on every node"; }
+	local victim
+	victim=$(node_copy_pid n2) || fail "no node copy on n2"
+	kill -KILL $victim
+	dp_send stop quit
+	wait_until 60 coordinator_gone || fail "the coordinator did not end"
+	wait $DP_PID
+	expect_status 1 $?
+	expect_line '^  n2: FAILED'
+	expect_line '^\[ERROR\] dynprof: 1 of 3 nodes failed: n2$'
+	expect_line "^  n1: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
+	expect_line "^  n3: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
+	expect_folders $WORKERS n1 n3
+}
+
+test_slurm_scancel_mid_window() {
+	cluster_up 3
+	start_job 3
+	dp_background --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=0
+	dp_send start
+	wait_until 30 windows_open $((3 * WORKERS)) || { cat $T/out; fail "windows did not open on every node"; }
+	scancel $J
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end after scancel"; }
+	wait $DP_PID
+	local rc=$?
+	[ $rc -ne 0 ] || { cat $T/out; fail "status 0 after the job was cancelled"; }
+	# Every node's copy shut down and accounted for its windows before it ended.
+	for n in n1 n2 n3; do
+		expect_line "^\[$n\] \[INFO\] summary: $WORKERS targets joined, $WORKERS windows opened"
+		expect_line "^  $n: "
+	done
+	expect_line 'nodes failed'
+	expect_line "^\[INFO\] job $J is (CANCELLED|COMPLETING) now\$"
+	node_copy_pid n1 >/dev/null && fail "a node copy still runs"
+	true
+}
+
+test_slurm_sigint_stops_every_node() {
+	cluster_up 3
+	start_job 3
+	dp_background --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=0
+	dp_send start
+	wait_until 30 windows_open $((3 * WORKERS)) || { cat $T/out; fail "windows did not open on every node"; }
+	kill -INT $DP_PID
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end on SIGINT"; }
+	wait $DP_PID
+	expect_status 130 $?
+	expect_line 'received SIGINT: stopping the windows on every node'
+	for n in n1 n2 n3; do
+		expect_line "^\[$n\] \[INFO\] summary: $WORKERS targets joined, $WORKERS windows opened, $WORKERS PROF_ folders in $T/o/$n; windows: $WORKERS saved"
+	done
+	expect_folders $WORKERS n1 n2 n3
+}
+
+test_slurm_job_not_running() {
+	cluster_up 1
+	J=$(sbatch --parsable -N1 --hold --wrap 'sleep 60') || fail "sbatch failed"
+	dp --slurm-job=$J --output=$T/o </dev/null
+	expect_status 255 $?
+	expect_line "^\[ERROR\] dynprof: job $J is PENDING, not RUNNING: no node runs it$"
+	dp --slurm-job=12x </dev/null
+	expect_status 255 $?
+	expect_line '^\[ERROR\] Argument --slurm-job: invalid value: 12x'
+	dp --slurm-job=$J --pid=1 </dev/null
+	expect_status 255 $?
+}
+
+# --nodes through a launcher that is a local shell command: node.sh gives
+# each "node" its own target in place of --pid=auto, as ssh would reach
+# another host's.
+write_node_sh() { # write_node_sh PID_FOR_A PID_FOR_B
+	cat > $T/node.sh <<EOF
+#!/bin/bash
+node=\$1; shift
+args=()
+for a in "\$@"; do
+	[ "\$a" = --pid=auto ] && a=--pid=\$([ \$node = a ] && echo $1 || echo $2)
+	args+=("\$a")
+done
+echo "launched on \$node" >> $T/launched
+exec "\${args[@]}"
+EOF
+	chmod +x $T/node.sh
+}
+
+test_nodes_local_launcher() {
+	local p1 p2
+	p1=$(start_target)
+	p2=$(start_target)
+	write_node_sh $p1 $p2
+	{ echo start; sleep 1; echo stop; sleep 0.3; echo quit; } |
+		timeout -s KILL 60 "$DP" --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o > $T/out 2>&1
+	expect_status 0 $?
+	[ "$(sort $T/launched | tr '\n' ' ')" = "launched on a launched on b " ] || fail "launcher not run once per node"
+	expect_folders 1 a b
+	[ -n "$(prof_dirs_of $T/o/a $p1)" ] && [ -n "$(prof_dirs_of $T/o/b $p2)" ] || fail "folders not per node"
+	expect_line "^  a: 1 target, 1 window, 1 PROF_ folder in $T/o/a\$"
+	expect_line "^\[b\] dynamic profiling for pid $p2 start success"
+}
+
+# SIGTERM on the coordinator reaches each launcher's process group: every
+# node's window is stopped and saved.
+test_nodes_sigterm_stops_every_node() {
+	local p1 p2
+	p1=$(start_target)
+	p2=$(start_target)
+	write_node_sh $p1 $p2
+	dp_background --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
+	dp_send start
+	wait_until 30 windows_open 2 || { cat $T/out; fail "windows did not open on both nodes"; }
+	kill -TERM $DP_PID
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end on SIGTERM"; }
+	wait $DP_PID
+	expect_status 143 $?
+	expect_line "^\[a\] \[INFO\] summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o/a; windows: 1 saved"
+	expect_line "^\[b\] \[INFO\] summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o/b; windows: 1 saved"
+	expect_line 'every node stopped its windows'
+}
+
+# A --commands file is read by the coordinator and sent to every node on
+# srun's standard input (no shared file system needed for it).
+test_slurm_job_commands_file() {
+	cluster_up 3
+	start_job 3
+	printf 'start\nsleep 1s\nstop\nquit\n' > $T/cmds
+	timeout -s KILL 90 "$DP" --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o \
+		--commands=$T/cmds </dev/null > $T/out 2>&1
+	expect_status 0 $?
+	expect_folders $WORKERS n1 n2 n3
+	for n in n1 n2 n3; do
+		expect_line "^  $n: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
+	done
+}
+
+# A node whose ranks never serve a socket (here: none runs there) fails
+# after --node-wait, named, while the other nodes' windows (open past that
+# moment) go on to close and be saved.
+test_slurm_node_without_targets_fails_alone() {
+	cluster_up 3
+	local card
+	card=$(make_card 0)
+	cat > "$T/job.sh" <<JOB
+#!/bin/bash
+srun -N2 -n$((2 * WORKERS)) -w n1,n2 --ntasks-per-node=$WORKERS env PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO \
+	DYNPROF_AGENT_DEVICES="$T/dev/davinci*" $CARD_USER $card 600 &
+srun -N1 -n1 -w n3 sleep 600 &
+wait
+JOB
+	J=$(sbatch --parsable -N3 --ntasks-per-node=$WORKERS -o "$T/job.log" "$T/job.sh") || fail "sbatch failed"
+	wait_until 20 job_running $J || fail "job $J is not running"
+	wait_until 20 workers_listen n1 n2 || { cat "$T/job.log"; fail "the workers do not listen"; }
+	timeout -s KILL 90 "$DP" --device="$T/dev/davinci*" --node-wait=2s --slurm-job=$J --output=$T/o \
+		--window=start=+1s,stop=+5s </dev/null > $T/out 2>&1
+	expect_status 1 $?
+	expect_line "^\[n3\] \[ERROR\] dynprof: job $J: no process of the job on this node holds a card"
+	expect_line '^\[ERROR\] dynprof: 1 of 3 nodes failed: n3$'
+	expect_folders $WORKERS n1 n2
+	expect_line "^  n1: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
+}
