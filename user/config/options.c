@@ -494,7 +494,6 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 		if (ms < 0)
 			return fail("Argument --timeout: invalid value: %s. Please input a duration such as 60, 30s or 500ms (at most 3600 s).", v);
 		o->timeout_ms = ms;
-		o->timeout_given = true;
 		return 0;
 	}
 	if (!strcmp(name, "window-max-size")) {
@@ -809,7 +808,7 @@ void options_print_help(void)
 "                          sleep DURATION, wait COND (# comments). SEL: all |\n"
 "                          pid=N | container=ID|NAME | user=NAME|UID (the\n"
 "                          targets it matches at that moment; quit SEL lets\n"
-"                          them go for good). The console takes the same\n"
+"                          them go for good); the console takes the same\n"
 "  --control=SPEC          take commands while running from fifo:CTL[,ACK]\n"
 "                          or unix:PATH (a plain PATH: an existing FIFO, else\n"
 "                          a unix socket; only root and dynprof's own uid may\n"

@@ -61,7 +61,6 @@ struct options {
 	const char *control;     /* --control=SPEC (control.h) */
 	const char *remote;      /* --remote=PATH: the client of a --control socket; the
 				    command is app_argv's words */
-	bool timeout_given;      /* --timeout was given (--remote: its answer's wait) */
 	const char *container;   /* --container=ID (prefix of the container id) */
 	int ndevices;            /* --device=GLOB, repeatable */
 	const char *devices[OPTIONS_MAX_DEVICES];
