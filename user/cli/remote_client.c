@@ -93,7 +93,7 @@ static int connect_to(const char *path)
 	return -1;
 }
 
-/* All of it, or -1 (printed). */
+/* All of it, or -1 (printed); 0 too when dynprof closed first, its answer then read. */
 static int send_line(int fd, const char *path, const char *line)
 {
 	size_t len = strlen(line), off = 0;
@@ -111,6 +111,9 @@ static int send_line(int fd, const char *path, const char *line)
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* Closed on us (a refused peer): what it said before closing is still to be read. */
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return 0;
 		if (n < 0) {
 			report_error("dynprof: --remote: cannot send to %s: %s", path, strerror(errno));
 			return -1;
