@@ -19,6 +19,7 @@
 #include "out/report.h"
 
 #define CONTROL_BACKLOG 16
+#define CONTROL_SNDBUF (4 << 20) /* bytes a client's replies may queue (the kernel doubles it) */
 #define ACCEPT_BURST 32 /* accepts per event, so a flood cannot starve the rest */
 
 static const char too_many_msg[] = "error: too many control clients\n";
@@ -223,6 +224,13 @@ static void add_client(struct control *ctl, int fd)
 		close(fd);
 		return;
 	}
+	/*
+	 * Room for a large reply (status --json of many targets is one line):
+	 * a line that does not fit whole drops the client. Root may go past
+	 * wmem_max (SO_SNDBUFFORCE); others get what SO_SNDBUF allows.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ CONTROL_SNDBUF }, sizeof(int)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ CONTROL_SNDBUF }, sizeof(int));
 	c->fd = fd;
 	c->id = new_id(ctl);
 	c->eof = false;
