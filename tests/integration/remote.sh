@@ -289,3 +289,29 @@ test_commands_file_selectors() {
 	expect_status 255 $?
 	expect_line "^\[ERROR\] dynprof: $T/bad:1: 'start pid=0': 'pid=0': '0' is not a pid"
 }
+
+# Launch mode: status has the tracker's numbers and the joiner's cards.
+test_remote_status_in_launch_mode() {
+	local card; card=$(make_card 0)
+	"$DP" --dynamic=on --device="$T/dev/davinci*" --output=$T/o --control=unix:$T/ctl \
+		env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES="$T/dev/davinci*" $CARD_USER $card 600 \
+		< /dev/null > $T/out 2>&1 &
+	DPP=$!
+	remember_pid $DPP
+	wait_until 10 grep -q "target joined" $T/out || fail "no join: $(cat $T/out)"
+	remote status --json
+	expect_ack status
+	[ "$(jget "s['mode'], s['target_count'], s['targets'][0]['cards'], s['kernel']['events_lost'], s['kernel']['rescans'], s['kernel']['model_processes'] > 0")" = \
+	  "launch 1 [0] 0 0 True" ] || fail "launch status: $(cat $T/r)"
+	remote start
+	expect_ack start
+	remote status --json
+	[ "$(jget "s['session_window'], s['targets'][0]['window']")" = "True open" ] || fail "after start: $(cat $T/r)"
+	local app; app=$(jget "s['targets'][0]['pid']")
+	remember_pid $app
+	remote quit
+	expect_ack quit
+	wait_until 10 grep -q "pid $app quit success" $T/out || fail "no quit: $(cat $T/out)"
+	kill $app # launch mode then waits for the application
+	wait_until 20 all_gone $DPP || fail "dynprof did not end"
+}
