@@ -183,14 +183,17 @@ test_remote_status_counts_lost_kernel_events() {
 	# An `open` rule needs the process tracker (its ring buffer sees every fork).
 	DP_BIN=$B/tests/dynprof-tinyring dp_control --pid=$a --window=start=open,stop=+1h
 	remote status --json
-	[ "$(jget "s['kernel']['events_lost'], s['kernel']['rescans'], s['kernel']['model_processes'] > 0")" = "0 0 True" ] ||
+	# Numbers, not null (a 4 KiB ring on a busy host may have lost some already).
+	local lost rescans
+	read -r lost rescans < <(jget "s['kernel']['events_lost'], s['kernel']['rescans']")
+	[ "$(jget "s['kernel']['model_processes'] > 0")" = True ] && [ "$lost" -ge 0 ] && [ "$rescans" -ge 0 ] ||
 		fail "before: $(cat $T/r)"
 	kill -STOP $DPP
 	local i storm=(); for i in $(seq 300); do /bin/true & storm+=($!); done
 	wait "${storm[@]}"
 	kill -CONT $DPP
-	wait_until 10 eval 'remote status --json; [ "$(jget "s[\"kernel\"][\"events_lost\"] > 0 and s[\"kernel\"][\"rescans\"] > 0")" = True ]' ||
-		fail "no loss counted: $(cat $T/r) $(cat $T/out)"
+	wait_until 10 eval 'remote status --json; [ "$(jget "s[\"kernel\"][\"events_lost\"] > $lost and s[\"kernel\"][\"rescans\"] > $rescans")" = True ]' ||
+		fail "no loss counted (before: $lost lost, $rescans rescans): $(cat $T/r) $(cat $T/out)"
 	remote status
 	grep -Eq "^kernel: [1-9][0-9]* events lost, [1-9][0-9]* rescans, [1-9][0-9]* processes in the model$" $T/r ||
 		fail "text: $(cat $T/r)"
