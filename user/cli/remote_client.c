@@ -38,13 +38,15 @@ static int command_line(char *const *words, char *line, size_t len)
 		int n = snprintf(line + used, len - used, "%s%s", i ? " " : "", words[i]);
 
 		if (n < 0 || (size_t)n >= len - used) {
-			report_error("Argument --remote: the command is longer than %d bytes.", CONTROL_LINE_MAX - 1);
+			report_error("Argument --remote: the command is longer than %d bytes.",
+				     CONTROL_LINE_MAX - 1);
 			return -1;
 		}
 		used += (size_t)n;
 	}
 	if (strchr(line, '\n')) {
-		report_error("Argument --remote: the command holds a newline (one command per call).");
+		report_error(
+			"Argument --remote: the command holds a newline (one command per call).");
 		return -1;
 	}
 	return 0;
@@ -75,8 +77,9 @@ static int connect_to(const char *path)
 	int fd, e;
 
 	if (len >= sizeof(addr.sun_path)) {
-		report_error("dynprof: --remote: %s: the path is too long for a unix socket (at most %zu bytes)", path,
-			     sizeof(addr.sun_path) - 1);
+		report_error(
+			"dynprof: --remote: %s: the path is too long for a unix socket (at most %zu bytes)",
+			path, sizeof(addr.sun_path) - 1);
 		return -1;
 	}
 	memcpy(addr.sun_path, path, len + 1);
@@ -115,7 +118,8 @@ static int send_line(int fd, const char *path, const char *line)
 		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
 			return 0;
 		if (n < 0) {
-			report_error("dynprof: --remote: cannot send to %s: %s", path, strerror(errno));
+			report_error("dynprof: --remote: cannot send to %s: %s", path,
+				     strerror(errno));
 			return -1;
 		}
 		off += (size_t)n;
@@ -197,12 +201,14 @@ static int wait_answer(struct reader *r, int fd, const char *path, int timeout_m
 	int sigfd = console_signalfd(), rc = -1;
 
 	while (rc < 0) {
-		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sigfd, .events = POLLIN } };
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+				       { .fd = sigfd, .events = POLLIN } };
 		int64_t left = deadline - clock_ms();
 		int ready;
 
 		if (!r->streaming && left <= 0) {
-			report_error("dynprof: --remote: no answer from %s within %d ms (--timeout)", path, timeout_ms);
+			report_error("dynprof: --remote: no answer from %s within %d ms (--timeout)",
+				     path, timeout_ms);
 			rc = EXIT_UNREACHED;
 			break;
 		}
@@ -214,7 +220,8 @@ static int wait_answer(struct reader *r, int fd, const char *path, int timeout_m
 			/* Ctrl-C or SIGTERM: the stream (or the wait) ends here. */
 			rc = r->acked ? EXIT_ACK : EXIT_UNREACHED;
 			if (!r->acked)
-				report_error("dynprof: --remote: interrupted before %s answered", path);
+				report_error("dynprof: --remote: interrupted before %s answered",
+					     path);
 		} else if (ready > 0) {
 			rc = read_some(r, fd, path);
 		}

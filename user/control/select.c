@@ -32,8 +32,8 @@ static int wanted_uid(const struct selector *sel, unsigned *uid, char *err, size
 	}
 	rc = getpwnam_r(sel->value, &pw, buf, sizeof(buf), &res);
 	if (!res)
-		return errbuf_set(err, errlen, "no user named '%s' in the host's passwd%s%s", sel->value,
-				  rc ? ": " : "", rc ? strerror(rc) : "");
+		return errbuf_set(err, errlen, "no user named '%s' in the host's passwd%s%s",
+				  sel->value, rc ? ": " : "", rc ? strerror(rc) : "");
 	*uid = (unsigned)pw.pw_uid;
 	return 0;
 }

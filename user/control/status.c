@@ -183,8 +183,8 @@ static cJSON *header_json(const struct session *s, const struct status_stats *st
 	return o;
 }
 
-static void report_json(const struct session *s, const struct triggers *tg, const struct status_stats *st,
-			status_line_fn line, void *ctx)
+static void report_json(const struct session *s, const struct triggers *tg,
+			const struct status_stats *st, status_line_fn line, void *ctx)
 {
 	cJSON *o = header_json(s, st), *arr = o ? cJSON_AddArrayToObject(o, "targets") : NULL;
 	char *text;
@@ -203,7 +203,8 @@ static void report_json(const struct session *s, const struct triggers *tg, cons
 		for (int r = 0; rules && r < triggers_rule_count(tg); r++) {
 			char *safe = text_escape_dup(triggers_rule_text(tg, r));
 
-			cJSON_AddItemToArray(rules, cJSON_CreateString(safe ? safe : "(out of memory)"));
+			cJSON_AddItemToArray(rules,
+					     cJSON_CreateString(safe ? safe : "(out of memory)"));
 			free(safe);
 		}
 	}
@@ -215,7 +216,8 @@ static void report_json(const struct session *s, const struct triggers *tg, cons
 
 /* ---- text ---- */
 
-static void say(status_line_fn line, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(status_line_fn line, void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void say(status_line_fn line, void *ctx, const char *fmt, ...)
 {
 	char text[TEXT_LINE];
@@ -248,12 +250,13 @@ static void header_text(const struct session *s, const struct status_stats *st, 
 	number_or_dash(rescans, sizeof(rescans), st->have_rescans, st->rescans);
 	number_or_dash(model, sizeof(model), st->have_model, st->model_procs);
 	text_escape(s->output, out, sizeof(out));
-	say(line, ctx, "mode %s, up %lldh%02lldm%02llds, %d target%s, output %s", st->mode ? st->mode : "attach",
-	    (long long)(up / 3600), (long long)(up / 60 % 60), (long long)(up % 60), session_live(s),
-	    session_live(s) == 1 ? "" : "s", out);
-	say(line, ctx, "windows: %d opened, %d open, %d saved, %d saved incomplete, %d lost", s->windows, open,
-	    s->saved, s->incomplete, s->lost);
-	say(line, ctx, "kernel: %s events lost, %s rescans, %s processes in the model", lost, rescans, model);
+	say(line, ctx, "mode %s, up %lldh%02lldm%02llds, %d target%s, output %s",
+	    st->mode ? st->mode : "attach", (long long)(up / 3600), (long long)(up / 60 % 60),
+	    (long long)(up % 60), session_live(s), session_live(s) == 1 ? "" : "s", out);
+	say(line, ctx, "windows: %d opened, %d open, %d saved, %d saved incomplete, %d lost",
+	    s->windows, open, s->saved, s->incomplete, s->lost);
+	say(line, ctx, "kernel: %s events lost, %s rescans, %s processes in the model", lost,
+	    rescans, model);
 }
 
 /* "1:open,2:armed", or "-" (the rules are listed under the table by number). */
@@ -265,7 +268,8 @@ static void rules_text(const struct triggers *tg, int i, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int r = 0; r < triggers_rule_count(tg) && used < len; r++)
 		if (triggers_rule_view(tg, i, r, &v))
-			used += (size_t)snprintf(buf + used, len - used, "%s%d:%s", used ? "," : "", r + 1, v.state);
+			used += (size_t)snprintf(buf + used, len - used, "%s%d:%s", used ? "," : "",
+						 r + 1, v.state);
 	if (!buf[0])
 		snprintf(buf, len, "-");
 }
@@ -278,7 +282,8 @@ static void container_text(const struct target *t, char *buf, size_t len)
 		text_escape(t->container_name[0] ? t->container_name : t->container, buf, len);
 		return;
 	}
-	snprintf(id, sizeof(id), "%.*s", CONTAINER_SHORT, t->container_id[0] ? t->container_id : "-");
+	snprintf(id, sizeof(id), "%.*s", CONTAINER_SHORT,
+		 t->container_id[0] ? t->container_id : "-");
 	text_escape(id, buf, len);
 }
 
@@ -286,7 +291,8 @@ static void row_text(const struct session *s, const struct triggers *tg, int i, 
 		     void *ctx)
 {
 	const struct target *t = session_target(s, i);
-	char cards[192], user[256] = "", container[96 * 4], rules[256], folder[WINACCOUNT_NAME_LEN * 4];
+	char cards[192], user[256] = "", container[96 * 4], rules[256],
+			 folder[WINACCOUNT_NAME_LEN * 4];
 	const char *last = last_folder(s, i);
 
 	cards_mask_text(t->cards, cards, sizeof(cards));
@@ -298,15 +304,16 @@ static void row_text(const struct session *s, const struct triggers *tg, int i, 
 	rules_text(tg, i, rules, sizeof(rules));
 	text_escape(last ? last : "-", folder, sizeof(folder));
 	say(line, ctx, "%-8d %-8d %-12s %-10s %-8s %-7s %-7d %-14s %s", t->pid, t->nspid, container,
-	    user[0] ? user : "-", cards[0] ? cards : "-", window_state(s, i), t->windows, rules, folder);
+	    user[0] ? user : "-", cards[0] ? cards : "-", window_state(s, i), t->windows, rules,
+	    folder);
 }
 
-static void report_text(const struct session *s, const struct triggers *tg, const struct status_stats *st,
-			status_line_fn line, void *ctx)
+static void report_text(const struct session *s, const struct triggers *tg,
+			const struct status_stats *st, status_line_fn line, void *ctx)
 {
 	header_text(s, st, line, ctx);
-	say(line, ctx, "%-8s %-8s %-12s %-10s %-8s %-7s %-7s %-14s %s", "HOST PID", "NS PID", "CONTAINER",
-	    "USER", "CARDS", "WINDOW", "WINDOWS", "RULES", "LAST FOLDER");
+	say(line, ctx, "%-8s %-8s %-12s %-10s %-8s %-7s %-7s %-14s %s", "HOST PID", "NS PID",
+	    "CONTAINER", "USER", "CARDS", "WINDOW", "WINDOWS", "RULES", "LAST FOLDER");
 	for (int i = 0; i < session_target_count(s); i++)
 		if (session_target_live(s, i))
 			row_text(s, tg, i, line, ctx);
@@ -318,8 +325,8 @@ static void report_text(const struct session *s, const struct triggers *tg, cons
 	}
 }
 
-void status_report(const struct session *s, const struct triggers *tg, const struct status_stats *st,
-		   bool json, status_line_fn line, void *ctx)
+void status_report(const struct session *s, const struct triggers *tg,
+		   const struct status_stats *st, bool json, status_line_fn line, void *ctx)
 {
 	if (!st)
 		st = &no_stats;
