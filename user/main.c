@@ -15,6 +15,7 @@
 #include "out/events_out.h"
 #include "cli/launch_mode.h"
 #include "cli/listing.h"
+#include "cli/remote_client.h"
 #include "config/options.h"
 #include "out/output.h"
 #include "out/report.h"
@@ -131,6 +132,8 @@ int main(int argc, char **argv)
 	} else if (o.version) {
 		printf("dynprof %s\n", DYNPROF_VERSION);
 		rc = 0;
+	} else if (o.remote) {
+		rc = remote_client_run(&o);
 	} else if (o.dry_run) {
 		rc = dryrun_run(&o);
 	} else if (o.list) {

@@ -45,6 +45,7 @@
 #include "fuzz.h"
 #include "control/control.h"
 #include "control/script.h"
+#include "shared/clock.h"
 
 #define PIECE_UNIT 97
 #define PUMP_ROUNDS 100000 /* a bound only: each round handles what is ready */
@@ -240,6 +241,31 @@ static void start_events(struct control *ctl)
 	on_reply(ctl, "ack events");
 }
 
+/*
+ * The grammar's share of the model (config/rule.h): a line the parser
+ * takes is queued without a word; one it refuses is answered at once by
+ * exactly one "error: " line. Selectors and status included.
+ */
+static void grammar_push(const char *line)
+{
+	struct script_cmd cmd;
+	char err[512];
+	size_t before = run.expected.len;
+	bool ok = script_parse_line(line, clock_wall_us() / 1000, &cmd, err, sizeof(err)) == 0;
+
+	if (ok)
+		script_cmd_free(&cmd);
+	script_push_line(run.sc, line);
+	if (ok) {
+		FUZZ_CHECK(run.expected.len == before);
+	} else {
+		const char *r = run.expected.data + before;
+		size_t n = run.expected.len - before;
+
+		FUZZ_CHECK(n > 8 && !memcmp(r, "error: ", 7) && memchr(r, '\n', n) == r + n - 1);
+	}
+}
+
 static void on_line(void *ctx, int client, const char *line)
 {
 	const struct event *e;
@@ -252,7 +278,7 @@ static void on_line(void *ctx, int client, const char *line)
 	FUZZ_CHECK(strlen(line) == e->len && !memcmp(line, e->text, e->len));
 	FUZZ_CHECK(client == run.client || (run.client < 0 && client > 0));
 	run.client = client;
-	script_push_line(run.sc, line);
+	grammar_push(line);
 	if (is_events(line, e->len))
 		start_events(ctx ? ctx : (run.socket ? env.sock_ctl : env.fifo_ctl));
 }

@@ -4,11 +4,55 @@
  * a user, a script file or a remote client. First byte: which parser.
  */
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "fuzz.h"
 #include "config/rule.h"
 
 #define NOW_MS 1796083200000LL /* 2026-12-01T00:00:00Z: fixed, so findings replay */
+
+/*
+ * The model of a selector: within its documented bounds, and written
+ * back as "<command> <text>" it parses to the same selector.
+ */
+static void check_selector(const struct script_cmd *cmd)
+{
+	const struct selector *sel = &cmd->sel;
+	struct script_cmd again;
+	char line[sizeof(sel->text) + 16], err[256];
+
+	FUZZ_CHECK(fuzz_terminated(sel->value, sizeof(sel->value)));
+	FUZZ_CHECK(fuzz_terminated(sel->text, sizeof(sel->text)));
+	if (cmd->op != SCRIPT_START && cmd->op != SCRIPT_STOP && cmd->op != SCRIPT_QUIT) {
+		FUZZ_CHECK(sel->kind == SEL_ALL && !sel->text[0]);
+		return;
+	}
+	switch (sel->kind) {
+	case SEL_ALL:
+		FUZZ_CHECK(!sel->text[0]);
+		return;
+	case SEL_PID:
+		FUZZ_CHECK(sel->pid >= 1 && sel->pid <= 999999999);
+		break;
+	case SEL_USER:
+		FUZZ_CHECK(sel->uid >= -1 && sel->uid <= 4294967294LL);
+		FUZZ_CHECK(sel->uid >= 0 || sel->value[0]);
+		break;
+	case SEL_CONTAINER:
+		FUZZ_CHECK(sel->value[0]);
+		break;
+	default:
+		FUZZ_CHECK(!"unknown selector kind");
+	}
+	for (const char *c = sel->value; *c; c++)
+		FUZZ_CHECK(*c > ' ' && *c <= '~');
+	snprintf(line, sizeof(line), "%s %s", script_op_name(cmd->op), sel->text);
+	FUZZ_CHECK(script_parse_line(line, NOW_MS, &again, err, sizeof(err)) == 0);
+	FUZZ_CHECK(again.op == cmd->op && again.sel.kind == sel->kind && again.sel.pid == sel->pid &&
+		   again.sel.uid == sel->uid && !strcmp(again.sel.value, sel->value));
+	script_cmd_free(&again);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,8 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rule_free(&r);
 		break;
 	case 1:
-		if (script_parse_line(t, NOW_MS, &cmd, err, sizeof(err)) == 0)
+		if (script_parse_line(t, NOW_MS, &cmd, err, sizeof(err)) == 0) {
+			check_selector(&cmd);
 			script_cmd_free(&cmd);
+		}
 		break;
 	case 2:
 	case 3:

@@ -245,7 +245,8 @@ test_control_fifo_is_made_private_and_socket_clients_are_checked() {
 	[ "$(stat -c %a $T/pub/sock)" = 600 ] || fail "socket mode $(stat -c %a $T/pub/sock)"
 	chmod 0666 $T/pub/sock # as a careless admin might: the credentials still decide
 	as_user $u "$B/tests/peers/ctl_client" $T/pub/sock start > $T/c1 2>&1
-	expect_line "^error: refused: only dynprof's own uid and root may control it$" $T/c1
+	expect_line "^error: permission denied \(uid $(id -u $u) is neither root nor the socket's owner\)$" $T/c1
+	expect_line "^\[WARNING\] dynprof: --control: refused a client: uid $(id -u $u) \(pid [0-9]+\) is neither root nor the socket's owner \(uid 0\)$"
 	sleep 0.5
 	expect_no_line "start success"
 	"$B/tests/peers/ctl_client" $T/pub/sock start stop quit > $T/c2 || fail "root's client: $(cat $T/c2)"

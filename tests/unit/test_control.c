@@ -509,6 +509,36 @@ TEST(unix_client_not_reading_is_dropped)
 	remove_dir();
 }
 
+/* One long line (status --json of many targets) reaches a client that reads it only later. */
+TEST(unix_client_gets_a_long_reply_whole)
+{
+	size_t len = 1 << 20, got = 0;
+	char sock[128], *text = malloc(len + 1), *back = malloc(len + 2);
+	struct seen s = { 0 };
+	struct control *ctl;
+	ssize_t n;
+	int a;
+
+	REQUIRE(text && back);
+	ctl = unix_fixture(sock, sizeof(sock));
+	REQUIRE(ctl != NULL);
+	a = connect_to(sock);
+	put(a, "status --json\n");
+	pump_lines(ctl, &s, 1);
+	memset(text, 'j', len);
+	text[len] = '\0';
+	control_reply(ctl, s.client[0], text);
+	CHECK_INT(polled(ctl), 2); /* still a client */
+	while (got < len + 1 && (n = recv(a, back + got, len + 2 - got, 0)) > 0)
+		got += (size_t)n;
+	CHECK(got == len + 1 && back[len] == '\n' && !memcmp(back, text, len));
+	close(a);
+	control_close(ctl);
+	remove_dir();
+	free(text);
+	free(back);
+}
+
 /* A client gone before its first reply: that reply drops it, its other lines are skipped. */
 TEST(unix_lines_after_a_failed_reply_are_skipped)
 {

@@ -39,6 +39,26 @@ TEST(first_non_option_begins_the_application)
 	options_free(&o);
 }
 
+TEST(remote_takes_the_command_words_and_timeout_only)
+{
+	struct options o;
+	char *a[] = { "dynprof", "--remote=/run/ctl", "--timeout=5s", "status", "--json", NULL };
+	char *b[] = { "dynprof", "--remote=/run/ctl", NULL };
+	char *c[] = { "dynprof", "--remote=/run/ctl", "--pid=3", "stop", NULL };
+	char *d[] = { "dynprof", "--remote=", "stop", NULL };
+	char *e[] = { "dynprof", "--remote=/run/ctl", "--control=unix:/x", "stop", NULL };
+
+	CHECK_INT(parse(&o, a), 0);
+	CHECK_STR(o.remote, "/run/ctl");
+	CHECK(o.app_argv == &a[3]);
+	CHECK_INT(o.timeout_ms, 5000);
+	options_free(&o);
+	CHECK(parse(&o, b) != 0);
+	CHECK(parse(&o, c) != 0);
+	CHECK(parse(&o, d) != 0);
+	CHECK(parse(&o, e) != 0);
+}
+
 TEST(later_switch_replaces_earlier)
 {
 	struct options o;

@@ -514,11 +514,12 @@ TEST(script_events_and_window)
 
 TEST(script_errors)
 {
-	CHECK_STR(script_err("foo"), "'foo': unknown command (start, stop, quit, sleep DURATION, wait CONDITION, events, window RULE)");
+	CHECK_STR(script_err("foo"), "'foo': unknown command (start [SEL], stop [SEL], quit [SEL], status [--json], sleep DURATION, wait CONDITION, events, window RULE)");
 	CHECK(contains(script_err("restart now"), "'restart': unknown command"));
 	CHECK(contains(script_err("Start"), "'Start': unknown command"));
-	CHECK(contains(script_err("start now"), "'start now': start takes no argument"));
-	CHECK(contains(script_err("q 1"), "q takes no argument"));
+	CHECK(contains(script_err("start now"), "'start now': 'now': unknown selector (all, pid=N, container=ID|NAME, user=NAME|UID)"));
+	CHECK(contains(script_err("q 1"), "'q 1': '1': unknown selector"));
+	CHECK(contains(script_err("stop pid=1 pid=2"), "stop takes at most one selector"));
 	CHECK(contains(script_err("sleep"), "sleep needs a duration"));
 	CHECK(contains(script_err("sleep 5 s"), "sleep takes one duration"));
 	CHECK(contains(script_err("sleep 1.5s"), "'1.5s' is not a duration"));
@@ -526,6 +527,91 @@ TEST(script_errors)
 	CHECK(contains(script_err("wait bogus"), "'bogus': unknown condition"));
 	CHECK(contains(script_err("wait at:2020-01-01T00:00:00Z"), "is in the past"));
 	CHECK(contains(script_err("wait signal:TERM"), "makes dynprof quit"));
+}
+
+/* ---- selectors and status ---- */
+
+static struct script_cmd parsed(const char *line)
+{
+	struct script_cmd cmd;
+
+	err[0] = '\0';
+	if (script_parse_line(line, NOW, &cmd, err, sizeof(err)))
+		memset(&cmd, 0xff, sizeof(cmd.op)); /* op -1: refused */
+	return cmd;
+}
+
+TEST(script_selectors)
+{
+	struct script_cmd c;
+
+	c = parsed("start");
+	CHECK_INT(c.op, SCRIPT_START);
+	CHECK_INT(c.sel.kind, SEL_ALL);
+	CHECK_STR(c.sel.text, "");
+	c = parsed("stop all");
+	CHECK_INT(c.op, SCRIPT_STOP);
+	CHECK_INT(c.sel.kind, SEL_ALL);
+	c = parsed(" start\tpid=1234 ");
+	CHECK_INT(c.op, SCRIPT_START);
+	CHECK_INT(c.sel.kind, SEL_PID);
+	CHECK_INT(c.sel.pid, 1234);
+	CHECK_STR(c.sel.text, "pid=1234");
+	c = parsed("quit container=trainjob");
+	CHECK_INT(c.op, SCRIPT_QUIT);
+	CHECK_INT(c.sel.kind, SEL_CONTAINER);
+	CHECK_STR(c.sel.value, "trainjob");
+	c = parsed("q container=k8s-ns/pod-0");
+	CHECK_INT(c.op, SCRIPT_QUIT);
+	CHECK_STR(c.sel.value, "k8s-ns/pod-0");
+	c = parsed("stop user=0");
+	CHECK_INT(c.sel.kind, SEL_USER);
+	CHECK_INT(c.sel.uid, 0);
+	c = parsed("stop user=4294967294");
+	CHECK_INT(c.sel.uid, 4294967294LL);
+	c = parsed("start user=alice_1.x-y$");
+	CHECK_INT(c.sel.kind, SEL_USER);
+	CHECK_INT(c.sel.uid, -1);
+	CHECK_STR(c.sel.value, "alice_1.x-y$");
+}
+
+TEST(script_selector_errors)
+{
+	CHECK(contains(script_err("start pid="), "'pid=': no value after '='"));
+	CHECK(contains(script_err("start pid=0"), "'pid=0': '0' is not a pid"));
+	CHECK(contains(script_err("start pid=12x"), "'12x' is not a pid"));
+	CHECK(contains(script_err("start pid=-3"), "'-3' is not a pid"));
+	CHECK(contains(script_err("start pid=1000000000"), "is not a pid"));
+	CHECK(contains(script_err("stop user=4294967295"), "'4294967295' is not a uid"));
+	CHECK(contains(script_err("stop user=a;b"), "'a;b' is not a user name or uid"));
+	CHECK(contains(script_err("stop container="), "no value after '='"));
+	CHECK(contains(script_err("stop container=\x01x"), "printable ASCII"));
+	CHECK(contains(script_err("stop uid=0"), "'uid=0': unknown selector"));
+	CHECK(contains(script_err("stop All"), "'All': unknown selector"));
+	CHECK(contains(script_err("stop pidx=1"), "unknown selector"));
+	{
+		char line[SEL_VALUE_MAX + 32];
+
+		snprintf(line, sizeof(line), "stop container=%0*d", SEL_VALUE_MAX, 7);
+		CHECK(contains(script_err(line), "at most 95 characters"));
+	}
+}
+
+TEST(script_status)
+{
+	struct script_cmd c;
+
+	c = parsed("status");
+	CHECK_INT(c.op, SCRIPT_STATUS);
+	CHECK(!c.json);
+	c = parsed("status  --json ");
+	CHECK_INT(c.op, SCRIPT_STATUS);
+	CHECK(c.json);
+	CHECK(contains(script_err("status --yaml"), "'status --yaml': status takes nothing or --json"));
+	CHECK(contains(script_err("status --json x"), "status takes nothing or --json"));
+	CHECK_STR(script_op_name(SCRIPT_STATUS), "status");
+	CHECK_STR(script_op_name(SCRIPT_QUIT), "quit");
+	CHECK_STR(script_op_name((enum script_op)99), "?");
 }
 
 /* ---- freeing ---- */

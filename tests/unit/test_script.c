@@ -11,10 +11,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config/options.h"
 #include "control/script.h"
+#include "trigger/trigger_view.h"
 #include "shared/clock.h"
 #include "target/session.h"
 #include "trigger/triggers.h"
@@ -280,6 +283,92 @@ TEST(events_streams_and_what_follows_is_ignored)
 	CHECK_STR(x.r.log, "ack events");
 	CHECK(script_idle(x.sc));
 	host_down(&x);
+}
+
+/* A selector other than all matches targets present now: none here, so each is refused. */
+TEST(selectors_matching_nothing_are_refused_and_change_nothing)
+{
+	struct host x;
+
+	REQUIRE(host_up(&x));
+	script_push_line(x.sc, "start pid=12");
+	script_push_line(x.sc, "stop container=trainjob");
+	script_push_line(x.sc, "quit user=0");
+	script_push_line(x.sc, "start user=no-such-user-here");
+	script_push_line(x.sc, "start all");
+	script_step(x.sc);
+	CHECK_STR(x.r.log, "error: no target matches pid=12|error: no target matches container=trainjob|"
+			   "error: no target matches user=0|"
+			   "error: no user named 'no-such-user-here' in the host's passwd|ack start");
+	CHECK(x.s.window_open); /* only `start all` opened the session's window */
+	CHECK(!x.quit);          /* quit SEL never ends the run */
+	script_push_line(x.sc, "quit all");
+	script_step(x.sc);
+	CHECK(x.quit);
+	host_down(&x);
+}
+
+static void fake_stats(void *ctx, struct status_stats *st)
+{
+	(void)ctx;
+	st->mode = "follow";
+	st->have_lost = true;
+	st->lost_events = 7;
+	st->have_model = true;
+	st->model_procs = 123;
+}
+
+TEST(status_is_one_json_line_then_its_ack)
+{
+	struct host x;
+
+	REQUIRE(host_up(&x));
+	script_set_stats(x.sc, fake_stats, NULL);
+	snprintf(x.s.output, sizeof(x.s.output), "/out");
+	script_push_line(x.sc, "status --json");
+	script_step(x.sc);
+	CHECK(strstr(x.r.log, "{\"schema\":1,\"mode\":\"follow\",") == x.r.log);
+	CHECK(strstr(x.r.log, "\"kernel\":{\"events_lost\":7,\"rescans\":null,\"model_processes\":123}"));
+	CHECK(strstr(x.r.log, "\"targets\":[],\"rules\":[],\"target_count\":0}|ack status"));
+	CHECK_INT(x.r.n, 2);
+	x.r.log[0] = '\0';
+	x.r.n = 0;
+	script_push_line(x.sc, "status");
+	script_step(x.sc);
+	CHECK(strstr(x.r.log, "mode follow, up 0h00m00s, 0 targets, output /out|") == x.r.log);
+	CHECK(strstr(x.r.log, "|kernel: 7 events lost, - rescans, 123 processes in the model|HOST PID"));
+	CHECK(strstr(x.r.log, "LAST FOLDER|ack status"));
+	CHECK_INT(x.r.n, 5);
+	host_down(&x);
+}
+
+/* quit SEL's memory: the same process (pid and start time), not a later one at its pid. */
+TEST(dismissed_processes_are_known_by_pid_and_start_time)
+{
+	struct session s = { 0 };
+	pid_t child = fork();
+
+	REQUIRE(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(!session_dismissed(&s, getpid()));
+	session_remember_dismissed(&s, getpid());
+	session_remember_dismissed(&s, child);
+	session_remember_dismissed(&s, getpid()); /* once only */
+	CHECK_INT(s.ndismissed, 2);
+	CHECK(session_dismissed(&s, getpid()));
+	CHECK(session_dismissed(&s, child));
+	CHECK(!session_dismissed(&s, getppid()));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK(!session_dismissed(&s, child)); /* gone: a new process may get its pid */
+	session_remember_dismissed(&s, getppid()); /* adding prunes the gone one */
+	CHECK_INT(s.ndismissed, 2);
+	CHECK(session_dismissed(&s, getppid()));
+	session_forget_dismissed(&s);
+	CHECK(!session_dismissed(&s, getpid()));
 }
 
 UNIT_MAIN()

@@ -17,6 +17,7 @@
 #include "trigger/triggers.h"
 #include "cli/launch.h"
 #include "proc/tracker.h"
+#include "proc/procmodel.h"
 #include "out/report.h"
 
 #define LINE_MAX_LEN 4096
@@ -30,6 +31,12 @@ static const char usage_text[] =
 	"\t quit, q:               Stop collection and quit interactive mode.\n"
 	"\t window RULE:           Add a --window rule (start=COND[,stop=COND][,repeat=N][,every=D]).\n"
 	"\t help, h:               Show this list.\n";
+
+/* dynprof's own, after msprof's list (which stays as msprof prints it). */
+static const char usage_more[] =
+	"\t start|stop|quit SEL:   Only the targets SEL names now: all, pid=N,\n"
+	"\t                        container=ID|NAME, user=NAME|UID.\n"
+	"\t status [--json]:       The targets, their windows and rules.\n";
 
 struct console {
 	struct session *s;
@@ -48,6 +55,7 @@ struct console {
 	struct pollfd *pfds; /* room for every fd polled: grows with the targets */
 	size_t npfds;
 	bool app_gone;      /* launch mode: the application exited, its tree lives on */
+	int64_t started_ms; /* when the console began (status's uptime) */
 };
 
 static sigset_t handled_signals(void)
@@ -147,6 +155,72 @@ static bool is_word(const char *cmd, const char *word)
 	return !strncmp(cmd, word, n) && (!cmd[n] || cmd[n] == ' ' || cmd[n] == '\t');
 }
 
+/* What `status` shows of the layers above the session: mode, uptime, kernel counts. */
+static void console_stats(void *ctx, struct status_stats *st)
+{
+	const struct console *c = ctx;
+
+	st->mode = c->app ? "launch" : c->s->launch ? "follow" : "attach";
+	st->started_ms = c->started_ms;
+	if (c->tracker) {
+		struct procmodel *m = tracker_model(c->tracker);
+
+		st->have_lost = st->have_rescans = true;
+		st->lost_events = tracker_lost_events(c->tracker);
+		st->rescans = tracker_rescans(c->tracker);
+		st->have_model = m != NULL;
+		st->model_procs = m ? procmodel_count(m) : 0;
+	} else if (c->disc) {
+		/* Attach mode watches exits only: its ring's losses are counted, nothing rescans. */
+		st->have_lost = true;
+		st->lost_events = discover_lost_events(c->disc);
+	}
+}
+
+static void print_line(void *ctx, const char *text)
+{
+	(void)ctx;
+	printf("%s\n", text);
+}
+
+/* One of the script commands (start/stop/quit with a selector, status): as --control runs it. */
+static bool run_script_command(struct console *c, const char *line)
+{
+	struct script_host h = { .s = c->s, .tg = c->src->triggers, .stats = console_stats, .stats_ctx = c };
+	struct script_cmd cmd;
+	char err[600];
+	bool quit_asked = false;
+
+	h.quit_requested = &quit_asked;
+	if (script_parse_line(line, clock_wall_us() / 1000, &cmd, err, sizeof(err))) {
+		printf("error: %s\n", err);
+		return true;
+	}
+	if (cmd.op != SCRIPT_START && cmd.op != SCRIPT_STOP && cmd.op != SCRIPT_QUIT &&
+	    cmd.op != SCRIPT_STATUS) {
+		script_cmd_free(&cmd);
+		return false;
+	}
+	if (script_run_command(&h, &cmd, print_line, NULL, err, sizeof(err)))
+		printf("error: %s\n", err);
+	script_cmd_free(&cmd);
+	if (quit_asked)
+		quit(c, 0);
+	return true;
+}
+
+/* The first word is one of the commands dynprof adds to msprof's console. */
+static bool is_script_word(const char *cmd)
+{
+	static const char *const words[] = { "start", "stop", "quit", "q", "status" };
+	size_t len = strcspn(cmd, " \t");
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (len == strlen(words[i]) && !strncmp(cmd, words[i], len))
+			return true;
+	return false;
+}
+
 static void run_command(struct console *c, char *raw)
 {
 	char *cmd = trim(raw);
@@ -163,8 +237,8 @@ static void run_command(struct console *c, char *raw)
 	else if (is_word(cmd, "window"))
 		add_rule(c, cmd + strlen("window"));
 	else if (!strcmp(cmd, "help") || !strcmp(cmd, "h"))
-		fputs(usage_text, stdout);
-	else
+		printf("%s%s", usage_text, usage_more);
+	else if (!is_script_word(cmd) || !run_script_command(c, cmd))
 		printf("invalid option -- '%s'\n\n%s", cmd, usage_text);
 	fflush(stdout);
 }
@@ -445,6 +519,11 @@ int console_run(struct session *s, const struct console_sources *src)
 		quit(&c, 1);
 		return c.exit_status;
 	}
+	c.started_ms = clock_ms();
+	if (src->commands)
+		script_set_stats(src->commands, console_stats, &c);
+	if (src->remote)
+		remote_set_stats(src->remote, console_stats, &c);
 	report_info("Start profiling....");
 	prompt(&c);
 	run_scripts(&c);
@@ -461,6 +540,11 @@ int console_run(struct session *s, const struct console_sources *src)
 	/* One that came during the shutdown's STOP and QUIT. */
 	while (late_signal(&c))
 		;
+	/* c lives on this stack: nothing may ask it after the run. */
+	if (src->commands)
+		script_set_stats(src->commands, NULL, NULL);
+	if (src->remote)
+		remote_set_stats(src->remote, NULL, NULL);
 	free(c.pfds);
 	close(c.sigfd);
 	return c.exit_status;

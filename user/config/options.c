@@ -565,6 +565,12 @@ static int parse_plain(struct options *o, const char *name, const char *v)
 		*(!strcmp(name, "commands") ? &o->commands : &o->control) = v;
 		return 0;
 	}
+	if (!strcmp(name, "remote")) {
+		if (!*v)
+			return fail("Argument --remote: empty value. Please input the control socket's path.");
+		o->remote = v;
+		return 0;
+	}
 	if (!strcmp(name, "timeout")) {
 		ms = parse_timeout_ms(v);
 		if (ms < 0)
@@ -627,6 +633,7 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
 		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
 		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
+		    !strcmp(name, "remote") ||
 		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files") ||
 		    !strcmp(name, "follow-detached") || !strcmp(name, "slurm-job") ||
 		    !strcmp(name, "nodes") || !strcmp(name, "launcher") || !strcmp(name, "sync-margin") ||
@@ -714,6 +721,17 @@ static int check_cluster(struct options *o)
 	return 0;
 }
 
+/* --remote=PATH CMD...: a client only; nothing of a run goes with it. */
+static int check_remote(const struct options *o)
+{
+	if (!o->app_argv || !o->app_argv[0])
+		return fail("Argument --remote: no command given. Please use dynprof --remote=PATH COMMAND... (start, stop, quit, status, ...).");
+	if (o->pid_list || o->application || o->list || o->dry_run || o->commands || o->control ||
+	    o->nwindows || o->events || o->container || o->dynamic == 1 || o->slurm_job || o->nodes)
+		return fail("Argument --remote: it takes only --timeout and the command words (it is a client of a running dynprof).");
+	return 0;
+}
+
 /* msprof's checks across options. */
 static int check_combination(struct options *o)
 {
@@ -721,6 +739,8 @@ static int check_combination(struct options *o)
 
 	if (o->help || o->version)
 		return 0;
+	if (o->remote)
+		return check_remote(o);
 	if (check_switch_combination(o))
 		return -EINVAL;
 	if (o->slurm_job || o->nodes)
@@ -912,15 +932,27 @@ void options_print_help(void)
 "                          start=open,stop=+30s ; start=+1m,stop=+10s,every=10m ;\n"
 "                          start=at:2026-12-01T12:00:00Z,stop=+20s\n"
 "  --commands=FILE         commands from FILE (\"-\": standard input, read\n"
-"                          whole first) instead of the console: start, stop,\n"
-"                          quit, sleep DURATION, wait COND, window RULE\n"
-"                          (# comments)\n"
+"                          whole first) instead of the console: start [SEL],\n"
+"                          stop [SEL], quit [SEL], status [--json],\n"
+"                          sleep DURATION, wait COND, window RULE (# comments).\n"
+"                          SEL: all | pid=N | container=ID|NAME | user=NAME|UID\n"
+"                          (the targets it matches at that moment; quit SEL\n"
+"                          lets them go for good); the console takes the same\n"
 "  --control=SPEC          take commands while running from fifo:CTL[,ACK]\n"
 "                          or unix:PATH (a plain PATH: an existing FIFO, else\n"
-"                          a unix socket); each command is answered with\n"
-"                          \"ack <command>\" or \"error: <why>\"; on a socket,\n"
-"                          \"events\" turns the connection into a stream of the\n"
-"                          --events=json lines (also without --events)\n"
+"                          a unix socket; only root and dynprof's own uid may\n"
+"                          connect); each command is answered with\n"
+"                          \"ack <command>\" or \"error: <why>\"; status's\n"
+"                          lines come before its ack (docs/STATUS-JSON.md);\n"
+"                          on a socket, \"events\" turns the connection into a\n"
+"                          stream of the --events=json lines (also without\n"
+"                          --events)\n"
+"  --remote=PATH CMD...    be the client of a running dynprof's\n"
+"                          --control=unix:PATH: send CMD (its words joined by\n"
+"                          spaces), print the reply; exit 0 on ack, 1 on\n"
+"                          error:, 2 when PATH cannot be reached or gives no\n"
+"                          answer within --timeout (default 60 s); events\n"
+"                          streams until Ctrl-C, SIGTERM or dynprof's end\n"
 "  --no-bpf                do not load BPF: watch target exits with pidfds;\n"
 "                          forks, execs and exits from the netlink process\n"
 "                          connector (root), card opens by polling /proc every\n"

@@ -61,6 +61,8 @@ struct options {
 	const char *windows[OPTIONS_MAX_WINDOWS];
 	const char *commands;    /* --commands=FILE ("-": standard input) */
 	const char *control;     /* --control=SPEC (control.h) */
+	const char *remote;      /* --remote=PATH: the client of a --control socket; the
+				    command is app_argv's words */
 	const char *container;   /* --container=ID (prefix of the container id) */
 	int ndevices;            /* --device=GLOB, repeatable */
 	const char *devices[OPTIONS_MAX_DEVICES];

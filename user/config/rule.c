@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Window rules and script commands (see rule.h). */
+#include <ctype.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,7 +19,9 @@
 #define DURATION_FORM "(N followed by ms, s, m or h, such as 500ms or 30s; at least 1 ms)"
 #define TIME_FORM "(YYYY-MM-DDTHH:MM:SS[.fff] then Z, +HH:MM or -HH:MM; or @EPOCH)"
 #define RULE_FORM "(start=COND[,stop=COND][,repeat=N][,every=DURATION])"
-#define SCRIPT_FORM "(start, stop, quit, sleep DURATION, wait CONDITION, events, window RULE)"
+#define SCRIPT_FORM \
+	"(start [SEL], stop [SEL], quit [SEL], status [--json], sleep DURATION, wait CONDITION, events, window RULE)"
+#define SEL_FORM "(" SEL_FORMS ")"
 #define OTHER_SIGNAL "choose another signal, such as USR1"
 
 /* ---- numbers ------------------------------------------------------------------ */
@@ -671,7 +674,112 @@ static bool is_blank(char ch)
 	return ch == ' ' || ch == '\t' || ch == '\r'; /* '\r': scripts written on Windows */
 }
 
-/* A command without arguments: start, stop, quit, q. */
+/* ---- selectors ---- */
+
+static bool printable_word(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return false;
+	return true;
+}
+
+static int parse_sel_pid(const char *v, struct selector *sel, char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (decimal_span(v, strlen(v), 1, 999999999, &n))
+		return errbuf_set(err, errlen, "'pid=%s': '%s' is not a pid (pid=N, N from 1)", v, v);
+	sel->pid = (int)n;
+	return 0;
+}
+
+static int parse_sel_user(const char *v, struct selector *sel, char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (is_digit(*v)) {
+		if (decimal_span(v, strlen(v), 0, 4294967294u, &n))
+			return errbuf_set(err, errlen, "'user=%s': '%s' is not a uid (0 to 4294967294)", v, v);
+		sel->uid = (int64_t)n;
+		return 0;
+	}
+	/* A user name: what useradd accepts, and no more (it is matched through passwd). */
+	for (const char *c = v; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_.-$", *c))
+			return errbuf_set(err, errlen, "'user=%s': '%s' is not a user name or uid", v, v);
+	sel->uid = -1;
+	return 0;
+}
+
+int selector_parse(const char *text, struct selector *sel, char *err, size_t errlen)
+{
+	const char *eq = strchr(text, '=');
+	const char *v = eq ? eq + 1 : "";
+	size_t klen = eq ? (size_t)(eq - text) : strlen(text);
+
+	memset(sel, 0, sizeof(*sel));
+	if (!strcmp(text, "all"))
+		return 0;
+	if (!eq || !((klen == 3 && !strncmp(text, "pid", 3)) ||
+		     (klen == 9 && !strncmp(text, "container", 9)) || (klen == 4 && !strncmp(text, "user", 4))))
+		return errbuf_set(err, errlen, "'%.64s': unknown selector " SEL_FORM, text);
+	if (!*v)
+		return errbuf_set(err, errlen, "'%.64s': no value after '=' " SEL_FORM, text);
+	if (strlen(v) >= sizeof(sel->value) || !printable_word(v))
+		return errbuf_set(err, errlen, "'%.32s...': the value must be printable ASCII, at most %zu characters",
+				  text, sizeof(sel->value) - 1);
+	snprintf(sel->value, sizeof(sel->value), "%s", v);
+	snprintf(sel->text, sizeof(sel->text), "%s", text);
+	if (klen == 3) {
+		sel->kind = SEL_PID;
+		return parse_sel_pid(v, sel, err, errlen);
+	}
+	if (klen == 4) {
+		sel->kind = SEL_USER;
+		return parse_sel_user(v, sel, err, errlen);
+	}
+	sel->kind = SEL_CONTAINER;
+	return 0;
+}
+
+/* ---- script commands ---- */
+
+const char *script_op_name(enum script_op op)
+{
+	static const char *const names[] = {
+		[SCRIPT_NOP] = "", [SCRIPT_START] = "start", [SCRIPT_STOP] = "stop",
+		[SCRIPT_QUIT] = "quit", [SCRIPT_SLEEP] = "sleep", [SCRIPT_WAIT] = "wait",
+		[SCRIPT_STATUS] = "status", [SCRIPT_EVENTS] = "events", [SCRIPT_WINDOW] = "window",
+	};
+
+	return (unsigned)op < ARRAY_SIZE(names) && names[op] ? names[op] : "?";
+}
+
+/* start, stop, quit (q): no argument, or one selector. */
+static int parse_targeted(const char *line, const char *word, const char *arg, enum script_op op,
+			  struct script_cmd *cmd, char *err, size_t errlen)
+{
+	char sub[256];
+
+	if (*arg && strpbrk(arg, " \t\r"))
+		return errbuf_set(err, errlen, "'%s': %s takes at most one selector " SEL_FORM, line, word);
+	if (*arg && selector_parse(arg, &cmd->sel, sub, sizeof(sub)))
+		return errbuf_set(err, errlen, "'%s': %s", line, sub);
+	cmd->op = op;
+	return 0;
+}
+
+static int parse_status(const char *line, const char *arg, struct script_cmd *cmd, char *err, size_t errlen)
+{
+	if (*arg && strcmp(arg, "--json"))
+		return errbuf_set(err, errlen, "'%s': status takes nothing or --json", line);
+	cmd->json = *arg != '\0';
+	cmd->op = SCRIPT_STATUS;
+	return 0;
+}
+
+/* A verb without arguments (events). */
 static int parse_bare(const char *line, const char *word, const char *arg, enum script_op op,
 		      struct script_cmd *cmd, char *err, size_t errlen)
 {
@@ -731,6 +839,12 @@ static int parse_window(const char *line, const char *arg, int64_t now, struct s
 /* Split the trimmed line into its first word and the rest, then dispatch. */
 static int parse_command(char *line, int64_t now, struct script_cmd *cmd, char *err, size_t errlen)
 {
+	static const struct {
+		const char *word;
+		enum script_op op;
+	} targeted[] = {
+		{ "start", SCRIPT_START }, { "stop", SCRIPT_STOP }, { "quit", SCRIPT_QUIT }, { "q", SCRIPT_QUIT },
+	};
 	size_t wlen = strcspn(line, " \t\r");
 	char word[8] = "";
 	const char *arg = line + wlen;
@@ -741,12 +855,11 @@ static int parse_command(char *line, int64_t now, struct script_cmd *cmd, char *
 		memcpy(word, line, wlen);
 		word[wlen] = '\0';
 	}
-	if (!strcmp(word, "start"))
-		return parse_bare(line, word, arg, SCRIPT_START, cmd, err, errlen);
-	if (!strcmp(word, "stop"))
-		return parse_bare(line, word, arg, SCRIPT_STOP, cmd, err, errlen);
-	if (!strcmp(word, "quit") || !strcmp(word, "q"))
-		return parse_bare(line, word, arg, SCRIPT_QUIT, cmd, err, errlen);
+	for (size_t i = 0; i < ARRAY_SIZE(targeted); i++)
+		if (!strcmp(word, targeted[i].word))
+			return parse_targeted(line, word, arg, targeted[i].op, cmd, err, errlen);
+	if (!strcmp(word, "status"))
+		return parse_status(line, arg, cmd, err, errlen);
 	if (!strcmp(word, "sleep"))
 		return parse_sleep(line, arg, cmd, err, errlen);
 	if (!strcmp(word, "wait"))

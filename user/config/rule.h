@@ -4,8 +4,10 @@
  * where noted):
  *
  *   --window=start=COND[,stop=COND][,repeat=N][,every=DURATION]
- *   --commands=FILE lines: start | stop | quit | sleep DURATION | wait COND
- *                          | events | window RULE
+ *   --commands=FILE lines (also the console's and --control's):
+ *     start [SEL] | stop [SEL] | quit [SEL] | status [--json] | sleep DURATION | wait COND
+ *     | events | window RULE
+ *   SEL: all | pid=N | container=ID|NAME | user=NAME|UID
  *
  * A condition is one of open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION,
  * at:TIME, signal:NAME, file:PATH, exit. Errors are one line naming the bad
@@ -109,15 +111,47 @@ int rule_parse(const char *text, int64_t now_epoch_ms, struct window_rule *r, ch
 	       size_t errlen) DP_MUST_CHECK;
 void rule_free(struct window_rule *r);
 
+/*
+ * Which targets a start, stop or quit is for. Matched when the command
+ * runs (control/script.c), against the targets present then:
+ *   all                 every target (as no selector): the session's window
+ *   pid=N               the target whose host pid is N
+ *   container=ID|NAME   as --container: the engine's name, the full id, or
+ *                       an id prefix of at least 4 hex digits
+ *   user=NAME|UID       the target's real uid on the host; a NAME is looked
+ *                       up in the host's passwd (not the container's)
+ */
+enum sel_kind { SEL_ALL = 0, SEL_PID, SEL_CONTAINER, SEL_USER };
+
+#define SEL_VALUE_MAX 96 /* a container name (namespace/pod) or a user name */
+#define SEL_FORMS "all, pid=N, container=ID|NAME, user=NAME|UID"
+
+struct selector {
+	enum sel_kind kind;
+	int pid;                   /* SEL_PID: >= 1 */
+	int64_t uid;               /* SEL_USER: the uid given as a number; -1: a name (in value) */
+	char value[SEL_VALUE_MAX]; /* SEL_CONTAINER: id, prefix or name; SEL_USER: the name */
+	char text[SEL_VALUE_MAX + 16]; /* as given ("pid=12"); "" when none was given */
+};
+
+/*
+ * Parse one selector word (no blanks). 0, or -1 with err naming the bad
+ * part: an unknown key, an empty value, a pid that is not 1..999999999, a
+ * uid above 4294967294, a name or container with characters outside
+ * printable ASCII (or a container value too long).
+ */
+int selector_parse(const char *text, struct selector *sel, char *err, size_t errlen) DP_MUST_CHECK;
+
 enum script_op {
 	SCRIPT_NOP = 0, /* a blank line or a comment (#...) */
-	SCRIPT_START,
-	SCRIPT_STOP,
-	SCRIPT_QUIT,
+	SCRIPT_START,   /* start [SEL]: sel */
+	SCRIPT_STOP,    /* stop [SEL]: sel */
+	SCRIPT_QUIT,    /* quit [SEL]: sel (SEL_ALL: the run ends) */
 	SCRIPT_SLEEP,   /* sleep DURATION: ms */
 	SCRIPT_WAIT,    /* wait COND: cond (a start-side condition, or exit) */
 	SCRIPT_EVENTS,  /* events: the --control connection becomes a stream of events */
 	SCRIPT_WINDOW,  /* window RULE: rule (a --window value) added while running */
+	SCRIPT_STATUS,  /* status [--json]: json */
 };
 
 struct script_cmd {
@@ -125,7 +159,12 @@ struct script_cmd {
 	int64_t ms;
 	struct condition cond;
 	struct window_rule *rule; /* SCRIPT_WINDOW (freed by script_cmd_free unless taken) */
+	struct selector sel;
+	bool json;
 };
+
+/* The command's word ("start", "status"...), for its "ack" line. */
+const char *script_op_name(enum script_op op);
 
 /*
  * Parse one command line (no newline; surrounding blanks ignored). `wait`

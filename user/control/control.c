@@ -19,8 +19,10 @@
 #include "common/errbuf.h"
 #include "out/events_out.h"
 #include "shared/clock.h"
+#include "out/report.h"
 
 #define CONTROL_BACKLOG 16
+#define CONTROL_SNDBUF (4 << 20) /* bytes a client's replies may queue (the kernel doubles it) */
 #define ACCEPT_BURST 32 /* accepts per event, so a flood cannot starve the rest */
 
 static const char too_many_msg[] = "error: too many control clients\n";
@@ -241,6 +243,13 @@ static void add_client(struct control *ctl, int fd)
 		close(fd);
 		return;
 	}
+	/*
+	 * Room for a large reply (status --json of many targets is one line):
+	 * a line that does not fit whole drops the client. Root may go past
+	 * wmem_max (SO_SNDBUFFORCE); others get what SO_SNDBUF allows.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ CONTROL_SNDBUF }, sizeof(int)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ CONTROL_SNDBUF }, sizeof(int));
 	c->fd = fd;
 	c->id = new_id(ctl);
 	c->eof = false;
@@ -248,34 +257,46 @@ static void add_client(struct control *ctl, int fd)
 	c->in.discarding = false;
 }
 
-static const char not_allowed_msg[] = "error: refused: only dynprof's own uid and root may control it\n";
-
 /*
  * A client of the control socket: the socket is 0600, and its credentials
- * are checked too (a descriptor passed on, a mode changed later): dynprof's
- * own uid or root only.
+ * are checked too (a descriptor passed on, a mode or folder changed
+ * later): root or the socket's owner (dynprof's euid) only. Refused:
+ * told in one line, closed, and dynprof says who tried.
  */
-static bool peer_allowed(int fd)
+static bool peer_allowed(int fd, struct ucred *cred)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	socklen_t len = sizeof(*cred);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+	*cred = (struct ucred){ .pid = 0, .uid = (uid_t)-1 };
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len) < 0)
 		return false;
-	return cred.uid == 0 || cred.uid == geteuid();
+	return cred->uid == 0 || cred->uid == geteuid();
+}
+
+static void refuse_peer(int fd, const struct ucred *cred)
+{
+	char msg[160];
+	int len = snprintf(msg, sizeof(msg),
+			   "error: permission denied (uid %u is neither root nor the socket's owner)\n",
+			   (unsigned)cred->uid);
+
+	/* Best effort: it is closed whether or not the line fits. */
+	(void)send(fd, msg, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+	report_warning("dynprof: --control: refused a client: uid %u (pid %d) is neither root nor the socket's owner (uid %u)",
+		       (unsigned)cred->uid, (int)cred->pid, (unsigned)geteuid());
 }
 
 static void accept_clients(struct control *ctl)
 {
 	for (int i = 0; i < ACCEPT_BURST; i++) {
 		int fd = accept4(ctl->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct ucred cred;
 
-		if (fd >= 0 && !peer_allowed(fd)) {
-			(void)send(fd, not_allowed_msg, sizeof(not_allowed_msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-			close(fd);
-		} else if (fd >= 0) {
+		if (fd >= 0 && !peer_allowed(fd, &cred))
+			refuse_peer(fd, &cred);
+		else if (fd >= 0)
 			add_client(ctl, fd);
-		}
 		else if (errno != EINTR && errno != ECONNABORTED)
 			return; /* EAGAIN: none left; anything else: the next event retries */
 	}

@@ -22,8 +22,9 @@
  * newline. A client that shuts down only its sending side still gets its
  * replies (and its last line counts without a newline, as on stdin); one
  * that closes is dropped, with its unterminated last line. A client that
- * does not read its replies until its socket buffer fills is dropped too:
- * dynprof never waits for a control client.
+ * does not read its replies until its socket buffer fills (4 MiB asked for,
+ * SO_SNDBUFFORCE as root: a whole `status --json` of thousands of targets
+ * fits) is dropped too: dynprof never waits for a control client.
  *
  * A socket client may turn its connection into a stream of events
  * (control_stream, the `events` command): from then on it gets every

@@ -122,3 +122,12 @@ int remote_timeout_ms(const struct remote *rm)
 	}
 	return best;
 }
+
+void remote_set_stats(struct remote *rm, status_stats_fn fn, void *ctx)
+{
+	rm->host.stats = fn;
+	rm->host.stats_ctx = ctx;
+	for (int i = 0; i < REMOTE_MAX_CLIENTS; i++)
+		if (rm->clients[i].used)
+			script_set_stats(rm->clients[i].script, fn, ctx);
+}

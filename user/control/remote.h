@@ -21,5 +21,7 @@ void remote_event(struct remote *rm, const struct pollfd *pfd);
 /* Run what each client's script can run now. */
 void remote_step(struct remote *rm);
 int remote_timeout_ms(const struct remote *rm);
+/* Where the clients' `status` gets the numbers of the layers above. */
+void remote_set_stats(struct remote *rm, status_stats_fn fn, void *ctx);
 
 #endif /* DYNPROF_REMOTE_H */

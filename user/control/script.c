@@ -8,7 +8,9 @@
 #include "shared/clock.h"
 #include "common/grow.h"
 #include "out/report.h"
+#include "common/errbuf.h"
 #include "control/script.h"
+#include "control/select.h"
 
 #define SCRIPT_MAX_CMDS 4096
 #define WAIT_CHECK_MS 50 /* a running wait is checked at least this often */
@@ -43,7 +45,20 @@ struct script *script_new(const struct script_host *host, script_reply_fn reply,
 
 void script_set_host(struct script *sc, const struct script_host *host)
 {
+	status_stats_fn fn = sc->host.stats;
+	void *ctx = sc->host.stats_ctx;
+
 	sc->host = *host;
+	if (!sc->host.stats) {
+		sc->host.stats = fn;
+		sc->host.stats_ctx = ctx;
+	}
+}
+
+void script_set_stats(struct script *sc, status_stats_fn fn, void *ctx)
+{
+	sc->host.stats = fn;
+	sc->host.stats_ctx = ctx;
 }
 
 void script_free(struct script *sc)
@@ -177,12 +192,72 @@ void script_push_line(struct script *sc, const char *line)
 		answer(sc, "error: %s", err);
 }
 
-static const char *op_name(const struct script_cmd *cmd)
+/* start, stop or quit of the targets sel matches now. */
+static int run_selected(struct session *s, const struct script_cmd *cmd, char *err, size_t errlen)
 {
-	static const char *const names[] = { "",     "start",  "stop",  "quit",
-					      "sleep", "wait", "events", "window" };
+	bool *which = calloc((size_t)session_target_count(s) + 1, sizeof(*which));
+	int n;
 
-	return names[cmd->op];
+	if (!which)
+		return errbuf_set(err, errlen, "out of memory");
+	n = select_targets(s, &cmd->sel, which, err, errlen);
+	if (n > 0 && cmd->op == SCRIPT_START) {
+		session_make_room(s); /* a window's START and STOP fit, no idle limit near */
+		session_command_chosen(s, PROTO_CMD_START, which);
+	} else if (n > 0 && cmd->op == SCRIPT_STOP) {
+		session_command_chosen(s, PROTO_CMD_STOP, which);
+	} else if (n > 0) {
+		session_dismiss(s, which);
+	}
+	free(which);
+	return n > 0 ? 0 : -1;
+}
+
+static void run_status(const struct script_host *h, bool json, status_line_fn line, void *ctx)
+{
+	struct status_stats st = { .mode = "attach" };
+
+	if (h->stats)
+		h->stats(h->stats_ctx, &st);
+	status_report(h->s, h->tg, &st, json, line, ctx);
+}
+
+int script_run_command(const struct script_host *h, const struct script_cmd *cmd, status_line_fn line,
+		       void *ctx, char *err, size_t errlen)
+{
+	if (cmd->op == SCRIPT_STATUS) {
+		run_status(h, cmd->json, line, ctx);
+		return 0;
+	}
+	if (cmd->sel.kind != SEL_ALL)
+		return run_selected(h->s, cmd, err, errlen);
+	switch (cmd->op) {
+	case SCRIPT_START:
+		session_make_room(h->s); /* a window's START and STOP fit, no idle limit near */
+		session_command(h->s, PROTO_CMD_START);
+		break;
+	case SCRIPT_STOP:
+		session_command(h->s, PROTO_CMD_STOP);
+		break;
+	case SCRIPT_QUIT:
+		if (h->quit_requested)
+			*h->quit_requested = true;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* A status line: to the client, or (a --commands file) to standard output. */
+static void status_line(void *ctx, const char *text)
+{
+	struct script *sc = ctx;
+
+	if (sc->reply)
+		sc->reply(sc->reply_ctx, text);
+	else
+		report_plain("%s", text);
 }
 
 static void begin_events(struct script *sc, char *err, size_t errlen)
@@ -207,14 +282,11 @@ static bool begin(struct script *sc, struct script_cmd *cmd, char *err, size_t e
 {
 	switch (cmd->op) {
 	case SCRIPT_START:
-		session_make_room(sc->host.s); /* a window's START and STOP fit, no idle limit near */
-		session_command(sc->host.s, PROTO_CMD_START);
-		return true;
 	case SCRIPT_STOP:
-		session_command(sc->host.s, PROTO_CMD_STOP);
-		return true;
 	case SCRIPT_QUIT:
-		*sc->host.quit_requested = true;
+	case SCRIPT_STATUS:
+		if (script_run_command(&sc->host, cmd, status_line, sc, err, errlen) && !err[0])
+			snprintf(err, errlen, "%s failed", script_op_name(cmd->op));
 		return true;
 	case SCRIPT_SLEEP:
 		sc->until_ms = clock_ms() + cmd->ms;
@@ -266,10 +338,10 @@ void script_step(struct script *sc)
 		else if (cmd->op == SCRIPT_WINDOW)
 			answer_number(sc, "ack window %d", sc->rule_added);
 		else
-			answer(sc, "ack %s", op_name(cmd));
+			answer(sc, "ack %s", script_op_name(cmd->op));
 		if (sc->streaming)
 			end_commands(sc);
-		if (cmd->op == SCRIPT_QUIT)
+		if (cmd->op == SCRIPT_QUIT && cmd->sel.kind == SEL_ALL)
 			return;
 	}
 }

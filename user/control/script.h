@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "config/rule.h"
+#include "control/status.h"
 #include "target/session.h"
 #include "trigger/triggers.h"
 #include "shared/compiler.h"
@@ -30,6 +31,8 @@ struct script_host {
 	 * stream (the --commands file), refused as the FIFO is.
 	 */
 	int (*stream)(void *reply_ctx, char *err, size_t errlen);
+	status_stats_fn stats;   /* `status`: what the layers above know (may be NULL) */
+	void *stats_ctx;
 };
 
 /* Called when a command is done ("ack start") or refused ("error: ..."). */
@@ -40,6 +43,19 @@ void script_free(struct script *sc);
 
 /* Serve another session / engine (a script is loaded before they exist). */
 void script_set_host(struct script *sc, const struct script_host *host);
+/* Where `status` gets the numbers of the layers above (kept by script_set_host). */
+void script_set_stats(struct script *sc, status_stats_fn fn, void *ctx);
+
+/*
+ * Carry out a start, stop, quit or status command now (the console runs
+ * its commands through this too). start/stop/quit without a selector, or
+ * with `all`: the whole session, as msprof's console (quit sets
+ * *quit_requested); with one, the targets it matches now only, and `quit
+ * SEL` dismisses them (session_dismiss). status sends its lines to `line`.
+ * 0, or -1 with the reason in err ("no target matches pid=12").
+ */
+int script_run_command(const struct script_host *h, const struct script_cmd *cmd, status_line_fn line,
+		       void *ctx, char *err, size_t errlen) DP_MUST_CHECK;
 
 /*
  * Read and parse a whole --commands file ("-": standard input) before

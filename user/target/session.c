@@ -667,6 +667,21 @@ void session_command_some(struct session *s, enum proto_command cmd, const bool 
 	fan_out(s, cmd, false, which, true);
 }
 
+void session_command_chosen(struct session *s, enum proto_command cmd, const bool *which)
+{
+	fan_out(s, cmd, false, which, false);
+}
+
+void session_dismiss(struct session *s, const bool *which)
+{
+	/* Their start times before QUIT: a process that exits at once is still known by it. */
+	for (int i = 0; i < s->ntargets; i++)
+		if (which[i] && !s->targets[i]->dropped)
+			session_remember_dismissed(s, s->targets[i]->pid);
+	fan_out(s, PROTO_CMD_STOP, true, which, false);
+	fan_out(s, PROTO_CMD_QUIT, false, which, false);
+}
+
 void session_shutdown(struct session *s)
 {
 	/* Nothing joins (and is started) after this: the run is ending. */
@@ -764,5 +779,6 @@ void session_close(struct session *s)
 	s->ntargets = 0;
 	s->slots = 0;
 	output_listing_free(&s->listing);
+	session_forget_dismissed(s);
 	watchdog_done(); /* every connection released above: it exits touching nothing */
 }

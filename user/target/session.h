@@ -50,6 +50,10 @@ struct session {
 	bool launch;           /* launch mode: targets join and leave as they come */
 	int joined;            /* launch mode: targets that joined over the run */
 	bool closing;          /* session_shutdown ran: no more joins */
+	/* Targets `quit SEL` let go: never taken again (session_dismissed). */
+	struct session_dismissed_proc *dismissed;
+	int ndismissed;
+	size_t dismissed_cap;
 };
 
 /*
@@ -72,6 +76,28 @@ void session_command_one(struct session *s, int index, enum proto_command cmd);
  * ntargets). Each target's last_status / last_reply_ms tell the outcome.
  */
 void session_command_some(struct session *s, enum proto_command cmd, const bool *which);
+
+/*
+ * The same for the console's and --control's selectors (start SEL, stop
+ * SEL): as session_command, but to `which` only, the session's own window
+ * (what joiners get) left as it is; the windows are recorded as the
+ * console's.
+ */
+void session_command_chosen(struct session *s, enum proto_command cmd, const bool *which);
+
+/*
+ * quit SEL: the targets `which` marks have their open windows stopped
+ * (accounted as any stop), then get QUIT and leave the session; each is
+ * remembered (pid and start time) as dismissed.
+ */
+void session_dismiss(struct session *s, const bool *which);
+
+/*
+ * `pid` is a process that `quit SEL` let go (the same process: its start
+ * time is checked, so a reused pid is not): follow mode does not take it
+ * again. Entries of processes gone are forgotten as others are added.
+ */
+bool session_dismissed(const struct session *s, int pid);
 
 /*
  * A fresh connection to the target at `index`: QUIT (which also stops an
@@ -181,6 +207,9 @@ void session_close(struct session *s);
  * folder is --output.
  */
 void session_batch_begin(struct session *s);
+/* session_dismiss.c: remember `pid` (alive now) as dismissed; free the set at close. */
+void session_remember_dismissed(struct session *s, int pid);
+void session_forget_dismissed(struct session *s);
 void session_batch_end(struct session *s);
 int session_scan_prof_dirs(struct session *s, struct target *t,
 			   void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;

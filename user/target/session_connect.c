@@ -524,6 +524,7 @@ static void handshake(struct session *s, int index)
 /* Attach mode: the joins announced, once every target is connected. */
 static void announce_all(struct session *s)
 {
+	target_origin_cards(s->targets, s->ntargets, s->opts);
 	for (int i = 0; i < s->ntargets; i++)
 		if (!s->targets[i]->dropped)
 			announce_attached(s->targets[i]);
@@ -597,6 +598,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	cards_mask_text(cards, list, sizeof(list));
 	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
 	target_origin_read(t);
+	t->cards = cards;
 	t->joined = true;
 	events_target_join(pid, t->nspid, command, cards, true);
 	if (s->window_open)

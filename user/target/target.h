@@ -9,6 +9,7 @@
 #define DYNPROF_TARGET_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "dynprof/proto.h"
 #include "proc/fshelper.h"
@@ -51,6 +52,12 @@ struct target {
 	char container[96];      /* its container's name, else its id (12 hex as docker ps
 				    shows it, or runc's); "" on the host (target_origin.h) */
 	char command[256];       /* its command line when it joined */
+	/* Who it is, for selectors and status (target_origin_read); unknown: 0 / "". */
+	char container_id[72];   /* full id (64 hex, or runc's), "" on the host */
+	char container_name[96]; /* the engine's name, "" unknown */
+	unsigned uid;            /* real uid on the host */
+	bool uid_known;
+	uint64_t cards;          /* cards it held when it joined (bit N: card N) */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */

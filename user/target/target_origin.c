@@ -2,9 +2,11 @@
 /* A target's container and command, and its folder in --output (see target_origin.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "out/output.h"
+#include "proc/carddevs.h"
 #include "proc/procmodel.h"
 #include "proc/procscan.h"
 #include "target/target_origin.h"
@@ -15,14 +17,35 @@ void target_origin_read(struct target *t)
 {
 	struct pm_proc p;
 
-	t->container[0] = t->command[0] = '\0';
+	t->container[0] = t->command[0] = t->container_id[0] = t->container_name[0] = '\0';
+	t->uid_known = false;
 	if (procscan_origin(t->pid, &p))
 		return;
 	snprintf(t->command, sizeof(t->command), "%.*s", (int)sizeof(t->command) - 1, p.cmdline);
+	snprintf(t->container_id, sizeof(t->container_id), "%s", p.container);
+	snprintf(t->container_name, sizeof(t->container_name), "%s", p.container_name);
+	t->uid = (unsigned)p.uid;
+	t->uid_known = true;
 	if (p.container_name[0])
 		snprintf(t->container, sizeof(t->container), "%.*s", (int)sizeof(t->container) - 1, p.container_name);
 	else if (p.container[0])
 		snprintf(t->container, sizeof(t->container), "%.*s", CONTAINER_SHORT, p.container);
+}
+
+void target_origin_cards(struct target *const *ts, int n, const struct options *o)
+{
+	struct card_patterns patterns;
+	struct card_devs *devs = calloc(1, sizeof(*devs)); /* DP_MAX_CARD_DEVS entries: not for the stack */
+	struct procscan_cards c = { &patterns, devs };
+
+	if (!devs)
+		return;
+	options_card_patterns(o, &patterns);
+	if (carddevs_glob(devs, &patterns) == 0)
+		for (int i = 0; i < n; i++)
+			if (!ts[i]->dropped && procscan_cards(ts[i]->pid, 0, &c, -1, &ts[i]->cards))
+				ts[i]->cards = 0; /* not readable: unknown, shown as none */
+	free(devs);
 }
 
 int target_output_subdir(const struct target *t, const char *output, char *sub, size_t len)

@@ -15,11 +15,22 @@
 
 #include <stddef.h>
 
+#include "config/options.h"
 #include "target/target.h"
 #include "shared/compiler.h"
 
-/* Fill t->container and t->command from /proc (left "" when unreadable). */
+/*
+ * Fill t->container, t->command, the container's full id and name and the
+ * uid from /proc (left ""/unknown when unreadable).
+ */
 void target_origin_read(struct target *t);
+
+/*
+ * Attach mode: t->cards of the `n` targets read from their fds now (the
+ * card nodes globbed once for all of them); a target whose fds cannot be
+ * read keeps 0.
+ */
+void target_origin_cards(struct target *const *ts, int n, const struct options *o);
 
 /*
  * The folder, relative to `output`, where the PROF_ folders that dynprof

@@ -93,16 +93,6 @@ static void arm_now(struct triggers *tg, int i, int r)
 	run->phase.file_base = tg->origin[r].file_base;
 }
 
-int triggers_rule_count(const struct triggers *tg)
-{
-	return tg ? tg->nrules : 0;
-}
-
-const struct window_rule *triggers_rule(const struct triggers *tg, int r)
-{
-	return tg && r >= 0 && r < tg->nrules ? &tg->rules[r] : NULL;
-}
-
 int triggers_add_rule(struct triggers *tg, struct window_rule *r, char *err, size_t errlen)
 {
 	int n = tg ? tg->nrules : 0;

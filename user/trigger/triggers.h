@@ -60,9 +60,7 @@ int triggers_start(struct triggers *tg, struct procmodel *model) DP_MUST_CHECK;
  */
 int triggers_add_rule(struct triggers *tg, struct window_rule *r, char *err, size_t errlen) DP_MUST_CHECK;
 
-/* Every rule, --window ones first (0-based; numbered r + 1 in messages): for `status`. */
-int triggers_rule_count(const struct triggers *tg);
-const struct window_rule *triggers_rule(const struct triggers *tg, int r);
+/* Reading the rules (every rule, --window ones first, added ones after): trigger/trigger_view.h. */
 
 /* --window rules were given (rules added while running do not count). */
 bool triggers_have_rules(const struct triggers *tg);

@@ -1,0 +1,320 @@
+# dynprof --remote=PATH CMD...: the client of --control=unix:PATH, against
+# real agent targets: every command and selector, status (text and JSON,
+# parsed by python3), lost kernel events counted, a non-owner refused by
+# the peer check, and the client's own errors.
+
+RPY="python3 -c"
+
+# dp_control ARGS...: dynprof in the background with --control=unix:$T/ctl
+# (its console reads nothing); sets DPP once the socket listens.
+dp_control() {
+	"${DP_BIN:-$DP}" "$@" --device="$T/dev/davinci*" --output=$T/o --control=unix:$T/ctl < /dev/null > $T/out 2>&1 &
+	DPP=$!
+	remember_pid $DPP
+	wait_until 10 test -S $T/ctl || fail "no control socket: $(cat $T/out)"
+}
+
+# remote CMD...: the client; its output in $T/r, its status in RC.
+remote() {
+	timeout -s KILL 90 "$DP" --remote=$T/ctl "$@" > $T/r 2>&1
+	RC=$?
+}
+
+# jget PYTHON-EXPR: evaluate on the JSON status in $T/r (its first line), as `s`.
+jget() {
+	$RPY "import json,sys; s=json.loads(open('$T/r').readline()); print($1)"
+}
+
+expect_ack() { # expect_ack WORD: the last line is "ack WORD", status 0
+	[ $RC = 0 ] || fail "status $RC: $(cat $T/r)"
+	[ "$(tail -n 1 $T/r)" = "ack $1" ] || fail "no ack $1: $(cat $T/r)"
+}
+
+expect_error() { # expect_error REGEX: one line "error: ...", status 1
+	[ $RC = 1 ] || fail "status $RC, expected 1: $(cat $T/r)"
+	[ "$(wc -l < $T/r)" = 1 ] || fail "more than one line: $(cat $T/r)"
+	grep -Eq "^error: $1\$" $T/r || fail "expected error: $1, got: $(cat $T/r)"
+}
+
+test_remote_start_stop_by_pid_and_status_json() {
+	local a b; a=$(start_target); b=$(TARGET_CARD=1 start_target)
+	dp_control --pid=$a,$b
+	remote status --json
+	expect_ack status
+	[ "$(wc -l < $T/r)" = 2 ] || fail "status --json is not one line: $(cat $T/r)"
+	[ "$(jget "s['schema'], s['mode'], s['target_count'], sorted(t['pid'] for t in s['targets'])")" = \
+	  "1 attach 2 [$(( a < b ? a : b )), $(( a < b ? b : a ))]" ] || fail "header: $(cat $T/r)"
+	[ "$(jget "[(t['cards'], t['window'], t['uid'], t['user'], t['container']) for t in s['targets'] if t['pid']==$a]")" = \
+	  "[([0], 'closed', 0, 'root', None)]" ] || fail "target $a: $(cat $T/r)"
+	[ "$(jget "[t['cards'] for t in s['targets'] if t['pid']==$b]")" = "[[1]]" ] || fail "cards of $b: $(cat $T/r)"
+	remote start pid=$a
+	expect_ack start
+	wait_until 5 grep -q "^dynamic profiling for pid $a start success$" $T/out || fail "no start: $(cat $T/out)"
+	remote status --json
+	[ "$(jget "sorted((t['pid'], t['window']) for t in s['targets'])")" = \
+	  "$($RPY "print(sorted([($a, 'open'), ($b, 'closed')]))")" ] || fail "windows: $(cat $T/r)"
+	[ "$(jget "s['windows']['opened'], s['windows']['open'], s['session_window']")" = "1 1 False" ] ||
+		fail "window counts: $(cat $T/r)"
+	remote stop pid=$a
+	expect_ack stop
+	remote status --json
+	[ "$(jget "s['windows']['saved'], [t['last_window']['fate'] for t in s['targets'] if t['pid']==$a]")" = \
+	  "1 ['saved']" ] || fail "after stop: $(cat $T/r)"
+	jget "[t['last_window']['folders'][0] for t in s['targets'] if t['pid']==$a][0]" > $T/folder
+	[ -s "$T/o/$(cat $T/folder)/host/end_info" ] || fail "last folder $(cat $T/folder) not in --output"
+	grep -q "pid $b start success" $T/out && fail "$b was started: $(cat $T/out)"
+	remote quit
+	expect_ack quit
+	wait_until 20 all_gone $DPP || fail "dynprof did not end"
+}
+
+test_remote_status_text() {
+	local a; a=$(start_target)
+	# The second rule never fires: the run outlives the first.
+	dp_control --pid=$a --window=start=file:$T/go,stop=+1s --window=start=file:$T/never
+	remote status
+	expect_ack status
+	grep -Eq "^mode attach, up 0h00m[0-9]{2}s, 1 target, output $T/o$" $T/r || fail "header: $(cat $T/r)"
+	grep -Eq "^windows: 0 opened, 0 open, 0 saved, 0 saved incomplete, 0 lost$" $T/r || fail "windows: $(cat $T/r)"
+	grep -Eq "^kernel: [0-9]+ events lost, - rescans, - processes in the model$" $T/r || fail "kernel: $(cat $T/r)"
+	grep -Eq "^HOST PID +NS PID +CONTAINER +USER +CARDS +WINDOW +WINDOWS +RULES +LAST FOLDER$" $T/r || fail "table: $(cat $T/r)"
+	grep -Eq "^$a +$a +- +root +0 +closed +0 +1:armed,2:armed +-$" $T/r || fail "row: $(cat $T/r)"
+	grep -Eq "^rule 1: start=file:$T/go,stop=\+1s$" $T/r || fail "rule: $(cat $T/r)"
+	touch $T/go
+	wait_until 10 grep -q "stop success" $T/out || fail "rule window did not run: $(cat $T/out)"
+	remote status
+	wait_until 10 eval 'remote status; grep -Eq "^$a +$a +- +root +0 +closed +1 +1:done,2:armed +PROF_[0-9_]+${a}[A-Z]+$" $T/r' ||
+		fail "row after the rule: $(cat $T/r)"
+	grep -Eq "^rule 2: start=file:$T/never$" $T/r || fail "rule 2: $(cat $T/r)"
+}
+
+test_remote_selectors_user_all_and_no_match() {
+	local a b; a=$(start_target); b=$(TARGET_CARD=1 start_target)
+	dp_control --pid=$a,$b
+	remote start user=root
+	expect_ack start
+	[ "$(grep -c "start success" $T/out)" = 2 ] || fail "user=root did not start both: $(cat $T/out)"
+	remote stop user=0
+	expect_ack stop
+	[ "$(grep -c "stop success" $T/out)" = 2 ] || fail "user=0 did not stop both: $(cat $T/out)"
+	remote start all
+	expect_ack start
+	[ "$(grep -c "start success" $T/out)" = 4 ] || fail "all: $(cat $T/out)"
+	remote stop
+	expect_ack stop
+	remote start pid=1
+	expect_error "no target matches pid=1"
+	remote stop user=daemon
+	expect_error "no target matches user=daemon"
+	remote stop user=nosuchuser$RANDOM
+	expect_error "no user named 'nosuchuser[0-9]+' in the host's passwd"
+	remote start container=abcd
+	expect_error "no target matches container=abcd"
+	remote start pid=x
+	expect_error "'start pid=x': 'pid=x': 'x' is not a pid \(pid=N, N from 1\)"
+	remote frobnicate
+	expect_error "'frobnicate': unknown command .*"
+	[ "$(grep -c "start success" $T/out)" = 4 ] || fail "a refused command started something: $(cat $T/out)"
+	remote quit all
+	expect_ack quit
+	wait_until 20 all_gone $DPP || fail "quit all did not end the run"
+}
+
+test_remote_quit_pid_lets_one_target_go() {
+	local a b; a=$(start_target); b=$(TARGET_CARD=1 start_target)
+	dp_control --pid=$a,$b
+	remote start
+	expect_ack start
+	remote quit pid=$a
+	expect_ack quit
+	# Its window stopped first (saved), then QUIT; the other still collects.
+	expect_line "^dynamic profiling for pid $a stop success$"
+	expect_line "^dynamic profiling for pid $a quit success$"
+	expect_no_line "pid $b (stop|quit) success"
+	[ "$(prof_dirs_of $T/o $a | wc -l)" = 1 ] || fail "no folder of $a"
+	remote status --json
+	[ "$(jget "s['target_count'], [t['pid'] for t in s['targets']], s['windows']['saved'], s['windows']['open']")" = \
+	  "1 [$b] 1 1" ] || fail "after quit pid=$a: $(cat $T/r)"
+	remote quit pid=$a
+	expect_error "no target matches pid=$a"
+	all_gone $DPP && fail "dynprof ended"
+	# $a is still serving: another client may take it.
+	has_socket $a || fail "target $a lost its socket"
+	remote quit pid=$b
+	expect_ack quit
+	# No target left: an attach run ends.
+	wait_until 20 all_gone $DPP || fail "dynprof did not end with no target left"
+	expect_line "no target left"
+}
+
+# A container found by its engine's name and by an id prefix.
+test_remote_container_selector() {
+	local id name=job$RANDOM cg pid host
+	id=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	mkdir -p $T/docker/containers/$id
+	printf '{"ID":"%s","Name":"/%s"}' $id $name > $T/docker/containers/$id/config.v2.json
+	cg=/sys/fs/cgroup/pids/docker/$id
+	mkdir -p $cg || fail "cannot make cgroup $cg"
+	echo $cg >> $T/.cgroups
+	host=$(start_target)
+	pid=$(TARGET_CARD=1 start_target)
+	echo $pid > $cg/cgroup.procs || fail "cannot move $pid into $cg"
+	DYNPROF_DOCKER_ROOT=$T/docker dp_control --pid=$host,$pid
+	remote status --json
+	[ "$(jget "[(t['container'], t['container_id'], t['container_name']) for t in s['targets'] if t['pid']==$pid]")" = \
+	  "[('$name', '$id', '$name')]" ] || fail "container fields: $(cat $T/r)"
+	remote start container=$name
+	expect_ack start
+	expect_line "^dynamic profiling for pid $pid start success$"
+	expect_no_line "pid $host start success"
+	remote stop container=${id:0:6}
+	expect_ack stop
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	remote stop container=${id:0:3}
+	expect_error "no target matches container=${id:0:3}"
+	remote stop container=${name:0:4}
+	expect_error "no target matches container=${name:0:4}"
+}
+
+# Lost kernel events are counted in status: the tinyring build's 4 KiB ring
+# buffer overflows while dynprof is stopped and a fork storm runs.
+test_remote_status_counts_lost_kernel_events() {
+	local a; a=$(start_target)
+	# An `open` rule needs the process tracker (its ring buffer sees every fork).
+	DP_BIN=$B/tests/dynprof-tinyring dp_control --pid=$a --window=start=open,stop=+1h
+	remote status --json
+	# Numbers, not null (a 4 KiB ring on a busy host may have lost some already).
+	local lost rescans
+	read -r lost rescans < <(jget "s['kernel']['events_lost'], s['kernel']['rescans']")
+	[ "$(jget "s['kernel']['model_processes'] > 0")" = True ] && [ "$lost" -ge 0 ] && [ "$rescans" -ge 0 ] ||
+		fail "before: $(cat $T/r)"
+	kill -STOP $DPP
+	local i storm=(); for i in $(seq 300); do /bin/true & storm+=($!); done
+	wait "${storm[@]}"
+	kill -CONT $DPP
+	wait_until 10 eval 'remote status --json; [ "$(jget "s[\"kernel\"][\"events_lost\"] > $lost and s[\"kernel\"][\"rescans\"] > $rescans")" = True ]' ||
+		fail "no loss counted (before: $lost lost, $rescans rescans): $(cat $T/r) $(cat $T/out)"
+	remote status
+	grep -Eq "^kernel: [1-9][0-9]* events lost, [1-9][0-9]* rescans, [1-9][0-9]* processes in the model$" $T/r ||
+		fail "text: $(cat $T/r)"
+}
+
+# Only root and the socket's owner: the socket is 0600 (the kernel refuses
+# the connect), and with its mode widened the peer check refuses.
+test_remote_non_owner_is_refused() {
+	local u=dpr$$$RANDOM a
+	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
+	echo "$u" >> $T/.users
+	chmod 755 $T
+	a=$(start_target)
+	dp_control --pid=$a
+	local uid; uid=$(id -u $u)
+	setpriv --reuid=$uid --regid="$(id -g $u)" --clear-groups --inh-caps=-all \
+		"$DP" --remote=$T/ctl start > $T/r 2>&1
+	RC=$?
+	[ $RC = 2 ] || fail "status $RC: $(cat $T/r)"
+	grep -q "^\[ERROR\] dynprof: --remote: cannot connect to $T/ctl: permission denied" $T/r || fail "$(cat $T/r)"
+	chmod 0666 $T/ctl # as a careless admin might: the credentials still decide
+	setpriv --reuid=$uid --regid="$(id -g $u)" --clear-groups --inh-caps=-all \
+		"$DP" --remote=$T/ctl start > $T/r 2>&1
+	RC=$?
+	expect_error "permission denied \(uid $uid is neither root nor the socket's owner\)"
+	wait_until 5 grep -q "refused a client" $T/out || fail "no warning: $(cat $T/out)"
+	expect_line "^\[WARNING\] dynprof: --control: refused a client: uid $uid \(pid [0-9]+\) is neither root nor the socket's owner \(uid 0\)$"
+	sleep 0.3
+	expect_no_line "start success"
+	remote status
+	expect_ack status
+}
+
+test_remote_client_errors() {
+	"$DP" --remote=$T/none status > $T/r 2>&1
+	RC=$?
+	[ $RC = 2 ] || fail "missing socket: status $RC"
+	[ "$(cat $T/r)" = "[ERROR] dynprof: --remote: cannot connect to $T/none: no such socket (is dynprof running with --control=unix:PATH?)" ] ||
+		fail "missing socket: $(cat $T/r)"
+	# A socket nobody listens on any more.
+	$RPY "import socket; s=socket.socket(socket.AF_UNIX); s.bind('$T/stale'); s.close()"
+	"$DP" --remote=$T/stale status > $T/r 2>&1
+	RC=$?
+	[ $RC = 2 ] || fail "stale socket: status $RC"
+	grep -q "^\[ERROR\] dynprof: --remote: cannot connect to $T/stale: connection refused" $T/r || fail "$(cat $T/r)"
+	# A listener that never answers: the timeout.
+	$RPY "import socket,time
+s=socket.socket(socket.AF_UNIX); s.bind('$T/mute'); s.listen(4)
+c=s.accept(); time.sleep(600)" &
+	remember_pid $!
+	wait_until 5 test -S $T/mute || fail "no mute listener"
+	local t0=$SECONDS
+	"$DP" --remote=$T/mute --timeout=1s status > $T/r 2>&1
+	RC=$?
+	[ $RC = 2 ] || fail "timeout: status $RC: $(cat $T/r)"
+	[ "$(cat $T/r)" = "[ERROR] dynprof: --remote: no answer from $T/mute within 1000 ms (--timeout)" ] || fail "$(cat $T/r)"
+	[ $((SECONDS - t0)) -lt 30 ] || fail "the timeout took $((SECONDS - t0)) s"
+	# Options: no command, and what does not go with it.
+	"$DP" --remote=$T/ctl > $T/r 2>&1
+	[ $? = 255 ] || fail "no command accepted"
+	grep -q "^\[ERROR\] Argument --remote: no command given" $T/r || fail "$(cat $T/r)"
+	"$DP" --remote=$T/ctl --pid=1 status > $T/r 2>&1
+	[ $? = 255 ] || fail "--pid accepted"
+	grep -q "^\[ERROR\] Argument --remote: it takes only --timeout" $T/r || fail "$(cat $T/r)"
+}
+
+# The console takes the same selectors and status as --control.
+test_console_selectors_and_status() {
+	local a b; a=$(start_target); b=$(TARGET_CARD=1 start_target)
+	printf 'start pid=%s\nstatus\nstop pid=99999999\nstatus --json\nquit pid=%s\nstop\nquit\n' $a $b |
+		dp --pid=$a,$b --device="$T/dev/davinci*" --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $a start success$"
+	expect_no_line "pid $b start success"
+	expect_line "^$a +$a +- +root +0 +open +1 +- +-$"
+	expect_line "^error: no target matches pid=99999999$"
+	grep '^{"schema":1' $T/out > $T/r || fail "no JSON status line: $(cat $T/out)"
+	[ "$(jget "s['target_count']")" = 2 ] || fail "json: $(cat $T/r)"
+	expect_line "^dynamic profiling for pid $b quit success$"
+	expect_line "^dynamic profiling for pid $a stop success$"
+}
+
+# A --commands file: the same grammar; a selector matching nothing is said, the script goes on.
+test_commands_file_selectors() {
+	local a b; a=$(start_target); b=$(TARGET_CARD=1 start_target)
+	printf 'start pid=%s\nstop user=nosuch\nstatus\nstop all\nquit\n' $b > $T/cmds
+	dp --pid=$a,$b --device="$T/dev/davinci*" --output=$T/o --commands=$T/cmds
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $b start success$"
+	expect_no_line "pid $a start success"
+	expect_line "^\[ERROR\] dynprof: commands: no user named 'nosuch' in the host's passwd$"
+	expect_line "^$b +$b +- +root +1 +open +1 +- +-$"
+	expect_line "^dynamic profiling for pid $b stop success$"
+	printf 'start pid=0\n' > $T/bad
+	dp --pid=$a --output=$T/o --commands=$T/bad
+	expect_status 255 $?
+	expect_line "^\[ERROR\] dynprof: $T/bad:1: 'start pid=0': 'pid=0': '0' is not a pid"
+}
+
+# Launch mode: status has the tracker's numbers and the joiner's cards.
+test_remote_status_in_launch_mode() {
+	local card; card=$(make_card 0)
+	"$DP" --dynamic=on --device="$T/dev/davinci*" --output=$T/o --control=unix:$T/ctl \
+		env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES="$T/dev/davinci*" $CARD_USER $card 600 \
+		< /dev/null > $T/out 2>&1 &
+	DPP=$!
+	remember_pid $DPP
+	wait_until 10 grep -q "target joined" $T/out || fail "no join: $(cat $T/out)"
+	remote status --json
+	expect_ack status
+	[ "$(jget "s['mode'], s['target_count'], s['targets'][0]['cards'], s['kernel']['events_lost'], s['kernel']['rescans'], s['kernel']['model_processes'] > 0")" = \
+	  "launch 1 [0] 0 0 True" ] || fail "launch status: $(cat $T/r)"
+	remote start
+	expect_ack start
+	remote status --json
+	[ "$(jget "s['session_window'], s['targets'][0]['window']")" = "True open" ] || fail "after start: $(cat $T/r)"
+	local app; app=$(jget "s['targets'][0]['pid']")
+	remember_pid $app
+	remote quit
+	expect_ack quit
+	wait_until 10 grep -q "pid $app quit success" $T/out || fail "no quit: $(cat $T/out)"
+	kill $app # launch mode then waits for the application
+	wait_until 20 all_gone $DPP || fail "dynprof did not end"
+}
