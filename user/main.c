@@ -8,6 +8,7 @@
 #include "common/fdlimit.h"
 #include "cli/console.h"
 #include "cli/dryrun.h"
+#include "cli/follow_mode.h"
 #include "kernel/discover.h"
 #include "out/events_out.h"
 #include "cli/launch_mode.h"
@@ -128,6 +129,8 @@ int main(int argc, char **argv)
 		rc = dryrun_run(&o);
 	} else if (o.list) {
 		rc = listing_run(&o);
+	} else if (o.follow) {
+		rc = follow_mode_run(&o);
 	} else if (o.application || o.app_argv) {
 		rc = launch_mode_run(&o);
 	} else {

@@ -377,6 +377,8 @@ static int parse_flag(struct options *o, const char *name)
 		o->json = true;
 	else if (!strcmp(name, "dry-run"))
 		o->dry_run = true;
+	else if (!strcmp(name, "follow"))
+		o->follow = true;
 	else
 		return -ENOENT;
 	return 0;
@@ -437,6 +439,28 @@ static int set_once(const char **field, const char *name, const char *v)
 	return 0;
 }
 
+/* --container, --user, --exe: repeatable, any of the values matches. */
+static int add_filter(const char **values, int *n, const char *name, const char *v)
+{
+	if (*n == OPTIONS_MAX_FILTERS)
+		return fail("Argument --%s: at most %d values.", name, OPTIONS_MAX_FILTERS);
+	values[(*n)++] = v;
+	return 0;
+}
+
+/* A user name as passwd files hold them (no ':' or blank, not empty), or a uid. */
+static bool user_valid(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isgraph((unsigned char)v[i]) || v[i] == ':')
+			return false;
+	return true;
+}
+
 static int parse_valued(struct options *o, const char *name, const char *v)
 {
 	const struct switch_def *d;
@@ -457,7 +481,17 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 	if (!strcmp(name, "container")) {
 		if (!container_id_valid(v))
 			return fail("Argument --container: invalid value: %s. Please input a container name, or its id (hex, at least 4 characters) or a prefix of it.", v);
-		return set_once(&o->container, name, v);
+		return add_filter(o->containers, &o->ncontainers, name, v);
+	}
+	if (!strcmp(name, "user")) {
+		if (!user_valid(v))
+			return fail("Argument --user: invalid value: %s. Please input a user name or a uid.", v);
+		return add_filter(o->users, &o->nusers, name, v);
+	}
+	if (!strcmp(name, "exe")) {
+		if (!*v)
+			return fail("Argument --exe: empty value. Please input a glob of the executable's path or name, e.g. python3* or /usr/bin/*.");
+		return add_filter(o->exes, &o->nexes, name, v);
 	}
 	if (!strcmp(name, "follow-detached")) {
 		if (strcmp(v, "on") && strcmp(v, "off"))
@@ -539,7 +573,7 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
 		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
 		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files") ||
-		    !strcmp(name, "follow-detached"))
+		    !strcmp(name, "follow-detached") || !strcmp(name, "user") || !strcmp(name, "exe"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
@@ -597,6 +631,24 @@ static int check_switch_combination(const struct options *o)
 	return 0;
 }
 
+/*
+ * --follow, --user and --exe choose among every card user: --pid=auto
+ * only. --pid=N --container=X maps N inside one container.
+ */
+static int check_selection(const struct options *o)
+{
+	bool pid_auto = o->pid_list && !strcmp(o->pid_list, "auto");
+
+	if (o->follow && !pid_auto)
+		return fail("Argument --follow: it goes with --pid=auto (every card user of the host and its containers, joined as it comes).");
+	if ((o->nusers || o->nexes) && !pid_auto)
+		return fail("Argument --%s: it goes with --pid=auto.", o->nusers ? "user" : "exe");
+	if (o->ncontainers > 1 && o->pid_list && !pid_auto)
+		return fail("Argument --container: with --pid=<pid inside the container>, give one container (%s and %s given).",
+			    o->containers[0], o->containers[1]);
+	return 0;
+}
+
 /* msprof's checks across options. */
 static int check_combination(struct options *o)
 {
@@ -610,6 +662,8 @@ static int check_combination(struct options *o)
 		return fail("Argument --watch: it goes with --list.");
 	if (o->json && !o->list)
 		return fail("Argument --json: it goes with --list.");
+	if (check_selection(o))
+		return -EINVAL;
 	if (o->list) {
 		if (o->events)
 			return fail("Argument --events: it cannot be combined with --list (see --json).");
@@ -619,7 +673,7 @@ static int check_combination(struct options *o)
 			return fail("Argument --list: it cannot be combined with --dynamic, --pid or an application.");
 		return 0;
 	}
-	if (o->container && !o->pid_list)
+	if (o->ncontainers && !o->pid_list)
 		return fail("Argument --container: it goes with --list, --pid=auto or --pid=<pid inside the container>.");
 	if (o->dynamic == 0 && o->pid_list)
 		return fail("Argument --dynamic=off, but --pid is set.");

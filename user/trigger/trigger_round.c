@@ -284,9 +284,14 @@ void trigger_runs_take_in(struct triggers *tg, int i)
 
 		if (run->state == RUN_DONE)
 			continue;
-		/* The first window's start counts from the run's beginning, and calls from the join. */
+		/*
+		 * The first window's start counts from the run's beginning, and
+		 * calls from the join; in follow mode, which runs for days, all
+		 * from the join (wait_for's phase begins now).
+		 */
 		wait_for(tg, i, r, &tg->rules[r].start, 0);
-		run->phase.since_ms = tg->start_ms;
+		if (!tg->s->follow)
+			run->phase.since_ms = tg->start_ms;
 		run->phase.sig_base = 0;
 		run->phase.file_base = 0;
 	}
