@@ -87,7 +87,8 @@ test_job_in_a_container_joins_and_container_filter_takes_it_only() {
 # A name is the target's own: uid 0 is "trainer" in the container's passwd, "root" on the host.
 test_user_filter_takes_names_from_the_targets_passwd() {
 	local host; host=$(start_target)
-	follow_bg --user=trainer
+	# nobody is the host's too, with another uid than the host job's.
+	follow_bg --user=trainer --user=nobody
 	local pid; pid=$(CTR_USER=trainer start_contained_target)
 	wait_until 10 joined_pid $pid || { cat $T/out; fail "the container's trainer did not join"; }
 	never_joins $host
@@ -98,6 +99,11 @@ test_user_filter_takes_names_from_the_targets_passwd() {
 	follow_bg --user=0 --user=nosuchuser
 	wait_until 10 joined_pid $host || { cat $T/out; fail "--user=0 did not take the host job"; }
 	wait_until 10 joined_pid $pid || { cat $T/out; fail "--user=0 did not take the container's job"; }
+	dp_send quit
+	wait $DP_PID
+	rm -f $T/in
+	follow_bg --user=$((RANDOM + 20000))
+	never_joins $host
 }
 
 test_exe_filter_matches_the_path_or_its_base_name() {
