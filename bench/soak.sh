@@ -16,7 +16,7 @@ HOLD=${SOAK_HOLD_MS:-600}
 RULED=${SOAK_RULED:-4}
 W=$(mktemp -d /tmp/dynprof-soak.XXXXXX)
 dp=""
-cleanup() { [ -n "$dp" ] && kill $dp 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
+cleanup() { [ -n "$dp" ] && kill $dp 2>/dev/null; [ -n "$dp" ] && wait $dp 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
 mknod $W/davinci0 c ${BENCH_CARD_NUMBERS:-7 128}
 cp "$B/bench/card_job" $W/card_job
@@ -36,25 +36,31 @@ sample() { # sample: "RSS_kB FDS CPU_ticks" of dynprof
 	     "$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/$dp/stat)"
 }
 read -r rss0 fds0 cpu0 < <(sample)
+fd_kinds() { ls -l /proc/$dp/fd | awk 'NR > 1 { sub(/[0-9]+/, "N", $NF); print $NF }' | sort | uniq -c; }
+fd_kinds > $W/fds0
 t0=$SECONDS
 
 "$B/bench/syscall_storm" forkexec "$PROCS" > $W/storm.out &
 storm=$!
-card_users() {
-	local i
+card_users() { # PAR at a time; waits for its own (a bare wait would wait for dynprof too)
+	local i batch=()
 	for i in $(seq "$USERS"); do
 		local job=$W/card_job
 		[ $((i % RULED)) = 0 ] && job=$W/ruled_job
 		env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
 			$job $W/davinci0 "$HOLD" > /dev/null 2>&1 &
-		[ $((i % PAR)) = 0 ] && wait
+		batch+=($!)
+		[ ${#batch[@]} -lt "$PAR" ] && continue
+		wait "${batch[@]}"
+		batch=()
 	done
-	wait
+	[ ${#batch[@]} -gt 0 ] && wait "${batch[@]}"
 }
 card_users
 wait $storm
 sleep 2 # the last leaves
 read -r rss1 fds1 cpu1 < <(sample)
+fd_kinds > $W/fds1
 elapsed=$((SECONDS - t0))
 echo quit >&7
 exec 7>&-
@@ -78,4 +84,5 @@ echo
 echo "| card users | joined | left | windows saved (rule) | expected windows | exit status after quit |"
 echo "| --- | --- | --- | --- | --- | --- |"
 echo "| $USERS | $joins | $leaves | $windows | $((USERS / RULED)) | $status |"
+[ "$fds1" = "$fds0" ] || { echo "fds at the start and at the end:"; diff $W/fds0 $W/fds1; }
 grep -E '^\[(ERROR|WARNING)\]' $W/dp.out | grep -v 'chip is not known' | sort | uniq -c | sort -rn | head -5
