@@ -344,14 +344,20 @@ static int add_device(struct options *o, const char *v)
  * names ([A-Za-z0-9_.+-]), '/' for Kubernetes' "<namespace>/<pod>"; a
  * prefix of an id has at least 4 hex digits (checked where it is matched).
  */
-static bool container_id_valid(const char *v)
+static bool container_char(unsigned char c)
+{
+	return isalnum(c) || (c && strchr("_.+-/", c));
+}
+
+/* 1 to `max` characters, each one `ok` takes. */
+static bool text_valid(const char *v, size_t max, bool (*ok)(unsigned char c))
 {
 	size_t n = strlen(v);
 
-	if (n == 0 || n > 95)
+	if (n == 0 || n > max)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)v[i]) && !strchr("_.+-/", v[i]))
+		if (!ok((unsigned char)v[i]))
 			return false;
 	return true;
 }
@@ -448,17 +454,10 @@ static int add_filter(const char **values, int *n, const char *name, const char 
 	return 0;
 }
 
-/* A user name as passwd files hold them (no ':' or blank, not empty), or a uid. */
-static bool user_valid(const char *v)
+/* A user name as passwd files hold them (no ':' or blank), or a uid. */
+static bool user_char(unsigned char c)
 {
-	size_t n = strlen(v);
-
-	if (n == 0 || n > 64)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isgraph((unsigned char)v[i]) || v[i] == ':')
-			return false;
-	return true;
+	return isgraph(c) && c != ':';
 }
 
 static int parse_valued(struct options *o, const char *name, const char *v)
@@ -479,12 +478,12 @@ static int parse_valued(struct options *o, const char *name, const char *v)
 	if (!strcmp(name, "device"))
 		return add_device(o, v);
 	if (!strcmp(name, "container")) {
-		if (!container_id_valid(v))
+		if (!text_valid(v, 95, container_char))
 			return fail("Argument --container: invalid value: %s. Please input a container name, or its id (hex, at least 4 characters) or a prefix of it.", v);
 		return add_filter(o->containers, &o->ncontainers, name, v);
 	}
 	if (!strcmp(name, "user")) {
-		if (!user_valid(v))
+		if (!text_valid(v, 64, user_char))
 			return fail("Argument --user: invalid value: %s. Please input a user name or a uid.", v);
 		return add_filter(o->users, &o->nusers, name, v);
 	}
