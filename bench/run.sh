@@ -3,8 +3,9 @@
 # time loop, measured side by side in one run (bench/fanout.c alternates
 # the two every round). Targets are demo tasks; --flush-ms stands for the
 # time a real profiler spends flushing a window's data at STOP.
-# Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh and bench/open_hook.sh.
-# Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh and bench/scale.sh.
+# Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh, bench/open_hook.sh,
+# bench/scale.sh, bench/follow.sh and bench/soak.sh (its full size takes minutes:
+# SOAK_PROCS and SOAK_CARD_USERS make it smaller).
 # Results: tables on stdout; docs/BENCHMARKS.md records a run.
 set -u
 B=${DYNPROF_BUILD:-build}
@@ -52,3 +53,9 @@ echo
 echo
 "$(dirname "$0")/open_hook.sh"
 "$(dirname "$0")/scale.sh"
+
+echo
+"$(dirname "$0")/follow.sh"
+
+echo
+"$(dirname "$0")/soak.sh"
