@@ -32,7 +32,7 @@ declare -A res
 one_round() { # one_round none|follow
 	local w n
 	for w in getppid open forkexec compute; do
-		case $w in getppid) n=2000000 ;; open) n=200000 ;; forkexec) n=400 ;; compute) n=20000 ;; esac
+		case $w in getppid) n=2000000 ;; open) n=200000 ;; forkexec) n=400 ;; compute) n=200000 ;; esac
 		res[$1.$w]+="$("$B/bench/syscall_storm" $w $n | sed 's/ns_per_op=//') "
 	done
 }
