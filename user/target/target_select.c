@@ -2,6 +2,7 @@
 /* --pid=auto and --container=ID (see target_select.h). */
 #include <errno.h>
 #include <fnmatch.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,10 +53,19 @@ static int uid_in_root(const struct pm_proc *p, const char *name, uid_t *uid)
 	return err;
 }
 
+/* The host's passwd names p's host uid `name` (as control's user= selector reads it). */
+static bool host_user_is(const struct pm_proc *p, const char *name)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	return !getpwnam_r(name, &pw, buf, sizeof(buf), &res) && res && pw.pw_uid == p->uid;
+}
+
 /*
- * A uid is the host's; a name is looked up in the target's own passwd
- * (a container's users are its own), giving a uid of its user namespace,
- * compared with p's uid as that namespace numbers it.
+ * A uid is the host's; a name is the host's name of p's uid, or the name
+ * p's own passwd gives its uid (a container's users are its own: a uid of
+ * its user namespace, compared with p's uid as that namespace numbers it).
  */
 static bool user_is(const struct pm_proc *p, const char *want)
 {
@@ -64,8 +74,8 @@ static bool user_is(const struct pm_proc *p, const char *want)
 
 	if (!decimal_u64(want, 0, UINT32_MAX - 1, &uid))
 		return p->uid == (uid_t)uid;
-	return !procfs_inner_uid(p->pid, p->uid, &inner) && !uid_in_root(p, want, &named) &&
-	       named == inner;
+	return host_user_is(p, want) || (!procfs_inner_uid(p->pid, p->uid, &inner) &&
+					 !uid_in_root(p, want, &named) && named == inner);
 }
 
 static bool exe_is(const struct pm_proc *p, const char *glob)
