@@ -104,6 +104,12 @@ test_user_filter_takes_names_from_the_targets_passwd() {
 	rm -f $T/in
 	follow_bg --user=$((RANDOM + 20000))
 	never_joins $host
+	dp_send quit
+	wait $DP_PID
+	rm -f $T/in
+	# The host's name of its uid takes a container's job too (its own passwd says trainer).
+	follow_bg --user=root
+	wait_until 10 joined_pid $pid || { cat $T/out; fail "--user=root did not take the container's job"; }
 }
 
 test_exe_filter_matches_the_path_or_its_base_name() {
