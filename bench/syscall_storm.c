@@ -4,7 +4,9 @@
  * benchmark of the card-open hooks (bench/open_hook.sh). MODE:
  *   getppid   COUNT getppid() calls (the cheapest syscall);
  *   open      COUNT open()+close() of /dev/null;
- *   forkexec  COUNT fork()+execve("/bin/true")+waitpid().
+ *   forkexec  COUNT fork()+execve("/bin/true")+waitpid();
+ *   compute   COUNT rounds of a fixed integer loop (no syscall: a job
+ *             bound to the CPU, which only a busy monitor could slow).
  * Prints "ns_per_op=<N>".
  */
 #include <fcntl.h>
@@ -41,6 +43,21 @@ static void one_getppid(void)
 	syscall(SYS_getppid); /* not a libc cache: it must enter the kernel */
 }
 
+static volatile unsigned long sink;
+
+/* 1000 steps of an xorshift: integer work the compiler cannot fold away. */
+static void one_compute(void)
+{
+	unsigned long x = sink | 1;
+
+	for (int i = 0; i < 1000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	sink = x;
+}
+
 static void one_open(void)
 {
 	int fd = open("/dev/null", O_RDONLY);
@@ -61,8 +78,10 @@ int main(int argc, char **argv)
 		op = one_open;
 	else if (argc >= 3 && !strcmp(argv[1], "forkexec"))
 		op = one_forkexec;
+	else if (argc >= 3 && !strcmp(argv[1], "compute"))
+		op = one_compute;
 	if (!op || count < 1) {
-		fprintf(stderr, "usage: syscall_storm getppid|open|forkexec COUNT\n");
+		fprintf(stderr, "usage: syscall_storm getppid|open|forkexec|compute COUNT\n");
 		return 2;
 	}
 	t0 = now_ns();

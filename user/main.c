@@ -11,6 +11,7 @@
 #include "cli/console.h"
 #include "cli/node_copy.h"
 #include "cli/dryrun.h"
+#include "cli/follow_mode.h"
 #include "kernel/discover.h"
 #include "out/events_out.h"
 #include "cli/launch_mode.h"
@@ -138,6 +139,8 @@ int main(int argc, char **argv)
 		rc = dryrun_run(&o);
 	} else if (o.list) {
 		rc = listing_run(&o);
+	} else if (o.follow) {
+		rc = follow_mode_run(&o);
 	} else if (o.node_copy) {
 		rc = node_copy_run(&o, attach);
 	} else if (o.slurm_job || o.nodes) {

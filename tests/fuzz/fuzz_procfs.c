@@ -37,9 +37,14 @@ static void passwd(const char *t)
 {
 	char home[64];
 
+	uid_t named;
+
 	for (uid_t uid = 0; uid < 3; uid++)
 		if (passwd_parse_home(t, uid, home, sizeof(home)) == 0)
 			FUZZ_CHECK(fuzz_terminated(home, sizeof(home)));
+	/* --user's look-up: a name found has a uid the file wrote as a number. */
+	if (passwd_parse_uid(t, "root", &named) == 0)
+		FUZZ_CHECK(named <= UINT32_MAX - 1);
 }
 
 static void environ_block(const uint8_t *data, size_t size)

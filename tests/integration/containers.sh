@@ -2,7 +2,15 @@
 # namespaces (unshare), with a passwd and home that exist only inside;
 # a root dynprof lists them, attaches to them and brings their results out.
 
-. "$DYNPROF_TESTS/lib/container.sh"
+# Put a process in a docker-style cgroup (v1 pids hierarchy): echoes the id.
+dockerize() { # dockerize PID
+	local id; id=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	local cg=/sys/fs/cgroup/pids/docker/$id
+	mkdir -p $cg || fail "cannot make cgroup $cg"
+	echo "$cg" >> $T/.cgroups
+	echo $1 > $cg/cgroup.procs || fail "cannot move $1 into $cg"
+	echo $id
+}
 
 test_target_in_other_namespaces_is_found_and_driven() {
 	local pid; pid=$(start_contained_target)
@@ -107,18 +115,6 @@ test_rule_windows_reach_into_a_container() {
 	[ -s "$(prof_dirs_of $T/o 1)/host/end_info" ] || fail "no PROF_ folder moved out: $(ls $T/o)"
 	grep -q "\"pid\":$pid,\"rule\":1,\"window\":1" $T/o/*_dynprof_windows || fail "no window record"
 }
-
-# make_cgroup PATH-UNDER-PIDS: a cgroup folder in the v1 pids hierarchy, removed after the test.
-make_cgroup() {
-	local cg=/sys/fs/cgroup/pids/$1 part=/sys/fs/cgroup/pids
-	for c in ${1//\// }; do
-		part=$part/$c
-		[ -d $part ] || { mkdir $part || fail "cannot make cgroup $part"; echo $part >> $T/.cgroups; }
-	done
-	echo $cg
-}
-
-random_id() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
 # runc/crun run by hand: `runc run trainjob` puts it in /trainjob (cgroupfs driver).
 test_runc_named_container_is_listed_and_selected_by_name() {

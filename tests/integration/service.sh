@@ -3,7 +3,6 @@
 # (dynprof runs here with exactly that set), and the Kubernetes DaemonSet
 # asks for the same capabilities and runs the same command.
 
-. "$DYNPROF_TESTS/lib/container.sh"
 . "$DYNPROF_TESTS/lib/users.sh"
 
 REPO=$(cd "$DYNPROF_TESTS/.." && pwd)

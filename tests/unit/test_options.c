@@ -135,6 +135,33 @@ TEST(short_options_are_refused_not_taken_for_an_application)
 	options_free(&o);
 }
 
+TEST(follow_and_its_filters_go_with_pid_auto)
+{
+	struct options o;
+	char *follow[] = { "dynprof", "--pid=auto", "--follow", "--container=abcd", "--container=web",
+			   "--user=0", "--user=alice", "--exe=python*", NULL };
+	char *no_auto[] = { "dynprof", "--pid=12", "--follow", NULL };
+	char *alone[] = { "dynprof", "--follow", NULL };
+	char *user_list[] = { "dynprof", "--list", "--user=0", NULL };
+	char *exe_pid[] = { "dynprof", "--pid=1", "--exe=x", NULL };
+	char *two_for_nspid[] = { "dynprof", "--pid=1", "--container=abcd", "--container=web", NULL };
+	char *bad_user[] = { "dynprof", "--pid=auto", "--user=a:b", NULL };
+
+	CHECK_INT(parse(&o, follow), 0);
+	CHECK(o.follow);
+	CHECK_INT(o.ncontainers, 2);
+	CHECK_STR(o.containers[1], "web");
+	CHECK_INT(o.nusers, 2);
+	CHECK_INT(o.nexes, 1);
+	options_free(&o);
+	CHECK(parse(&o, no_auto) != 0);
+	CHECK(parse(&o, alone) != 0);
+	CHECK(parse(&o, user_list) != 0);
+	CHECK(parse(&o, exe_pid) != 0);
+	CHECK(parse(&o, two_for_nspid) != 0);
+	CHECK(parse(&o, bad_user) != 0);
+}
+
 TEST(pid_given_twice_is_refused)
 {
 	struct options o;

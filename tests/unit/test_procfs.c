@@ -421,4 +421,23 @@ TEST(passwd_of_this_root_knows_root)
 	CHECK_INT(passwd_home_in_root("/nonexistent-root-folder", 0, h, sizeof(h)), -ENOENT);
 }
 
+TEST(passwd_uid_of_a_name_first_match_wins)
+{
+	uid_t u = 99;
+
+	CHECK_INT(passwd_parse_uid(PASSWD, "root", &u), 0);
+	CHECK_INT((int)u, 0);
+	CHECK_INT(passwd_parse_uid(PASSWD, "alice", &u), 0);
+	CHECK_INT((int)u, 1001);
+	CHECK_INT(passwd_parse_uid(PASSWD, "crlf", &u), 0);
+	CHECK_INT((int)u, 3002);
+	CHECK_INT(passwd_parse_uid(PASSWD, "last", &u), 0);
+	CHECK_INT((int)u, 4000);
+	/* A prefix or an extension of a name is another name; a short line no entry. */
+	CHECK_INT(passwd_parse_uid(PASSWD, "ali", &u), -ENOENT);
+	CHECK_INT(passwd_parse_uid(PASSWD, "alicex", &u), -ENOENT);
+	CHECK_INT(passwd_parse_uid(PASSWD, "short", &u), -ENOENT);
+	CHECK_INT(passwd_parse_uid(PASSWD, "", &u), -EINVAL);
+}
+
 UNIT_MAIN()

@@ -97,7 +97,7 @@ int automation_check_targets(const struct automation *a, const struct options *o
 {
 	int bad = 0;
 
-	if (!o->pid_list || !strcmp(o->pid_list, "auto") || o->container)
+	if (!o->pid_list || !strcmp(o->pid_list, "auto") || o->ncontainers)
 		return 0; /* pids chosen by the scan: checked when probed */
 	for (const char *p = o->pid_list;;) {
 		size_t len = strcspn(p, ",");

@@ -108,7 +108,7 @@ static void quit(struct console *c, int status)
 /* Rules keep a run going after its input ends; otherwise the end of input is quit. */
 static void input_ended(struct console *c)
 {
-	if (triggers_have_rules(c->src->triggers) || c->src->remote)
+	if (triggers_have_rules(c->src->triggers) || c->src->remote || c->src->follow)
 		return;
 	quit(c, 0);
 }
@@ -421,7 +421,8 @@ static void run_scripts(struct console *c)
 		remote_step(c->src->remote);
 	if (c->exit_status < 0 && c->src->quit_requested && *c->src->quit_requested)
 		quit(c, 0);
-	if (c->exit_status < 0 && c->src->triggers && !c->app && triggers_exhausted(c->src->triggers)) {
+	if (c->exit_status < 0 && c->src->triggers && !c->app && !c->src->follow &&
+	    triggers_exhausted(c->src->triggers)) {
 		report_info("every --window rule is done: dynamic profiling ends");
 		quit(c, 0);
 	}
@@ -490,7 +491,7 @@ static void poll_once(struct console *c)
 	for (int i = first_remote; i < n; i++)
 		if (pfds[i].revents)
 			remote_event(c->src->remote, &pfds[i]);
-	if (pfds[1].revents && (session_live(c->s) || c->app))
+	if (pfds[1].revents && (session_live(c->s) || c->app || c->src->follow))
 		on_input(c);
 	if (c->exit_status < 0 && c->app && !c->app_gone && launch_poll(c->app))
 		on_app_exit(c);
@@ -528,7 +529,7 @@ int console_run(struct session *s, const struct console_sources *src)
 	prompt(&c);
 	run_scripts(&c);
 	while (c.exit_status < 0) {
-		if (session_live(s) == 0 && !c.app) {
+		if (session_live(s) == 0 && !c.app && !src->follow) {
 			if (late_signal(&c))
 				break;
 			report_info("no target left: dynamic profiling ends");

@@ -47,6 +47,12 @@ struct console_sources {
 	 * application's exit ends the run.
 	 */
 	int (*tree_alive)(void *tick_ctx);
+	/*
+	 * Follow mode: targets come and go, so the run ends only on quit or a
+	 * signal: not when no target is left, at the end of standard input or
+	 * of --commands, nor when every rule is done (later joiners take them).
+	 */
+	bool follow;
 };
 
 /*

@@ -12,6 +12,7 @@
 
 #include "cli/automation.h"
 #include "cli/console.h"
+#include "cli/joiner.h"
 #include "shared/clock.h"
 #include "cli/launch.h"
 #include "cli/launch_mode.h"
@@ -26,25 +27,12 @@
 #define NO_CARD_NOTICE_MS 10000 /* say that nothing matched after this long */
 
 struct follower {
-	struct session *s;
-	struct tracker *t;
+	struct joiner j;       /* the session, the tracker, failed joins, socketless ones */
 	pid_t root;            /* the application; 0 until it runs */
 	struct pidtab tree;    /* pids of the application's tree, seen at fork */
-	struct pidtab failed;  /* joins that failed: not retried until the process changes */
-	struct pidtab nosock;  /* card holders of the tree without a socket: told once why */
-	bool msprof_key;       /* --msprof-key: the tree shares one socket path */
 	bool card_seen;        /* some process of the tree held a card */
 	int64_t notice_at;     /* when to say nothing matched yet */
 };
-
-/* Remember `pid` in `tab`; a failure (out of memory) is said, with what it costs. */
-static void remember(struct pidtab *tab, int pid, const char *cost)
-{
-	int err = pidtab_put(tab, pid, tab);
-
-	if (err)
-		report_error("dynprof: following pid %d: %s (%s)", pid, strerror(-err), cost);
-}
 
 /*
  * Membership is decided when a process is first seen, while its parent is
@@ -58,9 +46,9 @@ static bool in_tree(struct follower *f, const struct pm_proc *p)
 	if (pidtab_get(&f->tree, p->pid))
 		return true;
 	if (p->pid != f->root && !pidtab_get(&f->tree, p->ppid) &&
-	    !procmodel_descends_from(tracker_model(f->t), p->pid, f->root))
+	    !procmodel_descends_from(tracker_model(f->j.t), p->pid, f->root))
 		return false;
-	remember(&f->tree, p->pid, "its children may be missed");
+	joiner_remember(&f->tree, p->pid, "its children may be missed");
 	return true;
 }
 
@@ -70,30 +58,18 @@ static void try_join(struct follower *f, const struct pm_proc *p)
 	if (!in_tree(f, p) || !p->cards)
 		return;
 	f->card_seen = true;
-	if (p->socket_state != PM_SOCKET_LISTENING || session_has_target(f->s, p->pid) ||
-	    pidtab_get(&f->failed, p->pid))
-		return;
-	/* A failed join is printed by session_join; not retried until the process changes. */
-	if (session_join(f->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
-		remember(&f->failed, p->pid, "its join is tried again");
+	joiner_try(&f->j, p);
 }
 
 static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 {
 	struct follower *f = ctx;
 
-	/* Any change may make a failed join worth another try. */
-	pidtab_del(&f->failed, p->pid);
-	if (what == PM_CHANGE_EXIT) {
-		session_target_exited(f->s, p->pid);
+	joiner_changed(&f->j, what, p);
+	if (what == PM_CHANGE_EXIT)
 		pidtab_del(&f->tree, p->pid);
-		pidtab_del(&f->nosock, p->pid);
-		return;
-	}
-	/* A target that exec'd lost its server with its old image. */
-	if (what == PM_CHANGE_EXEC && session_has_target(f->s, p->pid))
-		session_target_exited(f->s, p->pid);
-	try_join(f, p);
+	else
+		try_join(f, p);
 }
 
 /*
@@ -109,42 +85,12 @@ static void join_candidates(void *ctx, const struct pm_proc *p)
 		try_join(f, p);
 }
 
-#define NO_SOCKET_NOTICE_MS 3000 /* CANN opens its socket within a second of its card */
-
-/*
- * A card holder of the tree still without a socket a while after it was
- * first seen so: say why once (a worker pool's fork is the usual reason).
- * The first sight is kept as the table's value (a time, never NULL).
- */
-static void check_socketless(struct follower *f, const struct pm_proc *p)
-{
-	int64_t now = clock_ms(), since = (int64_t)(intptr_t)pidtab_get(&f->nosock, p->pid);
-	char why[512];
-
-	if (!since) {
-		if (pidtab_put(&f->nosock, p->pid, (void *)(intptr_t)now))
-			report_error("dynprof: following pid %d: out of memory (its missing socket is not explained)",
-				     p->pid);
-		return;
-	}
-	if (since < 0 || now - since < NO_SOCKET_NOTICE_MS)
-		return;
-	if (!target_select_nosocket_why(tracker_model(f->t), p, why, sizeof(why)) && f->msprof_key)
-		/* msprof's way: one path for all, the last process to bind it wins. */
-		snprintf(why, sizeof(why), "with --msprof-key every process of the application serves the one socket path dynamic_profiling_socket_%d (DYNAMIC_PROFILING_KEY_PID), and another one took it: this one is unreachable (without --msprof-key each serves its own)",
-			 (int)getpid());
-	report_info("pid %d (%s) holds a card but serves no socket, so it cannot be a target: %s", p->pid,
-		    p->cmdline[0] ? p->cmdline : p->comm, why);
-	if (pidtab_put(&f->nosock, p->pid, (void *)(intptr_t)-1)) /* told; replacing never allocates */
-		pidtab_del(&f->nosock, p->pid);
-}
-
 static void each_socketless(void *ctx, const struct pm_proc *p)
 {
 	struct follower *f = ctx;
 
 	if (p->cards && p->socket_state == PM_SOCKET_NONE && pidtab_get(&f->tree, p->pid))
-		check_socketless(f, p);
+		joiner_check_socketless(&f->j, p);
 }
 
 /*
@@ -156,8 +102,8 @@ static void each_round(void *ctx)
 {
 	struct follower *f = ctx;
 
-	procmodel_foreach(tracker_model(f->t), join_candidates, f);
-	procmodel_foreach(tracker_model(f->t), each_socketless, f);
+	procmodel_foreach(tracker_model(f->j.t), join_candidates, f);
+	procmodel_foreach(tracker_model(f->j.t), each_socketless, f);
 	if (f->card_seen || !f->notice_at || clock_ms() < f->notice_at)
 		return;
 	f->notice_at = 0;
@@ -209,7 +155,7 @@ static int tree_alive(void *ctx)
 	for (size_t i = 0; i < pidtab_cap(&f->tree); i++) {
 		int pid = pidtab_slot(&f->tree, i)->pid;
 
-		if (pid > 0 && pid != f->root && procmodel_get(tracker_model(f->t), pid))
+		if (pid > 0 && pid != f->root && procmodel_get(tracker_model(f->j.t), pid))
 			n++;
 	}
 	return n;
@@ -233,28 +179,18 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	char devices[4096];
 	struct console_sources src = { 0 };
 	struct follower f = { 0 };
-	struct card_patterns patterns;
 	struct launch app;
 	struct session s;
-	const char *note = NULL;
 	int rc = EXIT_OPTION_ERROR;
 
 	session_open_launch(&s, o, output);
-	f.s = &s;
-	f.msprof_key = o->msprof_key;
+	joiner_init(&f.j, &s, o->msprof_key);
 	pidtab_init(&f.tree);
-	pidtab_init(&f.failed);
-	pidtab_init(&f.nosock);
-	options_card_patterns(o, &patterns);
 	/* Tracking first: no process of the application escapes it. */
-	f.t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, on_change, &f, true, &note);
-	if (!f.t || !s.targets) {
-		report_error("dynprof: cannot follow processes: %s", strerror(f.t ? ENOMEM : errno));
+	f.j.t = joiner_tracker_open(o, &s, on_change, &f);
+	if (!f.j.t)
 		goto out;
-	}
-	if (note)
-		report_info("%s", note);
-	if (automation_start(a, &s, tracker_model(f.t)))
+	if (automation_start(a, &s, tracker_model(f.j.t)))
 		goto out;
 	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin, devices_env(o, devices, sizeof(devices)));
 	if (rc) {
@@ -265,7 +201,7 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	f.root = app.pid;
 	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
 	report_info("application %s started: pid %d", argv[0], app.pid);
-	src = (struct console_sources){ .tracker = f.t, .app = &app, .no_input = o->app_stdin,
+	src = (struct console_sources){ .tracker = f.j.t, .app = &app, .no_input = o->app_stdin,
 					.on_tick = each_round, .tick_ctx = &f,
 					.tree_alive = o->follow_detached ? tree_alive : NULL };
 	automation_sources(a, &src);
@@ -279,10 +215,9 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	rc = launch_exit_status(&app);
 	launch_close(&app);
 out:
-	tracker_close(f.t);
+	tracker_close(f.j.t);
 	pidtab_free(&f.tree);
-	pidtab_free(&f.failed);
-	pidtab_free(&f.nosock);
+	joiner_free(&f.j);
 	session_close(&s);
 	return rc;
 }

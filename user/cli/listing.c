@@ -215,7 +215,7 @@ static void table_row(const struct pm_proc *p)
 
 static bool selected(const struct options *o, const struct pm_proc *p)
 {
-	return p->cards && pm_proc_in_container(p, o->container);
+	return p->cards && target_select_wanted(o, p);
 }
 
 static void collect_row(void *ctx, const struct pm_proc *p)
@@ -299,7 +299,7 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	/* A card user's changes only; a close that took its last card counts. */
 	if (!p->cards && what != PM_CHANGE_CARD_CLOSE)
 		return;
-	if (!pm_proc_in_container(p, o->container))
+	if (!target_select_wanted(o, p))
 		return;
 	if (o->json) {
 		cJSON *j = proc_json(p);

@@ -344,14 +344,20 @@ static int add_device(struct options *o, const char *v)
  * names ([A-Za-z0-9_.+-]), '/' for Kubernetes' "<namespace>/<pod>"; a
  * prefix of an id has at least 4 hex digits (checked where it is matched).
  */
-static bool container_id_valid(const char *v)
+static bool container_char(unsigned char c)
+{
+	return isalnum(c) || (c && strchr("_.+-/", c));
+}
+
+/* 1 to `max` characters, each one `ok` takes. */
+static bool text_valid(const char *v, size_t max, bool (*ok)(unsigned char c))
 {
 	size_t n = strlen(v);
 
-	if (n == 0 || n > 95)
+	if (n == 0 || n > max)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)v[i]) && !strchr("_.+-/", v[i]))
+		if (!ok((unsigned char)v[i]))
 			return false;
 	return true;
 }
@@ -377,6 +383,8 @@ static int parse_flag(struct options *o, const char *name)
 		o->json = true;
 	else if (!strcmp(name, "dry-run"))
 		o->dry_run = true;
+	else if (!strcmp(name, "follow"))
+		o->follow = true;
 	else
 		return -ENOENT;
 	return 0;
@@ -435,6 +443,21 @@ static int set_once(const char **field, const char *name, const char *v)
 			    !strcmp(name, "pid") ? ", with a comma-separated list of pids" : "");
 	*field = v;
 	return 0;
+}
+
+/* --container, --user, --exe: repeatable, any of the values matches. */
+static int add_filter(const char **values, int *n, const char *name, const char *v)
+{
+	if (*n == OPTIONS_MAX_FILTERS)
+		return fail("Argument --%s: at most %d values.", name, OPTIONS_MAX_FILTERS);
+	values[(*n)++] = v;
+	return 0;
+}
+
+/* A user name as passwd files hold them (no ':' or blank), or a uid. */
+static bool user_char(unsigned char c)
+{
+	return isgraph(c) && c != ':';
 }
 
 /* A job id: digits, or an array job's element (J_K). */
@@ -537,9 +560,19 @@ static int parse_plain(struct options *o, const char *name, const char *v)
 	if (!strcmp(name, "device"))
 		return add_device(o, v);
 	if (!strcmp(name, "container")) {
-		if (!container_id_valid(v))
+		if (!text_valid(v, 95, container_char))
 			return fail("Argument --container: invalid value: %s. Please input a container name, or its id (hex, at least 4 characters) or a prefix of it.", v);
-		return set_once(&o->container, name, v);
+		return add_filter(o->containers, &o->ncontainers, name, v);
+	}
+	if (!strcmp(name, "user")) {
+		if (!text_valid(v, 64, user_char))
+			return fail("Argument --user: invalid value: %s. Please input a user name or a uid.", v);
+		return add_filter(o->users, &o->nusers, name, v);
+	}
+	if (!strcmp(name, "exe")) {
+		if (!*v)
+			return fail("Argument --exe: empty value. Please input a glob of the executable's path or name, e.g. python3* or /usr/bin/*.");
+		return add_filter(o->exes, &o->nexes, name, v);
 	}
 	if (!strcmp(name, "follow-detached")) {
 		if (strcmp(v, "on") && strcmp(v, "off"))
@@ -635,7 +668,8 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
 		    !strcmp(name, "remote") ||
 		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files") ||
-		    !strcmp(name, "follow-detached") || !strcmp(name, "slurm-job") ||
+		    !strcmp(name, "follow-detached") || !strcmp(name, "user") || !strcmp(name, "exe") ||
+		    !strcmp(name, "slurm-job") ||
 		    !strcmp(name, "nodes") || !strcmp(name, "launcher") || !strcmp(name, "sync-margin") ||
 		    !strcmp(name, "node-wait") || !strcmp(name, "node-copy"))
 			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
@@ -711,7 +745,7 @@ static int check_cluster(struct options *o)
 		return fail("Argument %s: it cannot be combined with --list, --dry-run or an application.", what);
 	if (o->control || o->app_stdin || o->msprof_key)
 		return fail("Argument %s: it cannot be combined with --control, --app-stdin or --msprof-key (each node's copy has its own console).", what);
-	if (o->slurm_job && (o->pid_list || o->container))
+	if (o->slurm_job && (o->pid_list || o->ncontainers))
 		return fail("Argument --slurm-job: the job's processes are the targets; --pid and --container cannot be configured with it.");
 	if (o->dynamic == 0)
 		return fail("Argument --dynamic=off, but %s is set.", what);
@@ -727,8 +761,27 @@ static int check_remote(const struct options *o)
 	if (!o->app_argv || !o->app_argv[0])
 		return fail("Argument --remote: no command given. Please use dynprof --remote=PATH COMMAND... (start, stop, quit, status, ...).");
 	if (o->pid_list || o->application || o->list || o->dry_run || o->commands || o->control ||
-	    o->nwindows || o->events || o->container || o->dynamic == 1 || o->slurm_job || o->nodes)
+	    o->nwindows || o->events || o->ncontainers || o->nusers || o->nexes || o->follow ||
+	    o->dynamic == 1 || o->slurm_job || o->nodes)
 		return fail("Argument --remote: it takes only --timeout and the command words (it is a client of a running dynprof).");
+	return 0;
+}
+
+/*
+ * --follow, --user and --exe choose among every card user: --pid=auto
+ * only. --pid=N --container=X maps N inside one container.
+ */
+static int check_selection(const struct options *o)
+{
+	bool pid_auto = o->pid_list && !strcmp(o->pid_list, "auto");
+
+	if (o->follow && !pid_auto)
+		return fail("Argument --follow: it goes with --pid=auto (every card user of the host and its containers, joined as it comes).");
+	if ((o->nusers || o->nexes) && !pid_auto)
+		return fail("Argument --%s: it goes with --pid=auto.", o->nusers ? "user" : "exe");
+	if (o->ncontainers > 1 && o->pid_list && !pid_auto)
+		return fail("Argument --container: with --pid=<pid inside the container>, give one container (%s and %s given).",
+			    o->containers[0], o->containers[1]);
 	return 0;
 }
 
@@ -753,6 +806,8 @@ static int check_combination(struct options *o)
 		return fail("Argument --watch: it goes with --list.");
 	if (o->json && !o->list)
 		return fail("Argument --json: it goes with --list.");
+	if (check_selection(o))
+		return -EINVAL;
 	if (o->list) {
 		if (o->events)
 			return fail("Argument --events: it cannot be combined with --list (see --json).");
@@ -762,7 +817,7 @@ static int check_combination(struct options *o)
 			return fail("Argument --list: it cannot be combined with --dynamic, --pid or an application.");
 		return 0;
 	}
-	if (o->container && !o->pid_list)
+	if (o->ncontainers && !o->pid_list)
 		return fail("Argument --container: it goes with --list, --pid=auto or --pid=<pid inside the container>.");
 	if (o->dynamic == 0 && o->pid_list)
 		return fail("Argument --dynamic=off, but --pid is set.");
@@ -863,8 +918,10 @@ void options_print_help(void)
 {
 	fputs(
 "Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
+"       dynprof --pid=auto --follow [--container=ID|NAME...] [--user=U...] [--exe=GLOB...]\n"
+"               [--window=RULE...] [--control=SPEC] [--output=DIR] [switches]\n"
 "       dynprof --dynamic=on [--output=DIR] [options] [switches] APP [ARGS...]\n"
-"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=NAME|ID]\n"
+"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=NAME|ID...]\n"
 "       dynprof --slurm-job=J [--output=DIR] [options] [switches]\n"
 "       dynprof --nodes=A,B,... [--launcher='ssh {node}'] [--pid=...] [options] [switches]\n"
 "\n"
@@ -893,11 +950,27 @@ void options_print_help(void)
 "  --follow-detached=on|off launch: after APP exits, go on while any process\n"
 "                          of its tree lives (workers detached with setsid -f\n"
 "                          or a double fork); default on; off: end with APP\n"
-"  --container=NAME|ID     with --pid=auto: only that container's processes;\n"
-"                          with --pid=N: N is the pid inside that container\n"
+"  --follow                with --pid=auto: go on following the host: every\n"
+"                          card user of the host or of any container that\n"
+"                          starts listening joins (within milliseconds), leaves\n"
+"                          at its exit; a new one joins again. Rules apply to\n"
+"                          each joiner from its join (+DURATION too), a joiner\n"
+"                          gets an open window at once. The run ends only on\n"
+"                          quit, SIGINT or SIGTERM: not with no target left,\n"
+"                          nor at the end of standard input or --commands\n"
+"  --container=NAME|ID     with --pid=auto (and --list): only those containers'\n"
+"                          processes (repeatable: any of them); with --pid=N\n"
+"                          (one only): N is the pid inside that container\n"
 "                          (its name: docker's, podman's, runc's or crun's id,\n"
 "                          Kubernetes' NAMESPACE/POD; or its id or a prefix\n"
 "                          of at least 4 hex digits)\n"
+"  --user=NAME|UID         with --pid=auto: only processes of that user\n"
+"                          (repeatable: any of them); a UID is the host's; a\n"
+"                          NAME is the host's name of its uid, or the one its\n"
+"                          own passwd gives it (a container's users are its own)\n"
+"  --exe=GLOB              with --pid=auto: only processes whose executable's\n"
+"                          path or base name matches GLOB (repeatable: any);\n"
+"                          different options must all match\n"
 "  --output=DIR            result folder, made absolute and created (0750);\n"
 "                          default $ASCEND_WORK_PATH/profiling_data, else the\n"
 "                          current folder. The targets write PROF_* folders there\n"
@@ -1016,7 +1089,8 @@ void options_print_help(void)
 "Console commands (from a terminal, or one per line on standard input):\n"
 "  start        open a collection window in every target\n"
 "  stop         close it; each target writes a PROF_* folder\n"
-"  quit, q      stop what is open, disconnect, exit (end of input: the same)\n"
+"  quit, q      stop what is open, disconnect, exit (end of input: the same,\n"
+"               but with --window, --control or --follow)\n"
 "  window RULE  add a rule while running (RULE: a --window value), applied to\n"
 "               every target from now and to every later joiner from its join\n"
 "  help, h      this list of commands\n"
@@ -1032,5 +1106,6 @@ void options_print_help(void)
 "\n"
 "Exit status: 0 after quit, end of input or every rule done; 1 when every target was lost;\n"
 "255 on option errors or when no target could be reached; 128+N after\n"
-"signal N; in launch mode, the application's status.\n", stdout);
+"signal N (--follow: 143 after SIGTERM, 130 after SIGINT); in launch mode,\n"
+"the application's status.\n", stdout);
 }

@@ -19,6 +19,7 @@
 #define OPTIONS_MAX_SWITCHES 40
 #define OPTIONS_MAX_DEVICES 16
 #define OPTIONS_MAX_WINDOWS 16
+#define OPTIONS_MAX_FILTERS 16 /* values of each of --container, --user, --exe */
 #define OPTIONS_DEFAULT_TIMEOUT_MS 60000 /* per command, as msprof */
 /*
  * Largest window folder copied out of a target's own filesystem (its data
@@ -63,7 +64,18 @@ struct options {
 	const char *control;     /* --control=SPEC (control.h) */
 	const char *remote;      /* --remote=PATH: the client of a --control socket; the
 				    command is app_argv's words */
-	const char *container;   /* --container=ID (prefix of the container id) */
+	bool follow;             /* --follow (with --pid=auto): card users join as they come */
+	/*
+	 * Filters of --pid=auto (and --list for --container), each repeatable:
+	 * any value of one option, every option given (target_select_wanted).
+	 * --pid=N --container=X: exactly one container, where N is the pid inside.
+	 */
+	int ncontainers;         /* --container=NAME|ID (its name, id or a prefix of the id) */
+	const char *containers[OPTIONS_MAX_FILTERS];
+	int nusers;              /* --user=NAME|UID */
+	const char *users[OPTIONS_MAX_FILTERS];
+	int nexes;               /* --exe=GLOB (the exe path or its base name) */
+	const char *exes[OPTIONS_MAX_FILTERS];
 	int ndevices;            /* --device=GLOB, repeatable */
 	const char *devices[OPTIONS_MAX_DEVICES];
 	const char *chip;        /* --chip=NAME|NUMBER (config/pmu.h), NULL: found or unknown */

@@ -532,59 +532,90 @@ void procfs_comm(int pid, char *out, size_t outlen)
 
 /* ---- passwd ---------------------------------------------------------------- */
 
-int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len)
+/*
+ * The next well-formed entry of passwd text from *cur on (blank lines,
+ * '#' comments and lines of fewer than 7 fields or an empty name
+ * skipped): its fields f[i] .. fe[i], the uid parsed (-1: not a number).
+ * false at the end.
+ */
+struct passwd_entry {
+	const char *f[7], *fe[7];
+	int64_t uid;
+};
+
+static bool passwd_next(const char **cur, struct passwd_entry *e)
 {
-	const char *line = text;
-
-	if (!text || !home || len == 0)
-		return -EINVAL;
-	while (*line) {
-		const char *eol = strchr(line, '\n');
+	while (**cur) {
+		const char *line = *cur, *eol = strchr(line, '\n');
 		const char *end = eol ? eol : line + strlen(line);
-		const char *f[7], *fe[7], *p;
 		uint64_t u;
-		size_t hl;
-		int nf;
+		int nf = 1;
 
+		*cur = eol ? eol + 1 : end;
 		while (line < end && (*line == ' ' || *line == '\t'))
 			line++;
 		if (end > line && end[-1] == '\r')
 			end--;
 		if (line == end || *line == '#')
-			goto next;
-
+			continue;
 		/* name:passwd:uid:gid:gecos:home:shell (the shell is the rest) */
-		f[0] = line;
-		nf = 1;
-		for (p = line; p < end && nf < 7; p++) {
+		e->f[0] = line;
+		for (const char *p = line; p < end && nf < 7; p++) {
 			if (*p == ':') {
-				fe[nf - 1] = p;
-				f[nf++] = p + 1;
+				e->fe[nf - 1] = p;
+				e->f[nf++] = p + 1;
 			}
 		}
-		if (nf < 7)
-			goto next;
-		fe[6] = end;
-		if (fe[0] == f[0])
-			goto next;
-		if (decimal_span(f[2], (size_t)(fe[2] - f[2]), 0, UINT32_MAX - 1, &u) || (uid_t)u != uid)
-			goto next;
+		if (nf < 7 || e->fe[0] == e->f[0])
+			continue;
+		e->fe[6] = end;
+		e->uid = decimal_span(e->f[2], (size_t)(e->fe[2] - e->f[2]), 0, UINT32_MAX - 1, &u) ? -1 :
+											       (int64_t)u;
+		return true;
+	}
+	return false;
+}
 
+int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len)
+{
+	struct passwd_entry e;
+	const char *cur = text;
+	size_t hl;
+
+	if (!text || !home || len == 0)
+		return -EINVAL;
+	while (passwd_next(&cur, &e)) {
+		if (e.uid != (int64_t)uid)
+			continue;
 		/* First match wins, as getpwuid() on a files database. */
-		hl = (size_t)(fe[5] - f[5]);
+		hl = (size_t)(e.fe[5] - e.f[5]);
 		if (hl == 0)
 			return -ENOENT;
-		while (hl > 1 && f[5][hl - 1] == '/')
+		while (hl > 1 && e.f[5][hl - 1] == '/')
 			hl--;
 		if (hl >= len)
 			return -ENAMETOOLONG;
-		memcpy(home, f[5], hl);
+		memcpy(home, e.f[5], hl);
 		home[hl] = '\0';
 		return 0;
-next:
-		if (!eol)
-			break;
-		line = eol + 1;
+	}
+	return -ENOENT;
+}
+
+int passwd_parse_uid(const char *text, const char *name, uid_t *uid)
+{
+	size_t n = name ? strlen(name) : 0;
+	struct passwd_entry e;
+	const char *cur = text;
+
+	if (!text || !n)
+		return -EINVAL;
+	while (passwd_next(&cur, &e)) {
+		/* First match wins, as getpwnam() on a files database. */
+		if ((size_t)(e.fe[0] - e.f[0]) == n && !memcmp(e.f[0], name, n) && e.uid >= 0) {
+			*uid = (uid_t)e.uid;
+			return 0;
+		}
 	}
 	return -ENOENT;
 }

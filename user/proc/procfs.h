@@ -102,7 +102,13 @@ int procfs_alive(int pid);
 int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len) DP_MUST_CHECK;
 
 /*
- * Same, reading <root>/etc/passwd where root is e.g. "/proc/123/root".
+ * The uid of user `name` in passwd text: the first well-formed line of
+ * that name wins (as getpwnam), its uid a number. -ENOENT: none.
+ */
+int passwd_parse_uid(const char *text, const char *name, uid_t *uid) DP_MUST_CHECK;
+
+/*
+ * Same as passwd_parse_home, reading <root>/etc/passwd where root is e.g. "/proc/123/root".
  * The file is opened with procfs_open_in_root(), so a symlinked
  * /etc/passwd resolves inside that root. -EFBIG above PROCFS_PASSWD_MAX.
  */

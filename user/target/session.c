@@ -374,8 +374,11 @@ void session_print_summary(const struct session *s)
 {
 	int targets = 0, open = s->windows - s->saved - s->incomplete - s->lost;
 
-	for (int i = 0; i < s->ntargets; i++)
+	/* Joins reuse the slots of targets that left: count the joins. */
+	for (int i = 0; i < s->ntargets && !s->launch; i++)
 		targets += s->targets[i]->joined;
+	if (s->launch)
+		targets = s->joined;
 	report_info("summary: %d target%s joined, %d window%s opened, %d PROF_ folder%s in %s; windows: %d saved, %d saved incomplete, %d lost",
 		    targets, targets == 1 ? "" : "s", s->windows, s->windows == 1 ? "" : "s", s->prof_dirs,
 		    s->prof_dirs == 1 ? "" : "s", s->output, s->saved, s->incomplete, s->lost);

@@ -48,6 +48,7 @@ struct session {
 	int saved, incomplete, lost; /* windows ended, by fate (out/winaccount.h) */
 	bool window_open;      /* `start` given and no `stop` since: joiners start too */
 	bool launch;           /* launch mode: targets join and leave as they come */
+	bool follow;           /* follow mode (launch's joins, host-wide): rules count from each join */
 	int joined;            /* launch mode: targets that joined over the run */
 	bool closing;          /* session_shutdown ran: no more joins */
 	/* Targets `quit SEL` let go: never taken again (session_dismissed). */

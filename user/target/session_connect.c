@@ -104,7 +104,7 @@ static int resolve_pid_list(struct session *s, const struct options *o)
 	char *pids;
 	int rc;
 
-	if (strcmp(o->pid_list, "auto") && !o->container)
+	if (strcmp(o->pid_list, "auto") && !o->ncontainers)
 		return parse_pid_list(s, o->pid_list);
 	rc = target_select(o, &pids);
 	if (rc)

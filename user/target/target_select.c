@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* --pid=auto and --container=ID (see target_select.h). */
 #include <errno.h>
+#include <fnmatch.h>
+#include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "out/report.h"
+#include "proc/procfs.h"
+#include "proc/targetfs.h"
+#include "shared/decimal.h"
 #include "target/target_select.h"
 #include "proc/tracker.h"
 
@@ -21,7 +27,77 @@ struct selection {
 
 static bool in_container(const struct options *o, const struct pm_proc *p)
 {
-	return pm_proc_in_container(p, o->container);
+	if (!o->ncontainers)
+		return true;
+	for (int i = 0; i < o->ncontainers; i++)
+		if (pm_proc_in_container(p, o->containers[i]))
+			return true;
+	return false;
+}
+
+/* The uid user `name` has in the passwd file of p's own root, read with p's rights. */
+static int uid_in_root(const struct pm_proc *p, const char *name, uid_t *uid)
+{
+	struct targetfs fs;
+	char *text = NULL;
+	size_t n;
+	int err = targetfs_open(&fs, p->pid);
+
+	if (err)
+		return err;
+	err = targetfs_read(&fs, "/etc/passwd", PROCFS_PASSWD_MAX, &text, &n);
+	targetfs_close(&fs);
+	if (!err)
+		err = passwd_parse_uid(text, name, uid);
+	free(text);
+	return err;
+}
+
+/* The host's passwd names p's host uid `name` (as control's user= selector reads it). */
+static bool host_user_is(const struct pm_proc *p, const char *name)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	return !getpwnam_r(name, &pw, buf, sizeof(buf), &res) && res && pw.pw_uid == p->uid;
+}
+
+/*
+ * A uid is the host's; a name is the host's name of p's uid, or the name
+ * p's own passwd gives its uid (a container's users are its own: a uid of
+ * its user namespace, compared with p's uid as that namespace numbers it).
+ */
+static bool user_is(const struct pm_proc *p, const char *want)
+{
+	uid_t named, inner;
+	uint64_t uid;
+
+	if (!decimal_u64(want, 0, UINT32_MAX - 1, &uid))
+		return p->uid == (uid_t)uid;
+	return host_user_is(p, want) || (!procfs_inner_uid(p->pid, p->uid, &inner) &&
+					 !uid_in_root(p, want, &named) && named == inner);
+}
+
+static bool exe_is(const struct pm_proc *p, const char *glob)
+{
+	const char *base = strrchr(p->exe, '/');
+
+	return p->exe[0] && (!fnmatch(glob, p->exe, 0) || !fnmatch(glob, base ? base + 1 : p->exe, 0));
+}
+
+static bool any_of(const struct pm_proc *p, const char *const *values, int n,
+		   bool (*is)(const struct pm_proc *p, const char *v))
+{
+	for (int i = 0; i < n; i++)
+		if (is(p, values[i]))
+			return true;
+	return n == 0;
+}
+
+bool target_select_wanted(const struct options *o, const struct pm_proc *p)
+{
+	return in_container(o, p) && any_of(p, o->exes, o->nexes, exe_is) &&
+	       any_of(p, o->users, o->nusers, user_is);
 }
 
 static void add(struct selection *s, int pid)
@@ -45,7 +121,7 @@ static void pick_auto(void *ctx, const struct pm_proc *p)
 {
 	struct selection *s = ctx;
 
-	if (p->cards && p->socket_state == PM_SOCKET_LISTENING && in_container(s->o, p))
+	if (p->cards && p->socket_state == PM_SOCKET_LISTENING && target_select_wanted(s->o, p))
 		add(s, p->pid);
 }
 
@@ -53,7 +129,7 @@ static void pick_nspid(void *ctx, const struct pm_proc *p)
 {
 	struct selection *s = ctx;
 
-	if (p->container[0] && in_container(s->o, p) && p->nslevels &&
+	if (p->container[0] && pm_proc_in_container(p, s->o->containers[0]) && p->nslevels &&
 	    p->nspid[p->nslevels - 1] == s->want_nspid)
 		add(s, p->pid);
 }
@@ -106,7 +182,7 @@ static void tell_nosocket(void *ctx, const struct pm_proc *p)
 	const struct nosock *n = ctx;
 	char why[512];
 
-	if (!p->cards || p->socket_state != PM_SOCKET_NONE || !in_container(n->s->o, p))
+	if (!p->cards || p->socket_state != PM_SOCKET_NONE || !target_select_wanted(n->s->o, p))
 		return;
 	target_select_nosocket_why(n->m, p, why, sizeof(why));
 	report_info("pid %d holds a card but serves no socket: %s", p->pid, why);
@@ -126,8 +202,9 @@ static int select_auto(struct procmodel *m, struct selection *s)
 	if (unseen)
 		snprintf(hidden, sizeof(hidden), " among the processes dynprof can see (not root: the cards of %d processes of other users cannot be seen; run it as root)",
 			 unseen);
-	report_error("Argument --pid=auto: no card-using process with a listening dynamic profiling socket%s%s%s, stop profiling.",
-		     s->o->container ? " in container " : "", s->o->container ? s->o->container : "", hidden);
+	report_error("Argument --pid=auto: no card-using process with a listening dynamic profiling socket%s%s, stop profiling.",
+		     s->o->ncontainers || s->o->nusers || s->o->nexes ? " matching --container, --user and --exe" : "",
+		     hidden);
 	return -ENOENT;
 }
 
@@ -147,7 +224,7 @@ static int select_in_container(struct procmodel *m, struct selection *s)
 		procmodel_foreach(m, pick_nspid, s);
 		if (s->found == before)
 			report_warning("Argument --pid: invalid pid value: %d, will not collect profiling data for these process. (no such pid in container %s)",
-				       v, s->o->container);
+				       v, s->o->containers[0]);
 		if (!*end)
 			break;
 		p = end + 1;

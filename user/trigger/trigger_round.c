@@ -286,10 +286,13 @@ void trigger_runs_take_in(struct triggers *tg, int i)
 			continue;
 		/*
 		 * The first window's start counts from the rule's beginning (the
-		 * run's, or when it was added), and calls from the join.
+		 * run's, or when it was added), and calls from the join; in follow
+		 * mode, which runs for days, the time from the join (wait_for's
+		 * phase begins now).
 		 */
 		wait_for(tg, i, r, &tg->rules[r].start, 0);
-		run->phase.since_ms = tg->origin[r].since_ms;
+		if (!tg->s->follow)
+			run->phase.since_ms = tg->origin[r].since_ms;
 		run->phase.sig_base = tg->origin[r].sig_base;
 		run->phase.file_base = tg->origin[r].file_base;
 	}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Follow mode (issue 12), side by side in one run:
+#  1. what the monitor (dynprof --pid=auto --follow, idle, no target)
+#     costs other processes: a getppid loop, an open+close storm, a
+#     fork+exec storm and a compute-bound job (a fixed integer loop), each
+#     run without and with the monitor, in turn every round (the order
+#     alternating), medians and their ratio;
+#  2. detection latency, card open -> target joined (connected, params
+#     acknowledged: the --events target-join), for short jobs that open a
+#     card once their agent's socket listens.
+set -u
+B=${DYNPROF_BUILD:-build}
+ROUNDS=${BENCH_ROUNDS:-7}
+W=$(mktemp -d /tmp/dynprof-bench-follow.XXXXXX)
+mon=""
+cleanup() { [ -n "$mon" ] && kill $mon 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
+trap cleanup EXIT
+# A fake card with /dev/vcsa's numbers (bench/open_hook.sh's, not the tests').
+mknod $W/davinci0 c ${BENCH_CARD_NUMBERS:-7 128}
+
+monitor_on() { # monitor_on [dynprof args]: the follow monitor in the background, ready
+	"$B/dynprof" --pid=auto --follow --device="$W/davinci*" --output=$W/o "$@" < /dev/null \
+		> $W/mon.out 2>&1 &
+	mon=$!
+	for _ in $(seq 200); do grep -q '^\[INFO\] following card users' $W/mon.out && return; sleep 0.05; done
+	echo "the monitor did not start: $(cat $W/mon.out)"
+	exit 1
+}
+monitor_off() { kill $mon; wait $mon 2>/dev/null; mon=""; }
+
+declare -A res
+one_round() { # one_round none|follow
+	local w n
+	for w in getppid open forkexec compute; do
+		case $w in getppid) n=2000000 ;; open) n=200000 ;; forkexec) n=400 ;; compute) n=200000 ;; esac
+		res[$1.$w]+="$("$B/bench/syscall_storm" $w $n | sed 's/ns_per_op=//') "
+	done
+}
+middle() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "### Follow mode: overhead on other processes, $ROUNDS rounds (without and with the monitor in turn)"
+for r in $(seq "$ROUNDS"); do
+	for c in $([ $((r % 2)) = 0 ] && echo "none follow" || echo "follow none"); do
+		[ $c = follow ] && monitor_on
+		one_round $c
+		[ $c = follow ] && monitor_off
+	done
+done
+echo "| workload | without dynprof (median) | with dynprof --pid=auto --follow (median) | ratio |"
+echo "| --- | --- | --- | --- |"
+for w in getppid open forkexec compute; do
+	a=$(echo "${res[none.$w]}" | middle); b=$(echo "${res[follow.$w]}" | middle)
+	case $w in getppid) label="getppid() loop" ;; open) label="open+close /dev/null" ;;
+		forkexec) label="fork+exec+wait /bin/true" ;; compute) label="compute: 1000 xorshift steps" ;; esac
+	awk -v l="$label" -v a="$a" -v b="$b" -v us=$([ $w = forkexec ] && echo 1 || echo 0) 'BEGIN {
+		if (us) printf "| %s | %.0f µs | %.0f µs | %.3f |\n", l, a / 1000, b / 1000, b / a
+		else printf "| %s | %.0f ns | %.0f ns | %.3f |\n", l, a, b, b / a }'
+done
+
+echo
+N=${BENCH_JOBS:-60}
+echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another"
+monitor_on --events=json:$W/events
+for _ in $(seq "$N"); do
+	env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
+		"$B/bench/card_job" $W/davinci0 300 >> $W/opens
+done
+sleep 0.5
+monitor_off
+# Join time minus the job's time just before open(), per pid, in µs.
+awk 'NR == FNR { opened[$1] = $2; next }
+     /"event":"target-join"/ {
+	match($0, /"pid":[0-9]+/); pid = substr($0, RSTART + 6, RLENGTH - 6)
+	match($0, /"time_us":[0-9]+/); t = substr($0, RSTART + 10, RLENGTH - 10)
+	if (pid in opened) print t - opened[pid]
+     }' $W/opens $W/events | sort -n > $W/lat
+n=$(wc -l < $W/lat)
+at() { [ "$n" -gt 0 ] && awk -v k=$(( (n * $1 + 99) / 100 )) 'NR == k { printf "%.2f ms", $1 / 1000 }' $W/lat || echo -; }
+echo "| jobs joined | median | p99 | max |"
+echo "| --- | --- | --- | --- |"
+echo "| $n/$N | $(at 50) | $(at 99) | $(at 100) |"

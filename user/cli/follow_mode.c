@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/* Follow mode (see follow_mode.h). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cli/automation.h"
+#include "cli/console.h"
+#include "cli/follow_mode.h"
+#include "cli/joiner.h"
+#include "common/pidtab.h"
+#include "out/output.h"
+#include "out/report.h"
+#include "proc/tracker.h"
+#include "target/session.h"
+#include "target/target_select.h"
+
+/* The filters' answer for a process, kept until it execs or exits (a user name costs a read). */
+#define WANTED ((void *)1)
+#define UNWANTED ((void *)2)
+
+struct follow {
+	struct joiner j;
+	const struct options *o;
+	struct pidtab holders; /* card holders: the candidates looked at each round */
+	struct pidtab verdict; /* WANTED or UNWANTED by the filters */
+	bool ready;            /* the rules' engine runs: joins may begin */
+};
+
+static bool wanted(struct follow *f, const struct pm_proc *p)
+{
+	void *v = pidtab_get(&f->verdict, p->pid);
+
+	if (!v) {
+		v = target_select_wanted(f->o, p) ? WANTED : UNWANTED;
+		if (pidtab_put(&f->verdict, p->pid, v)) {
+			/* Out of memory: asked again next time, nothing lost. */
+		}
+	}
+	return v == WANTED;
+}
+
+static void consider(struct follow *f, const struct pm_proc *p)
+{
+	if (!f->ready || !p->cards)
+		return;
+	if (p->socket_state == PM_SOCKET_NONE) {
+		if (wanted(f, p))
+			joiner_check_socketless(&f->j, p);
+		return;
+	}
+	if (p->socket_state == PM_SOCKET_LISTENING && !session_has_target(f->j.s, p->pid) && wanted(f, p))
+		joiner_try(&f->j, p);
+}
+
+static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
+{
+	struct follow *f = ctx;
+
+	joiner_changed(&f->j, what, p);
+	if (what == PM_CHANGE_EXEC || what == PM_CHANGE_EXIT)
+		pidtab_del(&f->verdict, p->pid); /* another program: the filters ask again */
+	if (what == PM_CHANGE_EXIT || !p->cards) {
+		pidtab_del(&f->holders, p->pid);
+		return;
+	}
+	if (!pidtab_get(&f->holders, p->pid))
+		joiner_remember(&f->holders, p->pid, "it may not join");
+	consider(f, p);
+}
+
+/*
+ * Every round, the card holders only (not the whole host): a re-exec'd
+ * target's new socket can listen in the same state as the old one, which
+ * no change reports, and a socketless one is explained after a while.
+ */
+static void each_round(void *ctx)
+{
+	struct follow *f = ctx;
+	const struct procmodel *m = tracker_model(f->j.t);
+
+	for (size_t i = 0; i < pidtab_cap(&f->holders); i++) {
+		int pid = pidtab_slot(&f->holders, i)->pid;
+		const struct pm_proc *p = pid > 0 ? procmodel_get(m, pid) : NULL;
+
+		if (p)
+			consider(f, p);
+	}
+}
+
+static int run(const struct options *o, struct automation *a, const char *output)
+{
+	struct console_sources src = { 0 };
+	struct follow f = { .o = o };
+	struct session s;
+	int rc = EXIT_OPTION_ERROR;
+
+	session_open_launch(&s, o, output);
+	s.follow = true;
+	joiner_init(&f.j, &s, false);
+	pidtab_init(&f.holders);
+	pidtab_init(&f.verdict);
+	f.j.t = joiner_tracker_open(o, &s, on_change, &f);
+	if (!f.j.t || automation_start(a, &s, tracker_model(f.j.t)))
+		goto out;
+	/* Joins after the engine started: a present target is a joiner like any later one. */
+	f.ready = true;
+	each_round(&f);
+	report_info("following card users on the host and in its containers%s: %d target%s now; the run ends on quit, SIGINT or SIGTERM",
+		    o->ncontainers || o->nusers || o->nexes ? " (those --container, --user and --exe take)" : "",
+		    session_live(&s), session_live(&s) == 1 ? "" : "s");
+	src = (struct console_sources){ .tracker = f.j.t, .on_tick = each_round, .tick_ctx = &f,
+					.follow = true };
+	automation_sources(a, &src);
+	rc = console_run(&s, &src);
+	session_print_summary(&s);
+out:
+	tracker_close(f.j.t);
+	pidtab_free(&f.holders);
+	pidtab_free(&f.verdict);
+	joiner_free(&f.j);
+	session_close(&s);
+	return rc;
+}
+
+int follow_mode_run(const struct options *o)
+{
+	char output[PATH_MAX];
+	struct automation a;
+	int rc;
+
+	if (automation_prepare(&a, o) || output_prepare(o->output, output, sizeof(output))) {
+		automation_close(&a);
+		return EXIT_OPTION_ERROR;
+	}
+	rc = run(o, &a, output);
+	automation_close(&a);
+	return rc;
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/* Card holders joining as they come (see joiner.h). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/joiner.h"
+#include "out/report.h"
+#include "proc/tracker.h"
+#include "shared/clock.h"
+#include "target/target_select.h"
+
+#define NO_SOCKET_NOTICE_MS 3000 /* CANN opens its socket within a second of its card */
+
+void joiner_init(struct joiner *j, struct session *s, bool msprof_key)
+{
+	*j = (struct joiner){ .s = s, .msprof_key = msprof_key };
+	pidtab_init(&j->failed);
+	pidtab_init(&j->nosock);
+}
+
+struct tracker *joiner_tracker_open(const struct options *o, const struct session *s,
+				    pm_listener fn, void *ctx)
+{
+	struct card_patterns patterns;
+	const char *note = NULL;
+	struct tracker *t;
+
+	options_card_patterns(o, &patterns);
+	t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, fn, ctx, true, &note);
+	if (!t || !s->targets) {
+		report_error("dynprof: cannot follow processes: %s", strerror(t ? ENOMEM : errno));
+		tracker_close(t);
+		return NULL;
+	}
+	if (note)
+		report_info("%s", note);
+	return t;
+}
+
+void joiner_free(struct joiner *j)
+{
+	pidtab_free(&j->failed);
+	pidtab_free(&j->nosock);
+}
+
+void joiner_remember(struct pidtab *tab, int pid, const char *cost)
+{
+	int err = pidtab_put(tab, pid, tab);
+
+	if (err)
+		report_error("dynprof: following pid %d: %s (%s)", pid, strerror(-err), cost);
+}
+
+void joiner_try(struct joiner *j, const struct pm_proc *p)
+{
+	/* A process `quit SEL` let go is not taken again (launch and follow mode alike). */
+	if (!p->cards || p->socket_state != PM_SOCKET_LISTENING || session_has_target(j->s, p->pid) ||
+	    pidtab_get(&j->failed, p->pid) || session_dismissed(j->s, p->pid))
+		return;
+	/* A failed join is printed by session_join; not retried until the process changes. */
+	if (session_join(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
+		joiner_remember(&j->failed, p->pid, "its join is tried again");
+}
+
+void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc *p)
+{
+	pidtab_del(&j->failed, p->pid);
+	if (what == PM_CHANGE_EXIT) {
+		session_target_exited(j->s, p->pid);
+		pidtab_del(&j->nosock, p->pid);
+	} else if (what == PM_CHANGE_EXEC && session_has_target(j->s, p->pid))
+		session_target_exited(j->s, p->pid);
+}
+
+/* The first sight is kept as the table's value (a time, never NULL); -1 once told. */
+void joiner_check_socketless(struct joiner *j, const struct pm_proc *p)
+{
+	int64_t now = clock_ms(), since = (int64_t)(intptr_t)pidtab_get(&j->nosock, p->pid);
+	char why[512];
+
+	if (!since) {
+		if (pidtab_put(&j->nosock, p->pid, (void *)(intptr_t)now))
+			report_error("dynprof: following pid %d: out of memory (its missing socket is not explained)",
+				     p->pid);
+		return;
+	}
+	if (since < 0 || now - since < NO_SOCKET_NOTICE_MS)
+		return;
+	if (!target_select_nosocket_why(tracker_model(j->t), p, why, sizeof(why)) && j->msprof_key)
+		/* msprof's way: one path for all, the last process to bind it wins. */
+		snprintf(why, sizeof(why), "with --msprof-key every process of the application serves the one socket path dynamic_profiling_socket_%d (DYNAMIC_PROFILING_KEY_PID), and another one took it: this one is unreachable (without --msprof-key each serves its own)",
+			 (int)getpid());
+	report_info("pid %d (%s) holds a card but serves no socket, so it cannot be a target: %s", p->pid,
+		    p->cmdline[0] ? p->cmdline : p->comm, why);
+	if (pidtab_put(&j->nosock, p->pid, (void *)(intptr_t)-1)) /* told; replacing never allocates */
+		pidtab_del(&j->nosock, p->pid);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Card holders joining a session as they come, for the modes that follow
+ * processes (launch mode's tree, follow mode's host): the join of a
+ * listening card holder (a failed one not tried again until the process
+ * changes), a target's leave at its exit or exec, and the one line saying
+ * why a card holder serves no socket. Which processes may join is the
+ * caller's: it calls these for the ones it wants.
+ */
+#ifndef DYNPROF_JOINER_H
+#define DYNPROF_JOINER_H
+
+#include <stdbool.h>
+
+#include "common/pidtab.h"
+#include "config/options.h"
+#include "proc/procmodel.h"
+#include "target/session.h"
+
+struct tracker;
+
+struct joiner {
+	struct session *s;
+	struct tracker *t;
+	struct pidtab failed;  /* joins that failed: not retried until the process changes */
+	struct pidtab nosock;  /* card holders without a socket: first seen then, or told (-1) */
+	bool msprof_key;       /* --msprof-key: the tree shares one socket path */
+};
+
+void joiner_init(struct joiner *j, struct session *s, bool msprof_key);
+
+/*
+ * The tracker of a following mode: every change to `fn` (the processes
+ * already running too), its one line of what it uses said. NULL after
+ * printing why (also when the session could not get its table).
+ */
+struct tracker *joiner_tracker_open(const struct options *o, const struct session *s,
+				    pm_listener fn, void *ctx);
+void joiner_free(struct joiner *j);
+
+/* Remember `pid` in `tab`; a failure (out of memory) is said, with what it costs. */
+void joiner_remember(struct pidtab *tab, int pid, const char *cost);
+
+/* p holds a card: it joins when it listens, is no target yet and its join has not failed. */
+void joiner_try(struct joiner *j, const struct pm_proc *p);
+
+/*
+ * A change the tracker told: a failed join may be worth another try; an
+ * exit leaves; a target that exec'd lost its server with its old image.
+ */
+void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc *p);
+
+/*
+ * A card holder without a socket, seen each round: a while after it was
+ * first seen so, say why once (a worker pool's fork is the usual reason).
+ */
+void joiner_check_socketless(struct joiner *j, const struct pm_proc *p);
+
+#endif /* DYNPROF_JOINER_H */
