@@ -8,6 +8,7 @@
 
 #include "cli/joiner.h"
 #include "out/report.h"
+#include "proc/procscan.h"
 #include "proc/tracker.h"
 #include "shared/clock.h"
 #include "target/target_select.h"
@@ -19,6 +20,7 @@ void joiner_init(struct joiner *j, struct session *s, bool msprof_key)
 	*j = (struct joiner){ .s = s, .msprof_key = msprof_key };
 	pidtab_init(&j->failed);
 	pidtab_init(&j->nosock);
+	pidtab_init(&j->image);
 }
 
 struct tracker *joiner_tracker_open(const struct options *o, const struct session *s,
@@ -44,6 +46,7 @@ void joiner_free(struct joiner *j)
 {
 	pidtab_free(&j->failed);
 	pidtab_free(&j->nosock);
+	pidtab_free(&j->image);
 }
 
 void joiner_remember(struct pidtab *tab, int pid, const char *cost)
@@ -52,6 +55,48 @@ void joiner_remember(struct pidtab *tab, int pid, const char *cost)
 
 	if (err)
 		report_error("dynprof: following pid %d: %s (%s)", pid, strerror(-err), cost);
+}
+
+/* FNV-1a of the exe and cmdline; never 0 (the table's "none"). */
+static uintptr_t image_hash(const char *exe, const char *cmdline)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (const char *t = exe; *t; t++)
+		h = (h ^ (unsigned char)*t) * 0x100000001b3ULL;
+	h = (h ^ 0xff) * 0x100000001b3ULL; /* a separator no path holds */
+	for (const char *t = cmdline; *t; t++)
+		h = (h ^ (unsigned char)*t) * 0x100000001b3ULL;
+	return (uintptr_t)h | 1;
+}
+
+/*
+ * What the new target runs, read from /proc now, not from the model: the
+ * model may not have its exec yet (events lost under load, then found by a
+ * rescan; an `exec` wrapper such as env or run.sh's `exec python`).
+ */
+static void remember_image(struct joiner *j, int pid)
+{
+	struct pm_proc now;
+
+	if (procscan_image(pid, &now) == 0 &&
+	    pidtab_put(&j->image, pid, (void *)image_hash(now.exe, now.cmdline))) {
+		/* Out of memory: every exec it is told of then ends it, as before. */
+	}
+}
+
+/*
+ * An exec the model learns of after the join ends the target only when
+ * the process runs something else than it did at its join: an exec the
+ * model had missed (seen late by a rescan) happened before the join, and
+ * the server the target joined is the one running. (An exec into the same
+ * program and arguments is then not seen here: its connection's end is.)
+ */
+static bool exec_after_join(struct joiner *j, const struct pm_proc *p)
+{
+	uintptr_t joined = (uintptr_t)pidtab_get(&j->image, p->pid);
+
+	return !joined || joined != image_hash(p->exe, p->cmdline);
 }
 
 void joiner_try(struct joiner *j, const struct pm_proc *p)
@@ -63,6 +108,8 @@ void joiner_try(struct joiner *j, const struct pm_proc *p)
 	/* A failed join is printed by session_join; not retried until the process changes. */
 	if (session_join(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
 		joiner_remember(&j->failed, p->pid, "its join is tried again");
+	else
+		remember_image(j, p->pid);
 }
 
 void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc *p)
@@ -71,8 +118,11 @@ void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc 
 	if (what == PM_CHANGE_EXIT) {
 		session_target_exited(j->s, p->pid);
 		pidtab_del(&j->nosock, p->pid);
-	} else if (what == PM_CHANGE_EXEC && session_has_target(j->s, p->pid))
+		pidtab_del(&j->image, p->pid);
+	} else if (what == PM_CHANGE_EXEC && session_has_target(j->s, p->pid) && exec_after_join(j, p)) {
 		session_target_exited(j->s, p->pid);
+		pidtab_del(&j->image, p->pid);
+	}
 }
 
 /* The first sight is kept as the table's value (a time, never NULL); -1 once told. */

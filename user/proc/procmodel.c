@@ -17,6 +17,7 @@
 #include "proc/carddevs.h"
 #include "common/pidtab.h"
 #include "proc/procmodel.h"
+#include "shared/clock.h"
 #include "proc/procscan.h"
 #include "proc/sockstate.h"
 #include "shared/decimal.h"
@@ -35,6 +36,7 @@ struct pm_entry {
 	struct pm_proc p; /* first: listeners are given &e->p */
 	struct pm_sock *sock;
 	unsigned gen;     /* the last scan that saw it */
+	uint64_t read_ns; /* clock_mono_ns() when /proc was last read into it (0 never) */
 };
 
 struct procmodel {
@@ -201,6 +203,21 @@ static void take_details(struct pm_entry *e, const struct pm_proc *src)
 	memcpy(p->container_name, src->container_name, sizeof(p->container_name));
 	p->cards = src->cards;
 	p->complete = true;
+	e->read_ns = clock_mono_ns();
+}
+
+/*
+ * An exec event older than the entry's last /proc read: that read saw its
+ * result (or a later exec's), so the event's exe and arguments would put
+ * an older image back. Events wait in the ring while a card open's
+ * confirmation reads /proc, so this happens under load (a wrapper such as
+ * env exec'ing the job). A millisecond of margin keeps an exec racing the
+ * read itself applied.
+ */
+#define STALE_EXEC_MARGIN_NS 1000000ULL
+static bool exec_is_stale(const struct pm_entry *e, const struct dp_event *ev)
+{
+	return ev->ktime_ns && e->read_ns && ev->ktime_ns + STALE_EXEC_MARGIN_NS < e->read_ns;
 }
 
 /* Read a partly known entry from /proc. 0, or -ESRCH (gone, or another process now). */
@@ -539,6 +556,8 @@ static void apply_exec(struct procmodel *m, const struct dp_event *ev)
 	uint64_t old, cards;
 
 	if (fresh && !(e = entry_from_event(m, ev)))
+		return;
+	if (!fresh && exec_is_stale(e, ev))
 		return;
 	/* /proc's exe, as a scan reads it (absolute, a script's interpreter). */
 	if (procscan_exe(e->p.pid, e->p.exe, sizeof(e->p.exe)))

@@ -399,6 +399,19 @@ int procscan_cards(int pid, unsigned long long start, const struct procscan_card
 	return err;
 }
 
+int procscan_image(int pid, struct pm_proc *p)
+{
+	int piddir = open_piddir(pid);
+
+	p->exe[0] = p->cmdline[0] = '\0';
+	if (piddir < 0)
+		return piddir;
+	read_exe(piddir, p->exe, sizeof(p->exe));
+	read_cmdline(piddir, p);
+	close(piddir);
+	return p->exe[0] ? 0 : -ENOENT;
+}
+
 int procscan_exe(int pid, char *out, size_t len)
 {
 	int piddir = open_piddir(pid);

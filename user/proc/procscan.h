@@ -51,6 +51,12 @@ int procscan_origin(int pid, struct pm_proc *out) DP_MUST_CHECK;
 int procscan_cards(int pid, unsigned long long start, const struct procscan_cards *c,
 		   int skip_fd, uint64_t *cards) DP_MUST_CHECK;
 
+/*
+ * The image a process runs now: p->exe and p->cmdline read as a scan reads
+ * them (the others untouched). 0, or negative errno ("" both) when gone.
+ */
+int procscan_image(int pid, struct pm_proc *p) DP_MUST_CHECK;
+
 /* readlink /proc/<pid>/exe into out ("" on failure). 0 or negative errno. */
 int procscan_exe(int pid, char *out, size_t len) DP_MUST_CHECK;
 

@@ -1,0 +1,93 @@
+# The host monitor over a long run (issue 12, "Lasting for days"), at a
+# size a test can afford: short processes and card users come and go
+# under `--pid=auto --follow` with a rule on some; once they are gone,
+# dynprof holds no more fds than after its warm-up, its process model is
+# the host's processes again, and no target is left; and a process that
+# `quit pid=N` let go is not taken again while it lives.
+
+status_json() { # status_json PY-EXPR: a value of `status --json`, through --remote
+	"$DP" --remote=$T/ctl status --json | head -n 1 |
+		python3 -c "import json, sys; d = json.loads(sys.stdin.readline()); print($1)"
+}
+host_procs() { ls -d /proc/[0-9]* 2>/dev/null | wc -l; }
+fds_of() { ls /proc/$1/fd | wc -l; }
+
+monitor_bg() { # monitor_bg [args]: the monitor in the background, its control socket $T/ctl
+	"$DP" --pid=auto --follow --output=$T/o --device="$T/dev/davinci*" --control=unix:$T/ctl \
+		"$@" < /dev/null > $T/out 2>&1 &
+	DP_PID=$!
+	remember_pid $DP_PID
+	wait_until 10 test -S $T/ctl || { cat $T/out; fail "the monitor did not start"; }
+}
+
+# N card users, PAR at a time, each holding its card a second; every
+# RULED-th runs as ruled_job (the rule's exec: name). Waits for them all.
+card_users() { # card_users N RULED (the card made before the monitor started)
+	local card=$T/dev/davinci0
+	local i batch=() job
+	for i in $(seq $1); do
+		job=$T/card_job
+		[ $((i % $2)) = 0 ] && job=$T/ruled_job
+		env LD_PRELOAD="$AGENT_SO" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+			$job $card 1 > /dev/null 2>&1 &
+		batch+=($!)
+		[ ${#batch[@]} -lt 8 ] && continue
+		wait "${batch[@]}"
+		batch=()
+	done
+	[ ${#batch[@]} -gt 0 ] && wait "${batch[@]}"
+}
+short_procs() { local i; for i in $(seq $1); do /bin/true; done; }
+
+no_targets() { [ "$(status_json 'd["target_count"]')" = 0 ]; }
+
+test_soak_leaves_no_fd_or_table_growth() {
+	cp "$CARD_USER" $T/card_job
+	cp "$CARD_USER" $T/ruled_job
+	make_card 0 > /dev/null
+	monitor_bg --window=start=exec:ruled_job,stop=+100ms
+	# Warm-up: what is made once (the window record, sock_diag's netlink socket) is made now.
+	card_users 8 4
+	wait_until 20 no_targets || fail "targets left after the warm-up: $(status_json 'd["targets"]')"
+	local fds0 saved0; fds0=$(fds_of $DP_PID); saved0=$(status_json 'd["windows"]["saved"]')
+	[ "$saved0" = 2 ] || { cp $T/out /tmp/soak-out; fail "warm-up: $saved0 windows saved, expected 2"; }
+	short_procs 2000 &
+	local storm=$!
+	card_users 40 4
+	wait $storm
+	wait_until 20 no_targets || fail "targets left after the soak: $(status_json 'd["targets"]')"
+	local fds1; fds1=$(fds_of $DP_PID)
+	[ "$fds1" -le "$fds0" ] || { ls -l /proc/$DP_PID/fd; fail "fds grew from $fds0 to $fds1"; }
+	[ "$(status_json 'd["windows"]["saved"]')" = 12 ] || fail "not 10 more windows saved: $(cat $T/out)"
+	[ "$(status_json 'd["windows"]["lost"]')" = 0 ] || fail "windows lost: $(cat $T/out)"
+	[ "$(grep -c "^\[INFO\] target joined:" $T/out)" = 48 ] || { cp $T/out /tmp/soak-out; false; } || fail "not 48 joins: $(grep -c joined $T/out)"
+	# The model is the host's processes, not a table that keeps what has gone
+	# (others may start and end processes meanwhile: a small slack).
+	local model host
+	model=$(status_json 'd["kernel"]["model_processes"]'); host=$(host_procs)
+	[ $((model > host ? model - host : host - model)) -le $((host / 10 + 10)) ] ||
+		fail "the model holds $model processes, the host has $host"
+	[ "$(status_json 'd["kernel"]["events_lost"]')" = 0 ] || echo "(kernel events were lost and rescanned)"
+	"$DP" --remote=$T/ctl quit > /dev/null
+	wait $DP_PID
+	expect_status 0 $?
+}
+
+test_quit_of_one_target_is_not_joined_again() {
+	local keep gone; keep=$(start_target); gone=$(start_target)
+	monitor_bg
+	wait_until 10 grep -q "^\[INFO\] target joined: pid $gone " $T/out || { cat $T/out; fail "no join"; }
+	wait_until 10 grep -q "^\[INFO\] target joined: pid $keep " $T/out || { cat $T/out; fail "no join"; }
+	"$DP" --remote=$T/ctl quit pid=$gone > $T/r 2>&1
+	expect_status 0 $?
+	expect_line "^ack quit" $T/r
+	expect_line "^dynamic profiling for pid $gone quit success$"
+	# It still lives and serves its socket; the follower sees it every round.
+	kill -0 $gone || fail "the target died"
+	sleep 2
+	[ "$(grep -c "^\[INFO\] target joined: pid $gone " $T/out)" = 1 ] || { cat $T/out; fail "pid $gone joined again"; }
+	[ "$(status_json '[t["pid"] for t in d["targets"]]')" = "[$keep]" ] || fail "targets: $(status_json 'd["targets"]')"
+	"$DP" --remote=$T/ctl quit > /dev/null
+	wait $DP_PID
+	expect_status 0 $?
+}
