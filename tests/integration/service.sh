@@ -96,3 +96,35 @@ PY
 		grep -q "mountPath: $p[ ,}]" $f && grep -q "path: $p[ ,}]" $f || fail "DaemonSet does not mount the host's $p"
 	done
 }
+
+# The unit's own command line (paths moved into $T), with exactly its
+# capabilities: a container job started after it joins, is driven over the
+# control socket with --remote, and SIGTERM (systemctl stop) saves the open
+# window and ends it with the unit's SuccessExitStatus.
+test_the_units_command_follows_a_later_job_and_stops_on_sigterm() {
+	local caps; caps=$(unit_caps_for_setpriv)
+	local cmd; cmd=$(sed -n 's/^ExecStart=//p' "$UNIT")
+	cmd=${cmd//\/var\/lib\/dynprof/$T/o}
+	cmd=${cmd//\/run\/dynprof/$T/run}
+	cmd=${cmd//\/usr\/local\/bin\/dynprof/$DP}
+	[ "${cmd#$DP --pid=auto --follow }" != "$cmd" ] || fail "unexpected ExecStart: $cmd"
+	mkdir -m 700 $T/run
+	make_card 0 > /dev/null
+	setpriv --bounding-set="$caps" --no-new-privs $cmd --device="$T/dev/davinci*" --chip=5 \
+		< /dev/null > $T/out 2>&1 &
+	local dp=$!
+	remember_pid $dp
+	wait_until 10 test -S $T/run/control || fail "no control socket: $(cat $T/out)"
+	local pid; pid=$(start_contained_target hide-output)
+	wait_until 10 grep -q "^\[INFO\] target joined: pid $pid " $T/out || fail "the job did not join: $(cat $T/out)"
+	"$DP" --remote=$T/run/control start pid=$pid > $T/r 2>&1 || fail "remote start: $(cat $T/r)"
+	wait_until 10 grep -q "^dynamic profiling for pid $pid start success$" $T/out || fail "no start: $(cat $T/out)"
+	kill -TERM $dp
+	wait $dp
+	local st=$? ok; ok=$(sed -n 's/^SuccessExitStatus=//p' "$UNIT")
+	[ "$st" = 0 ] || echo " $ok " | grep -q " $st " ||
+		fail "exit status $st is not a success for the unit (SuccessExitStatus=$ok): $(cat $T/out)"
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	[ "$(find $T/o -name 'PROF_*' | wc -l)" = 1 ] || fail "no saved window: $(ls -R $T/o; cat $T/out)"
+	expect_no_line 'WARNING|ERROR|cannot|host side'
+}
