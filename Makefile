@@ -153,7 +153,7 @@ help:
 	@echo 'make format          clang-format the C files of $(FORMAT_DIRS) in place (.clang-format)'
 	@echo 'make format-check    list the C files clang-format would change; fails if any (not in make test)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'
-	@echo 'make test-deps       install missing test dependencies: SLURM and munge (Debian, as root)'
+	@echo 'make test-deps       install missing test dependencies: SLURM, munge, python3, systemd-analyze (Debian, as root)'
 	@echo 'make clean           remove build/'
 	@echo 'V=1 shows the commands.'
 
@@ -328,7 +328,7 @@ test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS)
 # Packages only the tests use (a real SLURM cluster): installed when missing,
 # as root; without them the SLURM tests fail saying so, the others run.
 test-deps:
-	-$(Q)tools/install-test-deps.sh
+	-$(Q)tools/install-deps.sh test
 
 test: test-build check-layers test-deps
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh

@@ -1,7 +1,12 @@
 #!/bin/sh
-# Checks dynprof's build dependencies and installs the missing ones.
+# Checks dynprof's dependencies and installs the missing ones:
+#   tools/install-deps.sh        the build's (make runs it first)
+#   tools/install-deps.sh test   what `make test` needs beyond the build: a
+#                                real SLURM cluster (tests/lib/slurm_cluster.sh),
+#                                python3 (JSON checks), systemd-analyze (the unit)
 # Debian/Ubuntu, as root: apt-get. Otherwise: one line naming the packages.
 set -u
+what=${1:-build}
 
 missing=""
 need() { # need PACKAGE TEST...
@@ -10,29 +15,38 @@ need() { # need PACKAGE TEST...
 }
 has_cmd() { command -v "$1" || [ -x "/usr/sbin/$1" ]; }
 
-need clang        has_cmd clang
-need llvm         has_cmd llvm-strip
-need bpftool      has_cmd bpftool
-need pkg-config   has_cmd pkg-config
-need make         has_cmd make
-need libbpf-dev   pkg-config --exists libbpf
-need libelf-dev   pkg-config --exists libelf
-need zlib1g-dev   pkg-config --exists zlib
-need libcjson-dev pkg-config --exists libcjson
+if [ "$what" = test ]; then
+	need munge        has_cmd munged
+	need slurmctld    has_cmd slurmctld
+	need slurmd       has_cmd slurmd
+	need slurm-client has_cmd scontrol
+	need python3      has_cmd python3
+	need systemd      has_cmd systemd-analyze
+else
+	need clang        has_cmd clang
+	need llvm         has_cmd llvm-strip
+	need bpftool      has_cmd bpftool
+	need pkg-config   has_cmd pkg-config
+	need make         has_cmd make
+	need libbpf-dev   pkg-config --exists libbpf
+	need libelf-dev   pkg-config --exists libelf
+	need zlib1g-dev   pkg-config --exists zlib
+	need libcjson-dev pkg-config --exists libcjson
+fi
 
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-	echo "dynprof build: missing packages:$missing; install them (Debian: sudo apt-get install$missing) and run make again" >&2
+	echo "dynprof $what: missing packages:$missing; install them (Debian: sudo apt-get install$missing) and run make again" >&2
 	exit 1
 fi
 
-echo "dynprof build: installing missing packages:$missing (apt-get)"
+echo "dynprof $what: installing missing packages:$missing (apt-get)"
 export DEBIAN_FRONTEND=noninteractive
 if ! apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1; then
-	echo "dynprof build: refreshing the package lists (apt-get update)"
-	apt-get update -q >/dev/null || { echo "dynprof build: apt-get update failed" >&2; exit 1; }
+	echo "dynprof $what: refreshing the package lists (apt-get update)"
+	apt-get update -q >/dev/null || { echo "dynprof $what: apt-get update failed" >&2; exit 1; }
 	apt-get install -y -q --no-install-recommends $missing >/dev/null ||
-		{ echo "dynprof build: apt-get install$missing failed" >&2; exit 1; }
+		{ echo "dynprof $what: apt-get install$missing failed" >&2; exit 1; }
 fi
-echo "dynprof build: installed$missing"
+echo "dynprof $what: installed$missing"

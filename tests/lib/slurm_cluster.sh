@@ -23,7 +23,7 @@ slurm_have() { [ -x $SLURM_SBIN/slurmctld ] && [ -x $SLURM_SBIN/slurmd ] && [ -x
 
 slurm_install() {
 	slurm_have && return 0
-	"${DYNPROF_TESTS:-$(dirname "${BASH_SOURCE[0]}")/..}/../tools/install-test-deps.sh" >&2
+	"${DYNPROF_TESTS:-$(dirname "${BASH_SOURCE[0]}")/..}/../tools/install-deps.sh" test >&2
 	slurm_have || { echo "slurm cluster: munge, slurmctld, slurmd and slurm-client are needed" >&2; return 1; }
 }
 
