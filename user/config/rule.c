@@ -481,7 +481,9 @@ static int parse_timed(struct cond_ctx *x, struct condition *c, const char *arg)
 	sym = colon + 1;
 	gt = strrchr(sym, '>');
 	if (!gt)
-		return errbuf_set(x->err, x->errlen, "%s: the limit is missing (%s)", x->text, form);
+		return errbuf_set(x->err, x->errlen,
+				  "%s: the limit is missing (%s; quote the rule in a shell, which takes '>' for a redirection)",
+				  x->text, form);
 	if (gt == sym)
 		return errbuf_set(x->err, x->errlen, "%s: the symbol is empty (%s)", x->text, form);
 	if (c->kind == COND_STALL ? parse_stall_limit(x, c, gt + 1) : parse_limit(x, c, gt + 1))
