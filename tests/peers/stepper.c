@@ -12,7 +12,9 @@
  *                        then GAP ms pass before the next call
  *   threads=K,N,IN,GAP   K threads doing step=N,IN,GAP at once
  *   recurse=N,D,IN       N calls of dp_recurse(D, IN): it calls itself D
- *                        times, the innermost call sleeps IN ms
+ *                        deep, and every level sleeps IN ms once the one
+ *                        it called returned: the outermost call takes
+ *                        (D + 1) * IN ms, the innermost IN
  *   wait                 until SIGUSR1 (blocks: a stall ended by the test)
  *   sleep=MS
  *   pause                until SIGTERM
@@ -68,13 +70,9 @@ __attribute__((visibility("default"), noinline)) int dp_step(int in_ms)
 
 __attribute__((visibility("default"), noinline)) int dp_recurse(int depth, int in_ms)
 {
-	int r;
+	int r = depth > 0 ? dp_recurse(depth - 1, in_ms) + 1 : 0;
 
-	if (depth <= 0) {
-		sleep_ms(in_ms);
-		return 0;
-	}
-	r = dp_recurse(depth - 1, in_ms) + 1;
+	sleep_ms(in_ms);
 	__asm__ volatile("" ::: "memory");
 	return r;
 }
