@@ -3,8 +3,8 @@
 # time loop, measured side by side in one run (bench/fanout.c alternates
 # the two every round). Targets are demo tasks; --flush-ms stands for the
 # time a real profiler spends flushing a window's data at STOP.
-# Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh and bench/open_hook.sh.
-# Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh and bench/scale.sh.
+# Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh, bench/anomaly.sh,
+# bench/open_hook.sh and bench/scale.sh.
 # Results: tables on stdout; docs/BENCHMARKS.md records a run.
 set -u
 B=${DYNPROF_BUILD:-build}
@@ -48,6 +48,9 @@ echo
 
 echo
 "$(dirname "$0")/triggers.sh"
+
+echo
+"$(dirname "$0")/anomaly.sh"
 
 echo
 "$(dirname "$0")/open_hook.sh"

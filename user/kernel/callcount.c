@@ -29,6 +29,7 @@
 #include "common/procstat.h"
 #include "kernel/libmaps.h"
 #include "kernel/linkreaper.h"
+#include "kernel/probeplace.h"
 #include "shared/clock.h"
 
 _Static_assert(DP_CC_RINGBUF_BYTES >= 4096 && (DP_CC_RINGBUF_BYTES & (DP_CC_RINGBUF_BYTES - 1)) == 0,
@@ -329,7 +330,7 @@ int callcount_fd(const struct callcount *cc)
 
 /* ---- attaching ---------------------------------------------------------------- */
 
-/* Where a probe goes in the file: the function's entry, and the breakpoint chosen for its entry program. */
+/* Where a probe goes in the file: the function's first instruction, and the one chosen (probeplace.h). */
 struct probe_at {
 	uint64_t entry, probe;
 };
@@ -383,9 +384,13 @@ static int attach_links(struct callcount *cc, struct probe *p, const char *host_
 						  (size_t)at->probe, &opts);
 	if (p->link && p->t.kind == DP_TM_SLOW) {
 		opts.retprobe = true;
-		/* The return probe's own breakpoint sits at the entry: it must see the return address on top. */
+		/*
+		 * A uretprobe must see the return address on top of the stack:
+		 * at the entry, or past an endbr64 (probeplace.h), where it also
+		 * shares the entry probe's breakpoint, one trap for both.
+		 */
 		p->ret_link = bpf_program__attach_uprobe_opts(cc->skel->progs.dp_slow_return, p->pid, host_path,
-							      (size_t)at->entry, &opts);
+							      (size_t)at->probe, &opts);
 		if (!p->ret_link) {
 			rc = -errno;
 			bpf_link__destroy(p->link);
@@ -480,6 +485,32 @@ static int not_mapped(const struct probe *p, char *err, size_t errlen)
 	return rc ? rc : CALLCOUNT_NOT_MAPPED;
 }
 
+/*
+ * Where the probe goes (probeplace.h): the function's first bytes read
+ * from the file. DYNPROF_PROBE_AT_ENTRY=1 keeps the first instruction (for
+ * bench/triggers.sh's before/after); an unreadable file keeps it too.
+ */
+static struct probe_at place(const char *host_path, const struct elfsym *sym)
+{
+	struct probe_at at = { sym->offset, sym->offset };
+	const char *entry = getenv("DYNPROF_PROBE_AT_ENTRY");
+	uint8_t code[PROBEPLACE_BYTES];
+	size_t want = sym->size && sym->size < sizeof(code) ? (size_t)sym->size : sizeof(code);
+	ssize_t got;
+	int fd;
+
+	if (entry && !strcmp(entry, "1"))
+		return at;
+	fd = open(host_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return at;
+	got = pread(fd, code, want, (off_t)sym->offset);
+	close(fd);
+	if (got > 0)
+		at.probe += probeplace_skip(code, (size_t)got);
+	return at;
+}
+
 /* Find LIB in the process, SYMBOL in LIB, and attach. ATTACHED, NOT_MAPPED or -errno. */
 static int try_attach(struct callcount *cc, struct probe *p, char *path_out, size_t path_len, char *err,
 		      size_t errlen)
@@ -502,8 +533,11 @@ static int try_attach(struct callcount *cc, struct probe *p, char *path_out, siz
 				      "loaded): its code cannot be probed", p->pid, hit->path);
 	else if (rc < 0)
 		snprintf(err, errlen, "/proc/%d/maps: %s", p->pid, strerror(-rc));
-	else if ((rc = find_symbol(p, hit->host_path, &sym, err, errlen)) == 0)
-		rc = attach(cc, p, hit->host_path, &(struct probe_at){ sym.offset, sym.offset }, err, errlen);
+	else if ((rc = find_symbol(p, hit->host_path, &sym, err, errlen)) == 0) {
+		struct probe_at at = place(hit->host_path, &sym);
+
+		rc = attach(cc, p, hit->host_path, &at, err, errlen);
+	}
 	if (rc == CALLCOUNT_ATTACHED && path_out)
 		snprintf(path_out, path_len, "%s", hit->path);
 	free(hit);
