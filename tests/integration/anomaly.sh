@@ -1,8 +1,10 @@
 # Windows on anomalies: slow:, gap:, stall: (docs/TRIGGERS.md), timed in
 # the kernel on a real workload, tests/peers/stepper, whose dp_step() takes
-# the time it is told to. Its `wait` action blocks until SIGUSR1, so a test
-# knows nothing slow happened before it lets the workload go on. Bounds are
-# wide: the sleeps of a loaded 2-core machine overshoot.
+# the time it is told to. Its `wait` action blocks until SIGUSR1: every
+# stepper here waits first until dynprof has probed it (attached), so every
+# call is seen, and waits again before the anomaly, so a test knows nothing
+# slow happened before it lets the workload go on. Bounds are wide: the
+# sleeps of a loaded 2-core machine overshoot.
 
 STEPPER=$B/tests/peers/stepper
 
@@ -16,11 +18,18 @@ start_stepper() {
 	local card; card=$(make_card 0)
 	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
 		STEPPER_LOG_RETURNS=1 STEPPER_LOG_MIN_MS=100 \
-		"$STEPPER" open=$card "$@" > "$T/stepper.log" 2>&1 < /dev/null &
+		"$STEPPER" open=$card wait "$@" > "$T/stepper.log" 2>&1 < /dev/null &
 	local pid=$!
 	remember_pid $pid
 	wait_until 5 has_socket $pid || fail "stepper $pid never opened its socket: $(cat $T/stepper.log)"
 	echo $pid
+}
+
+# attached PID: once dynprof has probed the stepper (it says so after its
+# targets' probes are attached), let it run past its first wait.
+attached() {
+	wait_until 10 grep -q "Start profiling" $T/out || fail "dynprof never started: $(cat $T/out)"
+	kill -USR1 $1
 }
 
 # done_action ACTION: wait until the stepper finished ACTION.
@@ -38,6 +47,7 @@ quiet_for() {
 test_slow_window_opens_after_the_first_slow_call_and_not_before() {
 	local pid; pid=$(start_stepper step=30,1,2 wait step=1,300,2 step=20,1,2 pause)
 	dp_background --pid=$pid --output=$T/o --events=json:$T/ev '--window=start=slow:stepper:dp_step>100ms,stop=+200ms'
+	attached $pid
 	done_action step=30,1,2
 	quiet_for 400
 	kill -USR1 $pid
@@ -64,6 +74,7 @@ test_slow_window_opens_after_the_first_slow_call_and_not_before() {
 test_slow_multiple_waits_for_the_warm_up() {
 	local pid; pid=$(start_stepper step=1,2,1 step=1,30,1 step=20,5,1 wait step=1,120,1 step=5,5,1 pause)
 	dp_background --pid=$pid --output=$T/o '--window=start=slow:stepper:dp_step>3x,stop=+200ms'
+	attached $pid
 	done_action step=20,5,1
 	quiet_for 400
 	kill -USR1 $pid
@@ -81,6 +92,7 @@ test_slow_multiple_waits_for_the_warm_up() {
 test_gap_between_two_calls() {
 	local pid; pid=$(start_stepper step=20,0,10 wait step=5,0,10 pause)
 	dp_background --pid=$pid --output=$T/o '--window=start=gap:stepper:dp_step>250ms,stop=+200ms'
+	attached $pid
 	done_action step=20,0,10
 	quiet_for 600
 	kill -USR1 $pid
@@ -98,10 +110,11 @@ test_gap_between_two_calls() {
 test_stall_opens_during_the_stall_and_stops_when_it_moves() {
 	local pid; pid=$(start_stepper step=10,0,10 wait step=10,0,10 pause)
 	dp_background --pid=$pid --output=$T/o '--window=start=stall:stepper:dp_step>400ms,stop=call:stepper:dp_step#1'
+	attached $pid
 	done_action step=10,0,10
 	local blocked_us; blocked_us=$(date +%s%6N)
 	wait_until 10 grep -q "start success" $T/out || fail "no window during the stall: $(cat $T/out)"
-	grep -q "stepper: wait done" $T/stepper.log && fail "the stepper moved before the window opened"
+	[ "$(grep -c "stepper: wait done" $T/stepper.log)" = 1 ] || fail "the stepper moved before the window opened"
 	# Open while stuck, and it stays open: no call comes.
 	sleep 0.5
 	grep -q "stop success" $T/out && fail "the stall window closed while still stalled: $(cat $T/out)"
@@ -122,6 +135,7 @@ test_stall_opens_during_the_stall_and_stops_when_it_moves() {
 test_slow_threads_time_their_own_calls() {
 	local pid; pid=$(start_stepper threads=4,20,20,3 wait step=1,400,0 pause)
 	dp_background --pid=$pid --output=$T/o '--window=start=slow:stepper:dp_step>150ms,stop=+200ms'
+	attached $pid
 	done_action threads=4,20,20,3
 	quiet_for 300
 	kill -USR1 $pid
@@ -138,6 +152,7 @@ test_slow_threads_time_their_own_calls() {
 test_slow_recursion_times_the_outermost_call() {
 	local pid; pid=$(start_stepper recurse=12,3,10 wait recurse=1,3,100 pause)
 	dp_background --pid=$pid --output=$T/o '--window=start=slow:stepper:dp_recurse>3x,stop=+200ms'
+	attached $pid
 	done_action recurse=12,3,10
 	quiet_for 300
 	kill -USR1 $pid
@@ -153,6 +168,7 @@ test_wait_slow_in_commands() {
 	local pid; pid=$(start_stepper step=10,1,1 wait step=1,200,1 pause)
 	printf '%s\n' 'wait slow:stepper:dp_step>100ms' start 'sleep 100ms' stop quit > $T/cmds
 	dp_background --pid=$pid --output=$T/o --commands=$T/cmds
+	attached $pid
 	done_action step=10,1,1
 	quiet_for 300
 	kill -USR1 $pid

@@ -331,6 +331,8 @@ TEST(slow_gap_stall_refuse_what_can_never_fire)
 	CHECK(contains(cond_err("gap:libfoo.so:step>0.5x", false), "'0.5x' must be more than 1x"));
 	CHECK(contains(cond_err("gap:libfoo.so:step>1.000x", false), "must be more than 1x"));
 	CHECK_STR(cond_err("gap:libfoo.so:step>1.001x", false), "");
+	CHECK_STR(cond_err("gap:libfoo.so:step>1000x", false), "");
+	CHECK(contains(cond_err("gap:libfoo.so:step>1000.001x", false), "'1000.001x' is more than 1000x"));
 	CHECK(contains(cond_err("slow:libfoo.so:step>1.0001x", false), "'1.0001x' is not a limit"));
 	CHECK(contains(cond_err("slow:libfoo.so:step>x", false), "'x' is not a limit"));
 	CHECK(contains(cond_err("slow:libfoo.so:step>-3ms", false), "'-3ms' is not a limit"));

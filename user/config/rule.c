@@ -434,6 +434,9 @@ static int parse_limit(struct cond_ctx *x, struct condition *c, const char *arg)
 			return errbuf_set(x->err, x->errlen,
 					  "%s: the multiple '%s' must be more than 1x (no call is longer than the typical one by %s)",
 					  x->text, arg, arg);
+		if (milli > COND_MULT_MAX * COND_MULT_ONE)
+			return errbuf_set(x->err, x->errlen, "%s: the multiple '%s' is more than %dx", x->text, arg,
+					  COND_MULT_MAX);
 		c->mult_milli = (uint32_t)milli;
 		return 0;
 	}

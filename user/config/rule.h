@@ -48,6 +48,7 @@ static inline bool cond_probes(int kind)
 }
 
 #define COND_MULT_ONE 1000 /* mult_milli of 1x */
+#define COND_MULT_MAX 1000 /* the largest multiple (the kernel's products stay in 64 bits) */
 
 struct condition {
 	enum cond_kind kind;

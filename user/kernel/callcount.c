@@ -330,9 +330,9 @@ int callcount_fd(const struct callcount *cc)
 
 /* ---- attaching ---------------------------------------------------------------- */
 
-/* Where a probe goes in the file: the function's first instruction, and the one chosen (probeplace.h). */
+/* Where a probe goes in the file: the instruction chosen (probeplace.h), for the entry and return probes. */
 struct probe_at {
-	uint64_t entry, probe;
+	uint64_t probe;
 };
 
 /* The entry program of a probe's kind. */
@@ -380,27 +380,31 @@ static int attach_links(struct callcount *cc, struct probe *p, const char *host_
 	int rc;
 
 	bpfutil_quiet_reset();
-	p->link = bpf_program__attach_uprobe_opts(entry_program(cc, p), p->pid, host_path,
-						  (size_t)at->probe, &opts);
-	if (p->link && p->t.kind == DP_TM_SLOW) {
-		opts.retprobe = true;
+	if (p->t.kind == DP_TM_SLOW) {
 		/*
+		 * The return probe first: a call that entered before the entry
+		 * probe is then ignored at its return, where the other order
+		 * would leave its thread one level deep for good.
 		 * A uretprobe must see the return address on top of the stack:
 		 * at the entry, or past an endbr64 (probeplace.h), where it also
 		 * shares the entry probe's breakpoint, one trap for both.
 		 */
+		LIBBPF_OPTS(bpf_uprobe_opts, ropts, .bpf_cookie = p->id, .retprobe = true);
+
 		p->ret_link = bpf_program__attach_uprobe_opts(cc->skel->progs.dp_slow_return, p->pid, host_path,
-							      (size_t)at->probe, &opts);
-		if (!p->ret_link) {
-			rc = -errno;
-			bpf_link__destroy(p->link);
-			p->link = NULL;
-			errno = -rc;
-		}
+							      (size_t)at->probe, &ropts);
+		if (!p->ret_link)
+			goto failed;
 	}
+	p->link = bpf_program__attach_uprobe_opts(entry_program(cc, p), p->pid, host_path,
+						  (size_t)at->probe, &opts);
 	if (p->link)
 		return 0;
+failed:
 	rc = -errno;
+	bpf_link__destroy(p->ret_link);
+	p->ret_link = NULL;
+	errno = -rc;
 	snprintf(step, sizeof(step), "pid %d: attaching a %s to %s in %s", p->pid,
 		 p->t.kind == DP_TM_SLOW ? "uprobe and uretprobe" : "uprobe", p->symbol, host_path);
 	bpfutil_failure(err, errlen, step, rc);
@@ -492,7 +496,7 @@ static int not_mapped(const struct probe *p, char *err, size_t errlen)
  */
 static struct probe_at place(const char *host_path, const struct elfsym *sym)
 {
-	struct probe_at at = { sym->offset, sym->offset };
+	struct probe_at at = { sym->offset };
 	const char *entry = getenv("DYNPROF_PROBE_AT_ENTRY");
 	uint8_t code[PROBEPLACE_BYTES];
 	size_t want = sym->size && sym->size < sizeof(code) ? (size_t)sym->size : sizeof(code);

@@ -124,7 +124,7 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	add_measure(cJSON_GetObjectItem(w, "start"), &tg->rules[r].start, run->start_value_ns, run->start_typical_ns);
 	add_edge(w, "stop", &tg->rules[r].stop, run->stop_fired_us ? run->stop_fired_us : stop_ack_us,
 		 stop_ack_us);
-	if (run->stop_fired_us)
+	if (run->stop_value_ns) /* not for a window that ended by exit or quit first */
 		add_measure(cJSON_GetObjectItem(w, "stop"), &tg->rules[r].stop, run->stop_value_ns,
 			    run->stop_typical_ns);
 	/* How the session saw the window end: its folders, its fate. */
