@@ -38,7 +38,7 @@ wait_socket() {
 	exit 1
 }
 
-agent_env() { env PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" LD_PRELOAD=$B/libdynprof_agent.so "$@"; }
+agent_env() { exec env PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" LD_PRELOAD=$B/libdynprof_agent.so "$@"; }
 
 # cost_run none|count|timed|timed-entry|count-entry ENTRY SYMBOL: calls/s over COST_SECONDS.
 cost_run() {
