@@ -124,8 +124,9 @@ precision_run() { # precision_run KIND GAP
 	done
 	if [ $kind = slow ]; then rule="start=slow:stepper:dp_step>30ms,stop=+50ms,repeat=$WINDOWS"
 	else rule="start=stall:stepper:dp_step>200ms,stop=call:stepper:dp_step#1,repeat=$WINDOWS"; fi
+	# The calls after the last anomaly end its window (a stall's stop is the next call).
 	agent_env STEPPER_LOG_RETURNS=1 STEPPER_LOG_MIN_MS=1 "$B/tests/peers/stepper" open=$W/davinci0 sleep=300 \
-		"${acts[@]}" pause > $W/st.$kind.$gap 2>&1 &
+		"${acts[@]}" step=$n,0,$gap pause > $W/st.$kind.$gap 2>&1 &
 	pid=$!; pids+=($pid); wait_socket $pid
 	timeout 120 "$B/dynprof" --pid=$pid --output=$W/po.$kind.$gap "--window=$rule" < /dev/null > $W/pdp.$kind.$gap 2>&1
 	kill $pid 2>/dev/null; wait $pid 2>/dev/null

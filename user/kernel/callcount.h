@@ -10,8 +10,15 @@
  * thresholds may be armed on one probe; the kernel holds the lowest, and
  * the next is armed when it fires.
  *
+ * Timed probes (callcount_watch_timed) measure calls in the kernel instead:
+ * a slow: probe's duration (uprobe + uretprobe), a gap: or stall: probe's
+ * time between calls; the counter then counts the calls past the limit.
+ * The breakpoint goes where kernel/probeplace.h chooses (past an endbr64).
+ *
  * Costs measured on Linux 6.18 (a 2-core VM): each counted call costs the
- * target a uprobe trap, ~10 us (an empty function: 1.7 ns unprobed), so
+ * target a uprobe trap, ~10 us when the probed instruction is
+ * single-stepped, ~0.6 us when emulated (a push), a uretprobe about as
+ * much again (docs/BENCHMARKS.md); an empty function: 1.7 ns unprobed; so
  * probe functions called thousands of times a second, not millions;
  * attaching takes ~0.1 ms (the first probe of a process 5-30 ms);
  * detaching ~100 ms per probe, serialized in the kernel, which is why
