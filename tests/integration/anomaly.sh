@@ -106,6 +106,45 @@ test_gap_between_two_calls() {
 	[ $typical -ge 5000 ] && [ $typical -lt 100000 ] || fail "typical gap $typical us, expected about 10 ms"
 }
 
+# Two slow calls in a row, two windows (repeat=): the second's typical value
+# is still the fast calls' (~5 ms), the first slow call was not folded in.
+test_slow_repeats_and_a_slow_call_is_not_typical() {
+	local pid; pid=$(start_stepper step=20,5,0 step=2,500,0 step=5,5,0 pause)
+	dp_background --pid=$pid --output=$T/o '--window=start=slow:stepper:dp_step>100ms,stop=+20ms,repeat=2'
+	attached $pid
+	wait_until 20 grep -q "every --window rule is done" $T/out || fail "not two windows: $(cat $T/out)"
+	exec 7>&-
+	wait $DP_PID
+	expect_status 0 $?
+	[ "$(windows_record | wc -l)" = 2 ] || fail "expected 2 windows: $(windows_record)"
+	local second measured typical
+	second=$(windows_record | sed -n 2p)
+	measured=$(echo "$second" | sed -nE 's/.*"start":\{[^}]*"measured_us":([0-9]+).*/\1/p')
+	typical=$(echo "$second" | sed -nE 's/.*"start":\{[^}]*"typical_us":([0-9]+).*/\1/p')
+	[ "$measured" -ge 500000 ] || fail "measured $measured us, expected the second 500 ms call: $second"
+	[ "$typical" -ge 4000 ] && [ "$typical" -lt 20000 ] || fail "typical $typical us after a slow call, expected ~5 ms: $second"
+}
+
+# Two long pauses, two windows: each a new gap (repeat= needs a new one), and
+# the first long gap was not folded into the typical one (still ~10 ms).
+test_gap_multiple_repeats_on_each_new_gap() {
+	local pid; pid=$(start_stepper step=20,0,10 sleep=300 step=20,0,10 sleep=300 step=20,0,10 pause)
+	dp_background --pid=$pid --output=$T/o '--window=start=gap:stepper:dp_step>3x,stop=+100ms,repeat=2'
+	attached $pid
+	wait_until 20 grep -q "every --window rule is done" $T/out || fail "not two windows: $(cat $T/out)"
+	exec 7>&-
+	wait $DP_PID
+	expect_status 0 $?
+	[ "$(windows_record | wc -l)" = 2 ] || fail "expected 2 windows: $(windows_record)"
+	local line measured typical
+	while read -r line; do
+		measured=$(echo "$line" | sed -nE 's/.*"start":\{[^}]*"measured_us":([0-9]+).*/\1/p')
+		typical=$(echo "$line" | sed -nE 's/.*"start":\{[^}]*"typical_us":([0-9]+).*/\1/p')
+		[ "$measured" -ge 300000 ] || fail "gap $measured us, expected the 300 ms pause: $line"
+		[ "$typical" -ge 5000 ] && [ "$typical" -lt 60000 ] || fail "typical gap $typical us, expected ~10 ms: $line"
+	done < <(windows_record)
+}
+
 # The stall window opens while the stepper is blocked and ends when it calls again.
 test_stall_opens_during_the_stall_and_stops_when_it_moves() {
 	local pid; pid=$(start_stepper step=10,0,10 wait step=10,0,10 pause)
