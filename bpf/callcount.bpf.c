@@ -191,13 +191,15 @@ int BPF_KPROBE(dp_slow_entry)
 {
 	struct dp_cc_key key = key_now(ctx);
 	struct dp_tm_thread th = { .tid = (__u32)bpf_get_current_pid_tgid(), .probe_id = key.probe_id };
+	struct dp_tm_state *st = bpf_map_lookup_elem(&timing, &key);
 	struct dp_tm_depth *d, fresh = { .depth = 1 };
 
-	if (!bpf_map_lookup_elem(&timing, &key))
+	if (!st)
 		return 0;
 	d = bpf_map_lookup_elem(&depth, &th);
-	if (!d) {
+	if (!d || d->gen != st->gen) {
 		fresh.entry_ns = bpf_ktime_get_ns();
+		fresh.gen = st->gen;
 		bpf_map_update_elem(&depth, &th, &fresh, BPF_ANY);
 		return 0;
 	}
@@ -213,16 +215,14 @@ int BPF_KRETPROBE(dp_slow_return)
 	struct dp_cc_key key = key_now(ctx);
 	struct dp_tm_thread th = { .tid = (__u32)bpf_get_current_pid_tgid(), .probe_id = key.probe_id };
 	struct dp_tm_depth *d = bpf_map_lookup_elem(&depth, &th);
-	struct dp_tm_state *st;
+	struct dp_tm_state *st = bpf_map_lookup_elem(&timing, &key);
 	__u64 now = bpf_ktime_get_ns();
 
-	if (!d || d->depth == 0)
-		return 0; /* entered before the probe was attached, or evicted */
+	if (!d || !st || d->gen != st->gen || d->depth == 0)
+		return 0; /* entered before this attach, or evicted */
 	if (--d->depth)
 		return 0;
-	st = bpf_map_lookup_elem(&timing, &key);
-	if (st)
-		sample(&key, st, now - d->entry_ns);
+	sample(&key, st, now - d->entry_ns);
 	return 0;
 }
 

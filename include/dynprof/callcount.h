@@ -60,6 +60,8 @@ struct dp_tm_state {
 	__dp_u32 kind;       /* enum dp_tm_kind */
 	__dp_u32 mult_milli; /* the limit as a multiple of typical_ns, in 1/1000; 0: limit_ns */
 	__dp_u64 limit_ns;   /* the limit; 0 with a multiple, and for DP_TM_STALL */
+	__dp_u32 gen;        /* this attach's number: older `depth` entries are not its calls */
+	__dp_u32 pad;
 	/* Written by the programs. */
 	__dp_u64 samples;    /* durations or gaps measured */
 	__dp_u64 typical_ns; /* their moving average (above) */
@@ -73,11 +75,16 @@ struct dp_tm_thread {
 	__dp_u32 probe_id;
 };
 
-/* Calls in progress of that thread (recursion nests them); the outermost one's entry. */
+/*
+ * Calls in progress of that thread (recursion nests them); the outermost
+ * one's entry. `gen` is the attach it was counted under: a thread that was
+ * inside the function when its probe was forgotten, and a later attach of
+ * the same (tid, probe), must not inherit that depth.
+ */
 struct dp_tm_depth {
 	__dp_u64 entry_ns;
 	__dp_u32 depth;
-	__dp_u32 pad;
+	__dp_u32 gen;
 };
 
 /* Threads inside timed functions at once (an LRU: a thread that died inside one is evicted). */

@@ -68,6 +68,7 @@ struct callcount {
 	struct probe *p; /* unordered */
 	size_t n, cap;
 	unsigned long long lost_seen;
+	uint32_t attaches; /* timed probes attached so far: each one's dp_tm_state.gen */
 	const struct callcount_handlers *h; /* for the duration of callcount_consume */
 };
 
@@ -354,7 +355,7 @@ static int timing_insert(struct callcount *cc, const struct probe *p)
 {
 	struct dp_cc_key key = key_of(p);
 	struct dp_tm_state st = { .kind = (uint32_t)p->t.kind, .mult_milli = p->t.mult_milli,
-				  .limit_ns = p->t.limit_ns };
+				  .limit_ns = p->t.limit_ns, .gen = ++cc->attaches };
 
 	if (!p->t.kind)
 		return 0;
