@@ -12,7 +12,8 @@
  * many calls pass it. Never one record per call.
  *
  * Portability floor: bpf_get_attach_cookie for perf-event (uprobe) links,
- * Linux 5.15; 64-bit atomics with fetch and cmpxchg, 5.12; ring buffer, 5.8.
+ * Linux 5.15; 64-bit atomics with fetch, xchg and cmpxchg, 5.12; ring buffer,
+ * 5.8; LRU hash maps, 4.10.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
