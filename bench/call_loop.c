@@ -3,7 +3,7 @@
  * call_loop: a target for bench/triggers.sh that calls one exported
  * function at a set rate and says how fast it really went.
  *
- *   call_loop [--rate=R] [--work=W] [--entry=step|push|mov] [--seconds=S]
+ *   call_loop [--rate=R] [--work=W] [--entry=step|push|mov|endbr] [--seconds=S]
  *             [--card=PATH] [--wait-probe]
  *
  * Run with LD_PRELOAD=libdynprof_agent.so PROFILING_MODE=dynamic so dynprof
@@ -13,9 +13,10 @@
  * The function called (--entry):
  *  step  bench_step: W rounds of demo_task's demo_step hash (default 4096,
  *        demo_step's amount), compiled C like any probed library function;
- *  push, mov (x86-64 only): bench_push, bench_mov, empty functions whose
- *        first instruction is chosen, because a uprobe's cost depends on it
- *        (see below).
+ *  push, mov, endbr (x86-64 only): bench_push, bench_mov, bench_endbr,
+ *        empty functions whose first instructions are chosen, because a
+ *        uprobe's cost depends on the one under it (see below); endbr is
+ *        endbr64 then push, how -fcf-protection builds begin.
  * R calls per second (0, the default: as fast as they run), paced on
  * absolute deadlines, so the rate does not drift with the sleeps' overshoot
  * as demo_task's --step-ms does; that is what lets us ask for 10 000 calls/s.
@@ -40,7 +41,7 @@
 #include <unistd.h>
 #include "../tools/cli_number.h"
 
-#define PROBE_BYTES 4
+#define PROBE_BYTES 8 /* past an endbr64: dynprof may probe the push after it */
 #define PROBE_WAIT_MS 10000
 /* Calls between two looks at the clock when running flat out: reading it costs more than an empty call. */
 #define CLOCK_EVERY 256
@@ -80,6 +81,7 @@ __attribute__((visibility("default"), noinline)) int bench_step(int step)
 __attribute__((visibility("hidden"))) int bench_word;
 void bench_push(void);
 void bench_mov(void);
+void bench_endbr(void);
 __asm__(".pushsection .text\n"
 	".globl bench_push\n.type bench_push, @function\n"
 	"bench_push:\n\tpush %rbp\n\tpop %rbp\n\tret\n"
@@ -87,6 +89,9 @@ __asm__(".pushsection .text\n"
 	".globl bench_mov\n.type bench_mov, @function\n"
 	"bench_mov:\n\tmov bench_word(%rip), %eax\n\tret\n"
 	".size bench_mov, .-bench_mov\n"
+	".globl bench_endbr\n.type bench_endbr, @function\n"
+	"bench_endbr:\n\tendbr64\n\tpush %rbp\n\tpop %rbp\n\tret\n"
+	".size bench_endbr, .-bench_endbr\n"
 	".popsection\n");
 #endif
 
@@ -101,6 +106,8 @@ static int pick_entry(const char *name, void (**fn)(void))
 		*fn = bench_push;
 	else if (!strcmp(name, "mov"))
 		*fn = bench_mov;
+	else if (!strcmp(name, "endbr"))
+		*fn = bench_endbr;
 #endif
 	return *fn ? 0 : -1;
 }
@@ -214,7 +221,7 @@ static void install_signals(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: call_loop [--rate=R] [--work=W] [--entry=step|push|mov] [--seconds=S] "
+	fprintf(stderr, "usage: call_loop [--rate=R] [--work=W] [--entry=step|push|mov|endbr] [--seconds=S] "
 			"[--card=PATH] [--wait-probe]\n");
 	return 2;
 }

@@ -159,13 +159,13 @@ static struct probe_arg *find(struct run *r, int pid, unsigned id)
 	return NULL;
 }
 
-static void on_fired(void *ctx, int pid, unsigned id, uint64_t count, uint64_t ktime_ns)
+static void on_fired(void *ctx, int pid, unsigned id, const struct callcount_fire *f)
 {
 	struct probe_arg *p = find(ctx, pid, id);
 	char list[MAX_THR * 21] = "";
 	size_t used = 0;
+	uint64_t count = f->count;
 
-	(void)ktime_ns;
 	if (!p)
 		return;
 	for (int i = 0; i < p->nthr; i++) {

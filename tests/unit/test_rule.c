@@ -283,6 +283,102 @@ TEST(call_splits_lib_at_first_colon_and_symbol_at_last_hash)
 	condition_free(&c);
 }
 
+TEST(slow_gap_stall_take_a_duration_or_a_multiple)
+{
+	struct condition c;
+
+	CHECK_INT(condition_parse("slow:libfoo.so:ns::step>200ms", false, NOW, &c, err, sizeof(err)), 0);
+	CHECK_INT(c.kind, COND_SLOW);
+	CHECK_STR(c.lib, "libfoo.so");
+	CHECK_STR(c.symbol, "ns::step");
+	CHECK(c.limit_ns == 200000000ULL);
+	CHECK_INT(c.mult_milli, 0);
+	condition_free(&c);
+
+	CHECK_INT(condition_parse("slow:/opt/libx.so:f>500us", true, NOW, &c, err, sizeof(err)), 0);
+	CHECK(c.limit_ns == 500000ULL);
+	condition_free(&c);
+
+	CHECK_INT(condition_parse("slow:demo:step>3x", false, NOW, &c, err, sizeof(err)), 0);
+	CHECK_INT(c.mult_milli, 3000);
+	CHECK(c.limit_ns == 0);
+	condition_free(&c);
+
+	CHECK_INT(condition_parse("gap:demo:a>b>1.25x", false, NOW, &c, err, sizeof(err)), 0);
+	CHECK_INT(c.kind, COND_GAP);
+	CHECK_STR(c.symbol, "a>b");
+	CHECK_INT(c.mult_milli, 1250);
+	condition_free(&c);
+
+	CHECK_INT(condition_parse("gap:demo:step>2s", false, NOW, &c, err, sizeof(err)), 0);
+	CHECK(c.limit_ns == 2000000000ULL);
+	condition_free(&c);
+
+	CHECK_INT(condition_parse("stall:demo:step>30s", false, NOW, &c, err, sizeof(err)), 0);
+	CHECK_INT(c.kind, COND_STALL);
+	CHECK_INT(c.ms, 30000);
+	CHECK(c.limit_ns == 30000000000ULL);
+	CHECK_STR(c.text, "stall:demo:step>30s");
+	condition_free(&c);
+}
+
+TEST(slow_gap_stall_refuse_what_can_never_fire)
+{
+	CHECK_STR(cond_err("slow:libfoo.so:step>0ms", false),
+		  "slow:libfoo.so:step>0ms: the limit '0ms' must be positive (a duration such as 200ms, 500us "
+		  "or 2s, or a multiple of the typical value such as 3x or 1.5x)");
+	CHECK(contains(cond_err("slow:libfoo.so:step>1x", false), "the multiple '1x' must be more than 1x"));
+	CHECK(contains(cond_err("gap:libfoo.so:step>0.5x", false), "'0.5x' must be more than 1x"));
+	CHECK(contains(cond_err("gap:libfoo.so:step>1.000x", false), "must be more than 1x"));
+	CHECK_STR(cond_err("gap:libfoo.so:step>1.001x", false), "");
+	CHECK_STR(cond_err("gap:libfoo.so:step>1000x", false), "");
+	CHECK(contains(cond_err("gap:libfoo.so:step>1000.001x", false), "'1000.001x' is more than 1000x"));
+	CHECK(contains(cond_err("slow:libfoo.so:step>1.0001x", false), "'1.0001x' is not a limit"));
+	CHECK(contains(cond_err("slow:libfoo.so:step>x", false), "'x' is not a limit"));
+	CHECK(contains(cond_err("slow:libfoo.so:step>-3ms", false), "'-3ms' is not a limit"));
+	CHECK(contains(cond_err("slow:libfoo.so:step>3", false), "'3' is not a limit"));
+	CHECK(contains(cond_err("slow:libfoo.so:step>3ns", false), "'3ns' is not a limit"));
+	CHECK(contains(cond_err("slow:libfoo.so:step>99999999999999999h", false), "is not a limit"));
+	CHECK(contains(cond_err("slow:libfoo.so:step>", false), "'' is not a limit"));
+	CHECK(contains(cond_err("slow:libfoo.so:step", false), "the limit is missing"));
+	CHECK(contains(cond_err("gap:libfoo.so", false), "no ':' between library and symbol (gap:"));
+	CHECK(contains(cond_err("gap::step>1s", false), "the library is empty"));
+	CHECK(contains(cond_err("slow:lib:>1s", false), "the symbol is empty"));
+	CHECK(contains(cond_err("stall:lib:step>3x", false), "stall: takes a duration, not a multiple"));
+	CHECK(contains(cond_err("stall:lib:step>0s", false), "the duration '0s' must be positive"));
+	CHECK(contains(cond_err("stall:lib:step>0ms", true), "must be positive"));
+	CHECK(contains(cond_err("stall:lib:step>soon", false), "'soon' is not a duration"));
+	CHECK(contains(cond_err("slowly:lib:step>1s", false), "unknown condition"));
+}
+
+TEST(slow_gap_stall_in_rules_and_waits)
+{
+	struct window_rule r;
+	struct script_cmd cmd;
+
+	CHECK_INT(rule_parse("start=slow:lib,1.so:f,g>3x,stop=+5s,repeat=3", NOW, &r, err, sizeof(err)), 0);
+	CHECK_INT(r.start.kind, COND_SLOW);
+	CHECK_STR(r.start.lib, "lib,1.so");
+	CHECK_STR(r.start.symbol, "f,g");
+	CHECK_INT(r.repeat, 3);
+	rule_free(&r);
+	CHECK_INT(rule_parse("start=stall:demo:step>1s,stop=call:demo:step#1", NOW, &r, err, sizeof(err)), 0);
+	CHECK_INT(r.stop.kind, COND_CALL);
+	rule_free(&r);
+	CHECK_INT(rule_parse("start=call:demo:step#10,stop=gap:demo:step>2x", NOW, &r, err, sizeof(err)), 0);
+	CHECK_INT(r.stop.kind, COND_GAP);
+	rule_free(&r);
+	CHECK_STR(rule_err("start=gap:demo:step>1s,every=10s"),
+		  "every=10s needs stop=: a window without stop= ends only when the target exits");
+	CHECK(contains(rule_err("start=slow:demo:step>0us,stop=+1s"), "must be positive"));
+
+	CHECK_INT(script_parse_line("wait slow:demo:step>50ms", NOW, &cmd, err, sizeof(err)), 0);
+	CHECK_INT(cmd.op, SCRIPT_WAIT);
+	CHECK_INT(cmd.cond.kind, COND_SLOW);
+	script_cmd_free(&cmd);
+	CHECK(contains(script_err("wait stall:demo:step>2x"), "not a multiple"));
+}
+
 TEST(call_errors_quote_the_bad_part)
 {
 	CHECK_STR(cond_err("call:libfoo.so:step#x", false),
@@ -313,7 +409,8 @@ TEST(unknown_conditions_list_the_forms)
 {
 	CHECK_STR(cond_err("foo:bar", false),
 		  "'foo:bar': unknown condition (open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, "
-		  "signal:NAME, file:PATH, exit)");
+		  "signal:NAME, file:PATH, exit, slow:LIB:SYMBOL>LIMIT, gap:LIB:SYMBOL>LIMIT, "
+		  "stall:LIB:SYMBOL>DURATION)");
 	CHECK(contains(cond_err("opened", false), "'opened': unknown condition"));
 	CHECK(contains(cond_err("OPEN", false), "'OPEN': unknown condition"));
 	CHECK(contains(cond_err("open ", false), "'open ': unknown condition"));

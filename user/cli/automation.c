@@ -69,15 +69,19 @@ bool automation_needs_model(const struct automation *a)
 	return false;
 }
 
-/* call:LIB:SYMBOL in one pid: -1 (printed) when it can never fire. */
+/* call:, slow:, gap:, stall: LIB:SYMBOL in one pid: -1 (printed) when it can never fire. */
 static int check_call(const struct condition *c, int pid)
 {
 	char err[PATH_MAX + 256];
 
-	if (c->kind != COND_CALL || !callcount_check_pid(pid, c->lib, c->symbol, err, sizeof(err)))
+	if (!cond_probes(c->kind) || !callcount_check_pid(pid, c->lib, c->symbol, err, sizeof(err)))
 		return 0;
-	report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, c->lib, c->symbol,
-			    callcount_err_text(err, pid));
+	if (c->kind == COND_CALL)
+		report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, c->lib, c->symbol,
+				    callcount_err_text(err, pid));
+	else
+		report_target_error(pid, "dynprof: pid %d: %s can never fire: %s", pid, c->text,
+				    callcount_err_text(err, pid));
 	return -1;
 }
 

@@ -14,8 +14,12 @@
 #include "shared/decimal.h"
 #include "shared/array_size.h"
 
-#define COND_FORMS "open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, signal:NAME, file:PATH, exit"
+#define COND_FORMS                                                                                 \
+	"open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, signal:NAME, file:PATH, exit, "        \
+	"slow:LIB:SYMBOL>LIMIT, gap:LIB:SYMBOL>LIMIT, stall:LIB:SYMBOL>DURATION"
 #define CALL_FORM "(call:LIB:SYMBOL#N)"
+#define LIMIT_FORM                                                                                 \
+	"(a duration such as 200ms, 500us or 2s, or a multiple of the typical value such as 3x or 1.5x)"
 #define DURATION_FORM "(N followed by ms, s, m or h, such as 500ms or 30s; at least 1 ms)"
 #define TIME_FORM "(YYYY-MM-DDTHH:MM:SS[.fff] then Z, +HH:MM or -HH:MM; or @EPOCH)"
 #define RULE_FORM "(start=COND[,stop=COND][,repeat=N][,every=DURATION])"
@@ -375,6 +379,126 @@ static int parse_call(struct cond_ctx *x, struct condition *c, const char *arg)
 	return store(x, &c->symbol, sym, (size_t)(hash - sym));
 }
 
+/* ---- slow:, gap:, stall: --------------------------------------------------------------- */
+
+/* "N" or "N.F" (F: 1 to 3 digits) at *p, in thousandths. -1 when none or too large. */
+static int parse_milli(const char **p, uint64_t *milli)
+{
+	uint64_t n;
+	int frac = 0, digits = 0;
+
+	if (parse_digits(*p, &n, p) || n > UINT32_MAX / 1000)
+		return -1;
+	if (**p == '.') {
+		for ((*p)++; is_digit(**p) && digits < 3; (*p)++, digits++)
+			frac = frac * 10 + (**p - '0');
+		if (!digits || is_digit(**p))
+			return -1;
+		for (; digits < 3; digits++)
+			frac *= 10;
+	}
+	*milli = n * 1000 + (uint64_t)frac;
+	return 0;
+}
+
+/* A whole number then us, ms, s, m or h, in ns; 0 for a zero. -1 when malformed or too large. */
+static int parse_limit_ns(const char *text, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = { { "us", 1000ULL }, { "ms", 1000000ULL }, { "s", 1000000000ULL },
+		      { "m", 60000000000ULL }, { "h", 3600000000000ULL } };
+	const char *end;
+	uint64_t n;
+
+	if (parse_digits(text, &n, &end))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(end, units[i].suffix)) {
+			if (n > UINT64_MAX / 2 / units[i].ns) /* room for a kernel sum */
+				return -1;
+			*ns = n * units[i].ns;
+			return 0;
+		}
+	return -1;
+}
+
+/* LIMIT of slow: and gap:, a duration or a multiple of the typical value. */
+static int parse_limit(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	const char *p = arg;
+	uint64_t milli;
+
+	if (arg[0] && arg[strlen(arg) - 1] == 'x') {
+		if (parse_milli(&p, &milli) || strcmp(p, "x"))
+			return errbuf_set(x->err, x->errlen, "%s: '%s' is not a limit " LIMIT_FORM, x->text, arg);
+		if (milli <= COND_MULT_ONE)
+			return errbuf_set(x->err, x->errlen,
+					  "%s: the multiple '%s' must be more than 1x (no call is longer than the typical one by %s)",
+					  x->text, arg, arg);
+		if (milli > COND_MULT_MAX * COND_MULT_ONE)
+			return errbuf_set(x->err, x->errlen, "%s: the multiple '%s' is more than %dx", x->text, arg,
+					  COND_MULT_MAX);
+		c->mult_milli = (uint32_t)milli;
+		return 0;
+	}
+	if (parse_limit_ns(arg, &c->limit_ns))
+		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a limit " LIMIT_FORM, x->text, arg);
+	if (c->limit_ns == 0)
+		return errbuf_set(x->err, x->errlen, "%s: the limit '%s' must be positive " LIMIT_FORM, x->text, arg);
+	return 0;
+}
+
+/* stall:'s DURATION: no multiple (nothing is typical about a call that does not come). */
+static int parse_stall_limit(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	if (arg[0] && arg[strlen(arg) - 1] == 'x')
+		return errbuf_set(x->err, x->errlen,
+				  "%s: stall: takes a duration, not a multiple such as '%s' " DURATION_FORM, x->text, arg);
+	if (duration_parse_ms(arg, &c->ms)) {
+		uint64_t ns;
+
+		if (!parse_limit_ns(arg, &ns) && ns == 0)
+			return errbuf_set(x->err, x->errlen, "%s: the duration '%s' must be positive " DURATION_FORM,
+					  x->text, arg);
+		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a duration " DURATION_FORM, x->text, arg);
+	}
+	if (c->ms > (int64_t)(UINT64_MAX / 2 / 1000000))
+		return errbuf_set(x->err, x->errlen, "%s: the duration '%s' is too long", x->text, arg);
+	c->limit_ns = (uint64_t)c->ms * 1000000ULL;
+	return 0;
+}
+
+/*
+ * LIB:SYMBOL>LIMIT: LIB ends at the first ':' as in call:, SYMBOL at the
+ * last '>' (C++ names keep their colons; operator> is no step function).
+ */
+static int parse_timed(struct cond_ctx *x, struct condition *c, const char *arg)
+{
+	const char *colon = strchr(arg, ':'), *sym, *gt;
+	const char *form = c->kind == COND_STALL ? "stall:LIB:SYMBOL>DURATION" :
+			   c->kind == COND_SLOW ? "slow:LIB:SYMBOL>LIMIT" : "gap:LIB:SYMBOL>LIMIT";
+
+	if (!colon)
+		return errbuf_set(x->err, x->errlen, "%s: no ':' between library and symbol (%s)", x->text, form);
+	if (colon == arg)
+		return errbuf_set(x->err, x->errlen, "%s: the library is empty (%s)", x->text, form);
+	sym = colon + 1;
+	gt = strrchr(sym, '>');
+	if (!gt)
+		return errbuf_set(x->err, x->errlen,
+				  "%s: the limit is missing (%s; quote the rule in a shell, which takes '>' for a redirection)",
+				  x->text, form);
+	if (gt == sym)
+		return errbuf_set(x->err, x->errlen, "%s: the symbol is empty (%s)", x->text, form);
+	if (c->kind == COND_STALL ? parse_stall_limit(x, c, gt + 1) : parse_limit(x, c, gt + 1))
+		return -1;
+	if (store(x, &c->lib, arg, (size_t)(colon - arg)))
+		return -1;
+	return store(x, &c->symbol, sym, (size_t)(gt - sym));
+}
+
 static int parse_after(struct cond_ctx *x, struct condition *c, const char *arg)
 {
 	if (duration_parse_ms(arg, &c->ms))
@@ -429,6 +553,9 @@ static const struct cond_form {
 	{ "at:", false, COND_AT, parse_at },
 	{ "signal:", false, COND_SIGNAL, parse_signal },
 	{ "file:", false, COND_FILE, parse_file },
+	{ "slow:", false, COND_SLOW, parse_timed },
+	{ "gap:", false, COND_GAP, parse_timed },
+	{ "stall:", false, COND_STALL, parse_timed },
 };
 
 static const struct cond_form *cond_form_of(const char *text)
@@ -473,7 +600,7 @@ int condition_parse(const char *text, bool for_stop, int64_t now_epoch_ms, struc
 	if (check_side(&x, f))
 		return -1;
 	snprintf(c->text, sizeof(c->text), "%s", text); /* messages only: a long path may be cut */
-	c->kind = f->kind;
+	c->kind = f->kind; /* before parse: parse_timed reads it */
 	if (f->parse && f->parse(&x, c, text + strlen(f->prefix))) {
 		condition_free(c);
 		return -1;
@@ -548,7 +675,8 @@ static int check_commas(struct rule_state *st, enum rule_key key, const char *va
 {
 	const char *comma = strchr(value, ',');
 	bool free_text = (key == KEY_START || key == KEY_STOP) &&
-			 (!strncmp(value, "exec:", 5) || !strncmp(value, "file:", 5) || !strncmp(value, "call:", 5));
+			 (!strncmp(value, "exec:", 5) || !strncmp(value, "file:", 5) || !strncmp(value, "call:", 5) ||
+			  !strncmp(value, "slow:", 5) || !strncmp(value, "gap:", 4) || !strncmp(value, "stall:", 6));
 
 	return comma && !free_text ? bad_item(st, comma + 1) : 0;
 }

@@ -10,7 +10,9 @@
  *   SEL: all | pid=N | container=ID|NAME | user=NAME|UID
  *
  * A condition is one of open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION,
- * at:TIME, signal:NAME, file:PATH, exit. Errors are one line naming the bad
+ * at:TIME, signal:NAME, file:PATH, exit, slow:LIB:SYMBOL>LIMIT,
+ * gap:LIB:SYMBOL>LIMIT, stall:LIB:SYMBOL>DURATION (LIMIT: a duration with
+ * us, ms, s, m or h, or a multiple of the typical value such as 3x or 1.5x). Errors are one line naming the bad
  * part, without a trailing newline, written into the caller's buffer.
  *
  * Errors: convention 2 of docs/ERRORS.md (-1, the line in the caller's buffer;
@@ -37,17 +39,31 @@ enum cond_kind {
 	COND_SIGNAL,   /* signal:NAME: signo sent to dynprof */
 	COND_FILE,     /* file:PATH appears */
 	COND_EXIT,     /* the target exits (stop only) */
+	COND_SLOW,     /* slow:LIB:SYMBOL>LIMIT: a call of lib:symbol longer than LIMIT */
+	COND_GAP,      /* gap:LIB:SYMBOL>LIMIT: two consecutive calls' entries further apart than LIMIT */
+	COND_STALL,    /* stall:LIB:SYMBOL>DURATION: no call of lib:symbol for DURATION */
 };
+
+/* The conditions that probe a function: call:, slow:, gap:, stall:. */
+static inline bool cond_probes(int kind)
+{
+	return kind == COND_CALL || kind == COND_SLOW || kind == COND_GAP || kind == COND_STALL;
+}
+
+#define COND_MULT_ONE 1000 /* mult_milli of 1x */
+#define COND_MULT_MAX 1000 /* the largest multiple (the kernel's products stay in 64 bits) */
 
 struct condition {
 	enum cond_kind kind;
 	int64_t ms;       /* COND_AFTER: duration in ms; COND_AT: epoch ms (UTC) */
 	int signo;        /* COND_SIGNAL */
 	uint64_t count;   /* COND_CALL: N >= 1 */
+	uint64_t limit_ns;   /* SLOW, GAP: the limit (0 with a multiple); STALL: DURATION (>= 1 ms) */
+	uint32_t mult_milli; /* SLOW, GAP: LIMIT as a multiple of the typical value, in 1/1000 (> 1000); 0: none */
 	char *glob;       /* COND_EXEC: fnmatch pattern (matched against the exe path and its basename) */
 	char *path;       /* COND_FILE: the path as given */
-	char *lib;        /* COND_CALL: a path (contains '/') or a library name */
-	char *symbol;     /* COND_CALL */
+	char *lib;        /* cond_probes(): a path (contains '/') or a library name */
+	char *symbol;     /* cond_probes() */
 	char text[256];   /* the condition as given, for messages and events */
 };
 
@@ -89,7 +105,9 @@ int signal_parse(const char *text, int *signo) DP_MUST_CHECK;
  * Parse one condition. `for_stop` selects which kinds are allowed
  * (open/exec only for start, exit only for stop). `now_epoch_ms` is the
  * wall clock: an at: time not after it can never fire and is an error.
- * signal: refuses signals that cannot be caught or that dynprof uses.
+ * signal: refuses signals that cannot be caught or that dynprof uses;
+ * slow:/gap:/stall: refuse what can never fire (a limit not positive, a
+ * multiple not above 1x, a multiple for stall:).
  * 0, or -1 with the message in err and *c left with nothing to free.
  */
 int condition_parse(const char *text, bool for_stop, int64_t now_epoch_ms, struct condition *c,

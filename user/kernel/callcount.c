@@ -29,6 +29,7 @@
 #include "common/procstat.h"
 #include "kernel/libmaps.h"
 #include "kernel/linkreaper.h"
+#include "kernel/probeplace.h"
 #include "shared/clock.h"
 
 _Static_assert(DP_CC_RINGBUF_BYTES >= 4096 && (DP_CC_RINGBUF_BYTES & (DP_CC_RINGBUF_BYTES - 1)) == 0,
@@ -49,7 +50,9 @@ struct probe {
 	unsigned id;
 	unsigned long long start; /* the process's start time at watch */
 	char *lib, *symbol;
+	struct callcount_timing t; /* kind 0: calls counted; else a timed probe */
 	struct bpf_link *link; /* NULL: pending, LIB not mapped yet */
+	struct bpf_link *ret_link; /* slow: the uretprobe (link is the uprobe) */
 	uint64_t attached_ns;  /* CLOCK_MONOTONIC at the attach: older records are not this probe's */
 	unsigned long vsize_scanned; /* pending: vsize when the maps were last read */
 	unsigned skipped;            /* pending: refreshes that did not read the maps since */
@@ -65,6 +68,7 @@ struct callcount {
 	struct probe *p; /* unordered */
 	size_t n, cap;
 	unsigned long long lost_seen;
+	uint32_t attaches; /* timed probes attached so far: each one's dp_tm_state.gen */
 	const struct callcount_handlers *h; /* for the duration of callcount_consume */
 };
 
@@ -169,11 +173,11 @@ static void kernel_arm(struct callcount *cc, const struct probe *p)
 }
 
 /* Tell the caller; its handler may arm, watch or forget: no probe pointer survives it. */
-static void report_fired(const struct callcount_handlers *h, int pid, unsigned id, uint64_t count,
-			 uint64_t ktime_ns)
+static void report_fired(const struct callcount_handlers *h, int pid, unsigned id,
+			 const struct callcount_fire *f)
 {
 	if (h && h->fired)
-		h->fired(h->ctx, pid, id, count, ktime_ns);
+		h->fired(h->ctx, pid, id, f);
 }
 
 /*
@@ -196,7 +200,8 @@ static void settle(struct callcount *cc, int pid, unsigned id, const struct call
 			return;
 		}
 		thresholds_reached(p, now);
-		report_fired(h, pid, id, now, clock_mono_ns());
+		/* Read from the counter: the duration that crossed is not known. */
+		report_fired(h, pid, id, &(struct callcount_fire){ .count = now, .ktime_ns = clock_mono_ns() });
 	}
 }
 
@@ -217,7 +222,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	/* Nothing reached: a threshold reported already, from a counter read. */
 	if (thresholds_reached(&cc->p[i], r.count))
-		report_fired(cc->h, (int)r.tgid, r.probe_id, r.count, r.ktime_ns);
+		report_fired(cc->h, (int)r.tgid, r.probe_id,
+			     &(struct callcount_fire){ .count = r.count, .ktime_ns = r.ktime_ns,
+						       .value_ns = r.value_ns, .typical_ns = r.typical_ns });
 	settle(cc, (int)r.tgid, r.probe_id, cc->h);
 	return 0;
 }
@@ -294,6 +301,7 @@ fail:
 
 static void probe_free(struct probe *p)
 {
+	bpf_link__destroy(p->ret_link);
 	bpf_link__destroy(p->link);
 	free(p->lib);
 	free(p->symbol);
@@ -323,20 +331,101 @@ int callcount_fd(const struct callcount *cc)
 
 /* ---- attaching ---------------------------------------------------------------- */
 
-/* Count from 0, then attach: calls between the two are counted. */
-static int attach(struct callcount *cc, struct probe *p, const char *host_path, uint64_t offset,
-		  char *err, size_t errlen)
+/* Where a probe goes in the file: the instruction chosen (probeplace.h), for the entry and return probes. */
+struct probe_at {
+	uint64_t probe;
+};
+
+/* The entry program of a probe's kind. */
+static struct bpf_program *entry_program(struct callcount *cc, const struct probe *p)
+{
+	switch (p->t.kind) {
+	case DP_TM_SLOW:
+		return cc->skel->progs.dp_slow_entry;
+	case DP_TM_GAP:
+	case DP_TM_STALL:
+		return cc->skel->progs.dp_gap_entry;
+	default:
+		return cc->skel->progs.dp_count_call;
+	}
+}
+
+/* A timed probe's limit, its measurements at 0: written once, before the attach. */
+static int timing_insert(struct callcount *cc, const struct probe *p)
+{
+	struct dp_cc_key key = key_of(p);
+	struct dp_tm_state st = { .kind = (uint32_t)p->t.kind, .mult_milli = p->t.mult_milli,
+				  .limit_ns = p->t.limit_ns, .gen = ++cc->attaches };
+
+	if (!p->t.kind)
+		return 0;
+	return bpf_map__update_elem(cc->skel->maps.timing, &key, sizeof(key), &st, sizeof(st), BPF_ANY);
+}
+
+static void maps_delete(struct callcount *cc, const struct probe *p)
+{
+	struct dp_cc_key key = key_of(p);
+
+	bpf_map__delete_elem(cc->skel->maps.counts, &key, sizeof(key), 0);
+	bpf_map__delete_elem(cc->skel->maps.thresholds, &key, sizeof(key), 0);
+	if (p->t.kind)
+		bpf_map__delete_elem(cc->skel->maps.timing, &key, sizeof(key), 0);
+}
+
+/* The probe's links: the entry, and for slow: the return. 0 or -errno with the line. */
+static int attach_links(struct callcount *cc, struct probe *p, const char *host_path,
+			const struct probe_at *at, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = p->id);
+	char step[PATH_MAX + 128];
+	int rc;
+
+	bpfutil_quiet_reset();
+	if (p->t.kind == DP_TM_SLOW) {
+		/*
+		 * The return probe first: a call that entered before the entry
+		 * probe is then ignored at its return, where the other order
+		 * would leave its thread one level deep for good.
+		 * A uretprobe must see the return address on top of the stack:
+		 * at the entry, or past an endbr64 (probeplace.h), where it also
+		 * shares the entry probe's breakpoint, one trap for both.
+		 */
+		LIBBPF_OPTS(bpf_uprobe_opts, ropts, .bpf_cookie = p->id, .retprobe = true);
+
+		p->ret_link = bpf_program__attach_uprobe_opts(cc->skel->progs.dp_slow_return, p->pid, host_path,
+							      (size_t)at->probe, &ropts);
+		if (!p->ret_link)
+			goto failed;
+	}
+	p->link = bpf_program__attach_uprobe_opts(entry_program(cc, p), p->pid, host_path,
+						  (size_t)at->probe, &opts);
+	if (p->link)
+		return 0;
+failed:
+	rc = -errno;
+	bpf_link__destroy(p->ret_link);
+	p->ret_link = NULL;
+	errno = -rc;
+	snprintf(step, sizeof(step), "pid %d: attaching a %s to %s in %s", p->pid,
+		 p->t.kind == DP_TM_SLOW ? "uprobe and uretprobe" : "uprobe", p->symbol, host_path);
+	bpfutil_failure(err, errlen, step, rc);
+	return rc;
+}
+
+/* Count from 0, then attach: calls between the two are counted. */
+static int attach(struct callcount *cc, struct probe *p, const char *host_path, const struct probe_at *at,
+		  char *err, size_t errlen)
+{
 	struct dp_cc_key key = key_of(p);
 	uint64_t zero = 0;
-	char step[PATH_MAX + 128];
 	int rc;
 
 	/* A forgotten link of this probe, still attached, would count with this one. */
 	linkreaper_wait(cc->reaper, link_tag(p->pid, p->id));
 	bpf_map__delete_elem(cc->skel->maps.thresholds, &key, sizeof(key), 0);
 	rc = bpf_map__update_elem(cc->skel->maps.counts, &key, sizeof(key), &zero, sizeof(zero), BPF_ANY);
+	if (!rc && (rc = timing_insert(cc, p)))
+		bpf_map__delete_elem(cc->skel->maps.counts, &key, sizeof(key), 0);
 	if (rc) {
 		if (rc == -E2BIG || rc == -ENOMEM)
 			rc = -ENOSPC;
@@ -344,15 +433,9 @@ static int attach(struct callcount *cc, struct probe *p, const char *host_path, 
 			 strerror(-rc), DP_CC_MAX_PROBES);
 		return rc;
 	}
-	bpfutil_quiet_reset();
-	p->link = bpf_program__attach_uprobe_opts(cc->skel->progs.dp_count_call, p->pid, host_path,
-						  (size_t)offset, &opts);
-	if (!p->link) {
-		rc = -errno;
-		bpf_map__delete_elem(cc->skel->maps.counts, &key, sizeof(key), 0);
-		snprintf(step, sizeof(step), "pid %d: attaching a uprobe to %s in %s", p->pid, p->symbol,
-			 host_path);
-		bpfutil_failure(err, errlen, step, rc);
+	rc = attach_links(cc, p, host_path, at, err, errlen);
+	if (rc) {
+		maps_delete(cc, p);
 		return rc;
 	}
 	p->attached_ns = clock_mono_ns();
@@ -407,6 +490,32 @@ static int not_mapped(const struct probe *p, char *err, size_t errlen)
 	return rc ? rc : CALLCOUNT_NOT_MAPPED;
 }
 
+/*
+ * Where the probe goes (probeplace.h): the function's first bytes read
+ * from the file. DYNPROF_PROBE_AT_ENTRY=1 keeps the first instruction (for
+ * bench/triggers.sh's before/after); an unreadable file keeps it too.
+ */
+static struct probe_at place(const char *host_path, const struct elfsym *sym)
+{
+	struct probe_at at = { sym->offset };
+	const char *entry = getenv("DYNPROF_PROBE_AT_ENTRY");
+	uint8_t code[PROBEPLACE_BYTES];
+	size_t want = sym->size && sym->size < sizeof(code) ? (size_t)sym->size : sizeof(code);
+	ssize_t got;
+	int fd;
+
+	if (entry && !strcmp(entry, "1"))
+		return at;
+	fd = open(host_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return at;
+	got = pread(fd, code, want, (off_t)sym->offset);
+	close(fd);
+	if (got > 0)
+		at.probe += probeplace_skip(code, (size_t)got);
+	return at;
+}
+
 /* Find LIB in the process, SYMBOL in LIB, and attach. ATTACHED, NOT_MAPPED or -errno. */
 static int try_attach(struct callcount *cc, struct probe *p, char *path_out, size_t path_len, char *err,
 		      size_t errlen)
@@ -429,8 +538,11 @@ static int try_attach(struct callcount *cc, struct probe *p, char *path_out, siz
 				      "loaded): its code cannot be probed", p->pid, hit->path);
 	else if (rc < 0)
 		snprintf(err, errlen, "/proc/%d/maps: %s", p->pid, strerror(-rc));
-	else if ((rc = find_symbol(p, hit->host_path, &sym, err, errlen)) == 0)
-		rc = attach(cc, p, hit->host_path, sym.offset, err, errlen);
+	else if ((rc = find_symbol(p, hit->host_path, &sym, err, errlen)) == 0) {
+		struct probe_at at = place(hit->host_path, &sym);
+
+		rc = attach(cc, p, hit->host_path, &at, err, errlen);
+	}
 	if (rc == CALLCOUNT_ATTACHED && path_out)
 		snprintf(path_out, path_len, "%s", hit->path);
 	free(hit);
@@ -507,12 +619,11 @@ static void forget_where(struct callcount *cc, bool all, int pid)
 		if (!all && p->pid != pid)
 			continue;
 		if (p->link) {
-			struct dp_cc_key key = key_of(p);
-
-			bpf_map__delete_elem(cc->skel->maps.counts, &key, sizeof(key), 0);
-			bpf_map__delete_elem(cc->skel->maps.thresholds, &key, sizeof(key), 0);
+			maps_delete(cc, p);
 			linkreaper_add(cc->reaper, p->link, link_tag(p->pid, p->id));
-			p->link = NULL;
+			if (p->ret_link)
+				linkreaper_add(cc->reaper, p->ret_link, link_tag(p->pid, p->id));
+			p->link = p->ret_link = NULL;
 		}
 		probe_drop(cc, i);
 	}
@@ -522,6 +633,12 @@ static void forget_where(struct callcount *cc, bool all, int pid)
 
 int callcount_watch(struct callcount *cc, int pid, unsigned probe_id, const char *lib,
 		    const char *symbol, char *err, size_t errlen)
+{
+	return callcount_watch_timed(cc, pid, probe_id, lib, symbol, NULL, err, errlen);
+}
+
+int callcount_watch_timed(struct callcount *cc, int pid, unsigned probe_id, const char *lib,
+			  const char *symbol, const struct callcount_timing *t, char *err, size_t errlen)
 {
 	char local[8];
 	struct procstat st;
@@ -548,6 +665,8 @@ int callcount_watch(struct callcount *cc, int pid, unsigned probe_id, const char
 		return -ENOMEM;
 	}
 	p->vsize_scanned = st.vsize;
+	if (t)
+		p->t = *t;
 	rc = try_attach(cc, p, NULL, 0, err, errlen);
 	if (rc < 0)
 		probe_drop(cc, cc->n - 1);
@@ -567,6 +686,22 @@ int callcount_arm(struct callcount *cc, int pid, unsigned probe_id, uint64_t thr
 	if (!rc)
 		kernel_arm(cc, &cc->p[i]);
 	return rc;
+}
+
+int callcount_timing_read(const struct callcount *cc, int pid, unsigned probe_id, struct callcount_typical *out)
+{
+	ssize_t i = cc ? find_probe(cc, pid, probe_id) : -1;
+	struct dp_cc_key key;
+	struct dp_tm_state st;
+
+	if (i < 0 || !cc->p[i].link || !cc->p[i].t.kind)
+		return -ENOENT;
+	key = key_of(&cc->p[i]);
+	if (bpf_map__lookup_elem(cc->skel->maps.timing, &key, sizeof(key), &st, sizeof(st), 0))
+		return -ENOENT;
+	*out = (struct callcount_typical){ .samples = st.samples, .typical_ns = st.typical_ns,
+					   .last_ns = st.last_ns, .calls = st.calls };
+	return 0;
 }
 
 uint64_t callcount_read(struct callcount *cc, int pid, unsigned probe_id)

@@ -10,8 +10,15 @@
  * thresholds may be armed on one probe; the kernel holds the lowest, and
  * the next is armed when it fires.
  *
+ * Timed probes (callcount_watch_timed) measure calls in the kernel instead:
+ * a slow: probe's duration (uprobe + uretprobe), a gap: or stall: probe's
+ * time between calls; the counter then counts the calls past the limit.
+ * The breakpoint goes where kernel/probeplace.h chooses (past an endbr64).
+ *
  * Costs measured on Linux 6.18 (a 2-core VM): each counted call costs the
- * target a uprobe trap, ~10 us (an empty function: 1.7 ns unprobed), so
+ * target a uprobe trap, ~10 us when the probed instruction is
+ * single-stepped, ~0.6 us when emulated (a push), a uretprobe about as
+ * much again (docs/BENCHMARKS.md); an empty function: 1.7 ns unprobed; so
  * probe functions called thousands of times a second, not millions;
  * attaching takes ~0.1 ms (the first probe of a process 5-30 ms);
  * detaching ~100 ms per probe, serialized in the kernel, which is why
@@ -72,6 +79,34 @@ int callcount_watch(struct callcount *cc, int pid, unsigned probe_id, const char
 		    const char *symbol, char *err, size_t errlen) DP_MUST_CHECK;
 
 /*
+ * A timed probe (slow:, gap:, stall:): kind is enum dp_tm_kind of
+ * dynprof/callcount.h (0: calls counted, as callcount_watch), the limit
+ * limit_ns or mult_milli (a multiple of the typical value, 1/1000). Its
+ * counter, thresholds and `fired` count the calls (or gaps) past the
+ * limit; a stall: probe's never moves (user space reads last_ns).
+ */
+struct callcount_timing {
+	int kind;
+	uint64_t limit_ns;
+	uint32_t mult_milli;
+};
+/* callcount_watch for a timed probe; t NULL: a plain count. */
+int callcount_watch_timed(struct callcount *cc, int pid, unsigned probe_id, const char *lib,
+			  const char *symbol, const struct callcount_timing *t, char *err,
+			  size_t errlen) DP_MUST_CHECK;
+
+/* A timed probe's measurements now (CLOCK_MONOTONIC ns). */
+struct callcount_typical {
+	uint64_t samples;    /* durations or gaps measured (not past the limit) */
+	uint64_t typical_ns; /* their moving average (dynprof/callcount.h) */
+	uint64_t last_ns;    /* gap, stall: the latest call's entry; 0: none since the attach */
+	uint64_t calls;      /* gap, stall: calls since the attach */
+};
+/* 0, or -ENOENT: no such timed probe attached. */
+int callcount_timing_read(const struct callcount *cc, int pid, unsigned probe_id,
+			  struct callcount_typical *out) DP_MUST_CHECK;
+
+/*
  * Arm a threshold (an absolute count since the probe was attached): 0, or
  * -ENOENT no such probe, -EINVAL threshold 0, -ENOSPC too many (4096).
  * A pending probe keeps it until attached. One the count has already
@@ -86,9 +121,16 @@ uint64_t callcount_read(struct callcount *cc, int pid, unsigned probe_id);
  * Called from callcount_refresh and callcount_consume. A handler may call
  * callcount_arm, _watch, _read and _forget (not _consume, _refresh, _close).
  */
+struct callcount_fire {
+	uint64_t count;      /* the counter then */
+	uint64_t ktime_ns;   /* when (CLOCK_MONOTONIC) */
+	uint64_t value_ns;   /* timed probes: the duration or gap that crossed the limit; 0: not known */
+	uint64_t typical_ns; /* timed probes: the typical value then (0: none yet, or not known) */
+};
+
 struct callcount_handlers {
-	/* A threshold was reached: count is the counter then, ktime_ns when (CLOCK_MONOTONIC). */
-	void (*fired)(void *ctx, int pid, unsigned probe_id, uint64_t count, uint64_t ktime_ns);
+	/* A threshold was reached. */
+	void (*fired)(void *ctx, int pid, unsigned probe_id, const struct callcount_fire *f);
 	void (*attached)(void *ctx, int pid, unsigned probe_id, const char *path);
 	void (*failed)(void *ctx, int pid, unsigned probe_id, const char *why);
 	void *ctx;

@@ -200,6 +200,21 @@ void events_trigger(int pid, int rule, const char *edge, const char *condition, 
 	event_emit(e);
 }
 
+void events_trigger_measured(int pid, int rule, const char *edge, const char *condition, uint64_t value_ns,
+			     uint64_t typical_ns)
+{
+	cJSON *e = event_new("trigger", pid);
+
+	if (!e)
+		return;
+	cJSON_AddNumberToObject(e, "rule", rule);
+	cJSON_AddStringToObject(e, "edge", edge);
+	add_text(e, "condition", condition);
+	json_add_uint64(e, "measured_us", value_ns / 1000);
+	json_add_uint64(e, "typical_us", typical_ns / 1000);
+	event_emit(e);
+}
+
 void events_error(int pid, const char *message)
 {
 	emit_with_text("error", pid, "message", message);

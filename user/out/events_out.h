@@ -59,6 +59,10 @@ void events_window_close_end(struct events_close *c);
 void events_trigger(int pid, int rule, const char *edge, const char *condition, bool has_count,
 		    uint64_t count);
 
+/* The same for slow:, gap:, stall: conditions: what was measured and the typical value then (ns). */
+void events_trigger_measured(int pid, int rule, const char *edge, const char *condition, uint64_t value_ns,
+			     uint64_t typical_ns);
+
 /* pid <= 0: not about one target. */
 void events_error(int pid, const char *message);
 

@@ -5,20 +5,26 @@
  * counts taken in as the kernel reports them.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/errbuf.h"
+#include "dynprof/callcount.h"
 #include "kernel/callcount.h"
 #include "out/report.h"
+#include "shared/clock.h"
 #include "trigger/trigger_calls.h"
 #include "trigger/triggers_impl.h"
 
 enum probe_state { PROBE_NONE, PROBE_PENDING, PROBE_COUNTING, PROBE_FAILED };
 
+/* One LIB:SYMBOL with one way of probing it: counted, or timed with one limit. */
 struct probe {
 	const char *lib, *symbol;
+	char text[300]; /* call:LIB:SYMBOL, or the first timed condition that named it: for messages */
+	struct callcount_timing t;
 };
 
 struct trigger_calls {
@@ -26,6 +32,7 @@ struct trigger_calls {
 	struct probe probes[TRIGGER_MAX_PROBES];
 	int nprobes;
 	uint64_t (*counts)[TRIGGER_MAX_PROBES];      /* [target]: last count seen */
+	struct trigger_measure (*measures)[TRIGGER_MAX_PROBES]; /* [target]: what the last record said */
 	unsigned char (*state)[TRIGGER_MAX_PROBES]; /* [target]: enum probe_state */
 	trigger_rearm_fn rearm_more; /* the waiters' thresholds (a layer above) */
 };
@@ -45,6 +52,7 @@ void trigger_calls_close(struct trigger_calls *calls)
 		return;
 	callcount_close(calls->cc);
 	free(calls->counts);
+	free(calls->measures);
 	free(calls->state);
 	free(calls);
 }
@@ -53,10 +61,15 @@ int trigger_calls_grow(struct trigger_calls *calls, int old, int ntargets)
 {
 	uint64_t (*counts)[TRIGGER_MAX_PROBES] = realloc(calls->counts, (size_t)ntargets * sizeof(*counts));
 	unsigned char (*state)[TRIGGER_MAX_PROBES];
+	struct trigger_measure (*measures)[TRIGGER_MAX_PROBES];
 
 	if (!counts)
 		return -ENOMEM;
 	calls->counts = counts;
+	measures = realloc(calls->measures, (size_t)ntargets * sizeof(*measures));
+	if (!measures)
+		return -ENOMEM;
+	calls->measures = measures;
 	state = realloc(calls->state, (size_t)ntargets * sizeof(*state));
 	if (!state)
 		return -ENOMEM; /* counts is larger, which is harmless */
@@ -69,13 +82,40 @@ int trigger_calls_grow(struct trigger_calls *calls, int old, int ntargets)
 void trigger_calls_reset(struct trigger_calls *calls, int i)
 {
 	memset(calls->counts[i], 0, sizeof(calls->counts[i]));
+	memset(calls->measures[i], 0, sizeof(calls->measures[i]));
 	memset(calls->state[i], 0, sizeof(calls->state[i]));
+}
+
+/* How a condition probes its function. */
+static struct callcount_timing timing_of(const struct condition *c)
+{
+	switch (c->kind) {
+	case COND_SLOW:
+		return (struct callcount_timing){ DP_TM_SLOW, c->limit_ns, c->mult_milli };
+	case COND_GAP:
+		return (struct callcount_timing){ DP_TM_GAP, c->limit_ns, c->mult_milli };
+	case COND_STALL:
+		return (struct callcount_timing){ .kind = DP_TM_STALL };
+	default:
+		return (struct callcount_timing){ 0 };
+	}
+}
+
+static bool same_timing(const struct callcount_timing *a, const struct callcount_timing *b)
+{
+	return a->kind == b->kind && a->limit_ns == b->limit_ns && a->mult_milli == b->mult_milli;
 }
 
 int trigger_calls_probe_id(const struct trigger_calls *calls, const struct condition *c)
 {
+	struct callcount_timing t;
+
+	if (!cond_probes(c->kind))
+		return -1;
+	t = timing_of(c);
 	for (int i = 0; i < calls->nprobes; i++)
-		if (!strcmp(calls->probes[i].lib, c->lib) && !strcmp(calls->probes[i].symbol, c->symbol))
+		if (!strcmp(calls->probes[i].lib, c->lib) && !strcmp(calls->probes[i].symbol, c->symbol) &&
+		    same_timing(&calls->probes[i].t, &t))
 			return i;
 	return -1;
 }
@@ -89,12 +129,18 @@ static int probe_register(struct trigger_calls *calls, const struct condition *c
 	if (id >= 0)
 		return id;
 	if (calls->nprobes == TRIGGER_MAX_PROBES)
-		return errbuf_set(err, errlen, "%s: at most %d different LIB:SYMBOL pairs", c->text, TRIGGER_MAX_PROBES);
+		return errbuf_set(err, errlen, "%s: at most %d different probes (LIB:SYMBOL pairs, each way of timing one apart)",
+				  c->text, TRIGGER_MAX_PROBES);
 	/* A library given by path is checked now, where it is visible from here. */
 	if (strchr(c->lib, '/') && access(c->lib, F_OK) == 0 &&
 	    callcount_check_file(c->lib, c->symbol, why, sizeof(why)))
 		return errbuf_set(err, errlen, "%s can never fire: %s", c->text, why);
-	calls->probes[calls->nprobes] = (struct probe){ c->lib, c->symbol };
+	calls->probes[calls->nprobes] = (struct probe){ c->lib, c->symbol, "", timing_of(c) };
+	if (c->kind == COND_CALL)
+		snprintf(calls->probes[calls->nprobes].text, sizeof(calls->probes[0].text), "call:%s:%s", c->lib,
+			 c->symbol);
+	else
+		snprintf(calls->probes[calls->nprobes].text, sizeof(calls->probes[0].text), "%s", c->text);
 	return calls->nprobes++;
 }
 
@@ -114,7 +160,7 @@ int trigger_calls_start(struct trigger_calls *calls)
 	char err[256];
 
 	if (calls->nprobes && !(calls->cc = callcount_open(err, sizeof(err)))) {
-		report_error("dynprof: call: conditions need BPF uprobes: %s", err);
+		report_error("dynprof: call:, slow:, gap: and stall: conditions need BPF uprobes: %s", err);
 		return -1;
 	}
 	return 0;
@@ -124,8 +170,8 @@ static bool run_uses_probe(const struct triggers *tg, int r, int probe)
 {
 	const struct window_rule *w = &tg->rules[r];
 
-	return (w->start.kind == COND_CALL && trigger_calls_probe_id(tg->calls, &w->start) == probe) ||
-	       (w->stop.kind == COND_CALL && trigger_calls_probe_id(tg->calls, &w->stop) == probe);
+	return trigger_calls_probe_id(tg->calls, &w->start) == probe ||
+	       trigger_calls_probe_id(tg->calls, &w->stop) == probe;
 }
 
 /* A probe that can never count ends the rules that wait to start on it in that target. */
@@ -142,8 +188,8 @@ static int watch_probe(struct triggers *tg, int i, int p)
 	struct trigger_calls *calls = tg->calls;
 	int pid = target_pid(tg, i);
 	char err[512];
-	int rc = callcount_watch(calls->cc, pid, (unsigned)p, calls->probes[p].lib, calls->probes[p].symbol, err,
-				 sizeof(err));
+	int rc = callcount_watch_timed(calls->cc, pid, (unsigned)p, calls->probes[p].lib, calls->probes[p].symbol,
+				       &calls->probes[p].t, err, sizeof(err));
 
 	calls->state[i][p] =
 		rc == CALLCOUNT_ATTACHED ? PROBE_COUNTING : rc == CALLCOUNT_NOT_MAPPED ? PROBE_PENDING : PROBE_FAILED;
@@ -151,8 +197,8 @@ static int watch_probe(struct triggers *tg, int i, int p)
 		report_info("pid %d: %s not loaded yet: probing %s when it is", pid, calls->probes[p].lib,
 			    calls->probes[p].symbol);
 	else if (rc < 0) {
-		report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, calls->probes[p].lib,
-				    calls->probes[p].symbol, callcount_err_text(err, pid));
+		report_target_error(pid, "dynprof: pid %d: %s can never fire: %s", pid, calls->probes[p].text,
+				    callcount_err_text(err, pid));
 		return -1;
 	}
 	return 0;
@@ -179,7 +225,7 @@ int trigger_calls_add_live(struct triggers *tg, const struct condition *c, char 
 	/* The kernel side is loaded at the first call: condition, not before. */
 	if (!calls->cc && !(calls->cc = callcount_open(why, sizeof(why)))) {
 		calls->nprobes--;
-		return errbuf_set(err, errlen, "call: conditions need BPF uprobes: %s", why);
+		return errbuf_set(err, errlen, "call:, slow:, gap: and stall: conditions need BPF uprobes: %s", why);
 	}
 	for (int i = 0; i < tg->known; i++)
 		if (!tg->gone[i] && watch_probe(tg, i, p)) {
@@ -229,9 +275,8 @@ static int arm_one(struct triggers *tg, int i, int probe, uint64_t threshold)
 	int rc = callcount_arm(calls->cc, pid, (unsigned)probe, threshold);
 
 	if (rc)
-		report_target_error(pid, "dynprof: pid %d: call:%s:%s: cannot wait for call %llu: %s%s", pid,
-				    calls->probes[probe].lib, calls->probes[probe].symbol,
-				    (unsigned long long)threshold, strerror(-rc),
+		report_target_error(pid, "dynprof: pid %d: %s: cannot wait for event %llu: %s%s", pid,
+				    calls->probes[probe].text, (unsigned long long)threshold, strerror(-rc),
 				    rc == -ENOSPC ? " (too many thresholds waiting)" : "");
 	return rc;
 }
@@ -275,16 +320,36 @@ static int index_of(const struct triggers *tg, int pid)
 	return -1;
 }
 
-static void on_fired(void *ctx, int pid, unsigned probe, uint64_t count, uint64_t ktime_ns)
+static void on_fired(void *ctx, int pid, unsigned probe, const struct callcount_fire *f)
 {
 	struct triggers *tg = ctx;
 	int i = index_of(tg, pid);
 
-	(void)ktime_ns;
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	if (count > tg->calls->counts[i][probe])
-		tg->calls->counts[i][probe] = count;
+	if (f->count > tg->calls->counts[i][probe]) {
+		tg->calls->counts[i][probe] = f->count;
+		tg->calls->measures[i][probe] = (struct trigger_measure){ f->value_ns, f->typical_ns };
+	}
+}
+
+struct trigger_measure trigger_calls_measure(const struct triggers *tg, int i, int probe)
+{
+	return tg->calls->measures[i][probe];
+}
+
+bool trigger_calls_stalled(const struct triggers *tg, int i, int probe, int64_t since_ms, struct trigger_measure *m)
+{
+	struct callcount_typical ty;
+	uint64_t now = clock_mono_ns(), from = (uint64_t)since_ms * 1000000ULL;
+
+	if (tg->calls->state[i][probe] != PROBE_COUNTING ||
+	    callcount_timing_read(tg->calls->cc, target_pid(tg, i), (unsigned)probe, &ty) || !ty.last_ns)
+		return false; /* not probed there, or no call yet: nothing has stopped */
+	if (ty.last_ns > from)
+		from = ty.last_ns;
+	*m = (struct trigger_measure){ now > from ? now - from : 0, ty.typical_ns };
+	return true;
 }
 
 /* Thresholds of the conditions waiting on `probe` in target i, armed again. */
@@ -295,7 +360,7 @@ static void rearm(struct triggers *tg, int i, int probe)
 		const struct condition *c = run->state == RUN_ARMED ? &tg->rules[r].start :
 					    run->state == RUN_OPEN ? &tg->rules[r].stop : NULL;
 
-		if (c && c->kind == COND_CALL && trigger_calls_probe_id(tg->calls, c) == probe &&
+		if (c && cond_counted(c->kind) && trigger_calls_probe_id(tg->calls, c) == probe &&
 		    arm_one(tg, i, probe, run->phase.call_threshold))
 			run_failed(run_of(tg, i, r));
 	}
@@ -310,7 +375,8 @@ static void on_attached(void *ctx, int pid, unsigned probe, const char *path)
 
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	report_info("pid %d: %s loaded: counting calls of %s", pid, path, tg->calls->probes[probe].symbol);
+	report_info("pid %d: %s loaded: %s calls of %s", pid, path, tg->calls->probes[probe].t.kind ? "timing" : "counting",
+		    tg->calls->probes[probe].symbol);
 	tg->calls->state[i][probe] = PROBE_COUNTING;
 	rearm(tg, i, (int)probe);
 }
@@ -322,8 +388,8 @@ static void on_failed(void *ctx, int pid, unsigned probe, const char *why)
 
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, tg->calls->probes[probe].lib,
-			    tg->calls->probes[probe].symbol, callcount_err_text(why, pid));
+	report_target_error(pid, "dynprof: pid %d: %s can never fire: %s", pid, tg->calls->probes[probe].text,
+			    callcount_err_text(why, pid));
 	tg->calls->state[i][probe] = PROBE_FAILED;
 	fail_probe_runs(tg, i, (int)probe);
 }

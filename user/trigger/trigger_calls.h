@@ -15,7 +15,19 @@
 #include "config/rule.h"
 #include "shared/compiler.h"
 
-#define TRIGGER_MAX_PROBES 16  /* distinct LIB:SYMBOL pairs */
+#define TRIGGER_MAX_PROBES 16  /* distinct probes: LIB:SYMBOL pairs, each way of timing one apart */
+
+/* Conditions met on a counter the kernel keeps (calls, or calls past a limit): thresholds arm on it. */
+static inline bool cond_counted(int kind)
+{
+	return kind == COND_CALL || kind == COND_SLOW || kind == COND_GAP;
+}
+
+/* What a timed probe measured when it fired: the duration, gap or stall, and the typical value then. */
+struct trigger_measure {
+	uint64_t value_ns;
+	uint64_t typical_ns;
+};
 
 struct triggers;
 struct trigger_calls;
@@ -32,7 +44,7 @@ typedef void (*trigger_rearm_fn)(struct triggers *tg, int i, int probe);
 struct trigger_calls *trigger_calls_new(trigger_rearm_fn rearm_more);
 void trigger_calls_close(struct trigger_calls *calls);
 
-/* Register a call: condition's probe (once per pair). 0, or -1 printed. */
+/* Register a call:, slow:, gap: or stall: condition's probe (once per probe). 0, or -1 printed. */
 int trigger_calls_add(struct trigger_calls *calls, const struct condition *c) DP_MUST_CHECK;
 /*
  * While running (a rule added): register c's probe, load the kernel
@@ -59,6 +71,16 @@ void trigger_calls_forget(struct triggers *tg, int i);
 int trigger_calls_grow(struct trigger_calls *calls, int old, int ntargets);
 /* Slot i holds a new target: its counts start again. */
 void trigger_calls_reset(struct trigger_calls *calls, int i);
+
+/* slow:, gap: the last record's measure (0s: none, or made up from a counter read). */
+struct trigger_measure trigger_calls_measure(const struct triggers *tg, int i, int probe);
+/*
+ * stall: how long target i has made no call of `probe`, counted from the
+ * later of its last call and since_ms (clock_ms), with the typical gap.
+ * False before its first call, or where it is not probed.
+ */
+bool trigger_calls_stalled(const struct triggers *tg, int i, int probe, int64_t since_ms,
+			   struct trigger_measure *m);
 
 /* The last count seen of `probe` in target i / the kernel's count now. */
 uint64_t trigger_calls_seen(const struct triggers *tg, int i, int probe);

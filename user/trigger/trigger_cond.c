@@ -22,10 +22,11 @@ int trigger_phase_begin(struct triggers *tg, const struct condition *c, int targ
 		ph->sig_base = trigger_inputs_sig_count(tg->in, c->signo);
 	else if (c->kind == COND_FILE)
 		ph->file_base = trigger_inputs_file_count(tg->in, c->path);
-	else if (c->kind == COND_CALL) {
+	else if (cond_counted(c->kind)) {
 		int probe = trigger_calls_probe_id(tg->calls, c);
 
-		ph->call_threshold = call_base + c->count;
+		/* slow:, gap: the next call past the limit. */
+		ph->call_threshold = call_base + (c->kind == COND_CALL ? c->count : 1);
 		if (probe >= 0)
 			return trigger_calls_arm(tg, target, probe, ph->call_threshold);
 	}
@@ -50,7 +51,8 @@ static bool has_card(const struct triggers *tg, int target)
 static bool target_cond_met(const struct triggers *tg, const struct condition *c, int target,
 			    const struct phase *ph)
 {
-	int probe = c->kind == COND_CALL ? trigger_calls_probe_id(tg->calls, c) : -1;
+	int probe = trigger_calls_probe_id(tg->calls, c);
+	struct trigger_measure m;
 
 	for (int i = target < 0 ? 0 : target; i < tg->known; i++) {
 		if (tg->gone[i])
@@ -59,7 +61,10 @@ static bool target_cond_met(const struct triggers *tg, const struct condition *c
 			return true;
 		if (c->kind == COND_EXEC && exe_matches(tg, c->glob, i))
 			return true;
-		if (c->kind == COND_CALL && probe >= 0 && trigger_calls_seen(tg, i, probe) >= ph->call_threshold)
+		if (cond_counted(c->kind) && probe >= 0 && trigger_calls_seen(tg, i, probe) >= ph->call_threshold)
+			return true;
+		if (c->kind == COND_STALL && probe >= 0 && trigger_calls_stalled(tg, i, probe, ph->since_ms, &m) &&
+		    m.value_ns >= c->limit_ns)
 			return true;
 next:
 		if (target >= 0)
@@ -84,6 +89,9 @@ bool trigger_cond_met(const struct triggers *tg, const struct condition *c, int 
 	case COND_OPEN:
 	case COND_EXEC:
 	case COND_CALL:
+	case COND_SLOW:
+	case COND_GAP:
+	case COND_STALL:
 		return target_cond_met(tg, c, target, ph);
 	default:
 		return false;
@@ -101,4 +109,31 @@ int64_t trigger_cond_due_ms(const struct condition *c, const struct phase *ph)
 	else
 		return -1;
 	return left < 0 ? 0 : left;
+}
+
+/* stall: ms until the soonest target (-1: any) would have stalled long enough, if no call comes. */
+static int64_t stall_due_ms(const struct triggers *tg, const struct condition *c, int target, const struct phase *ph)
+{
+	int probe = trigger_calls_probe_id(tg->calls, c);
+	struct trigger_measure m;
+	int64_t due = -1;
+
+	for (int i = target < 0 ? 0 : target; probe >= 0 && i < tg->known; i++) {
+		if (!tg->gone[i] && trigger_calls_stalled(tg, i, probe, ph->since_ms, &m))
+			due = clock_sooner(due, m.value_ns >= c->limit_ns ?
+							0 : (int64_t)((c->limit_ns - m.value_ns + 999999) / 1000000));
+		if (target >= 0)
+			break;
+	}
+	/*
+	 * Before the first call there is nothing to wait for but that call,
+	 * which no timer sees: look again every STALL_LOOK_MS.
+	 */
+	return due < 0 && probe >= 0 ? STALL_LOOK_MS : due;
+}
+
+int64_t trigger_cond_due_in(const struct triggers *tg, const struct condition *c, int target,
+			    const struct phase *ph)
+{
+	return c->kind == COND_STALL ? stall_due_ms(tg, c, target, ph) : trigger_cond_due_ms(c, ph);
 }

@@ -34,5 +34,13 @@ bool trigger_cond_met(const struct triggers *tg, const struct condition *c, int 
 		      const struct phase *ph);
 /* ms until `c` is met by the clock alone (-1: not a clock condition). */
 int64_t trigger_cond_due_ms(const struct condition *c, const struct phase *ph);
+/*
+ * The same for `c` on `target` (-1: any), with stall: conditions: ms until
+ * the stall would be long enough if no call comes meanwhile (a call moves
+ * it: the caller asks again after each wake-up).
+ */
+int64_t trigger_cond_due_in(const struct triggers *tg, const struct condition *c, int target,
+			    const struct phase *ph);
+#define STALL_LOOK_MS 100 /* a stall: whose function was not called yet: looked at this often */
 
 #endif /* DYNPROF_TRIGGER_COND_H */

@@ -76,6 +76,15 @@ static void add_counts(cJSON *edge, uint64_t fired, uint64_t acked)
 	json_add_uint64(edge, "ack_count", acked);
 }
 
+/* slow:, gap:, stall: edges: what was measured (duration, gap, stall) and the typical value then. */
+static void add_measure(cJSON *edge, const struct condition *c, uint64_t value_ns, uint64_t typical_ns)
+{
+	if (!edge || (c->kind != COND_SLOW && c->kind != COND_GAP && c->kind != COND_STALL))
+		return;
+	json_add_uint64(edge, "measured_us", value_ns / 1000);
+	json_add_uint64(edge, "typical_us", typical_ns / 1000);
+}
+
 /* Who the window was in: a container's pid 1 is told apart by its host pid, container, command. */
 static void add_text(cJSON *o, const char *key, const char *text)
 {
@@ -112,8 +121,12 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	add_edge(w, "start", &tg->rules[r].start, run->start_fired_us, run->start_ack_us);
 	if (tg->rules[r].start.kind == COND_CALL)
 		add_counts(cJSON_GetObjectItem(w, "start"), run->start_count, run->ack_count);
+	add_measure(cJSON_GetObjectItem(w, "start"), &tg->rules[r].start, run->start_value_ns, run->start_typical_ns);
 	add_edge(w, "stop", &tg->rules[r].stop, run->stop_fired_us ? run->stop_fired_us : stop_ack_us,
 		 stop_ack_us);
+	if (run->stop_value_ns) /* not for a window that ended by exit or quit first */
+		add_measure(cJSON_GetObjectItem(w, "stop"), &tg->rules[r].stop, run->stop_value_ns,
+			    run->stop_typical_ns);
 	/* How the session saw the window end: its folders, its fate. */
 	if (session_target_last_window(tg->s, i)->number > 0)
 		winaccount_to_json(session_target_last_window(tg->s, i), tg->s->output, w);

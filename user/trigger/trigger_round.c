@@ -26,7 +26,17 @@ static const char *edge_name(bool start)
 	return start ? "start" : "stop";
 }
 
-static void announce(struct triggers *tg, int i, int r, bool start, uint64_t count)
+static bool timed(const struct condition *c)
+{
+	return c->kind == COND_SLOW || c->kind == COND_GAP || c->kind == COND_STALL;
+}
+
+static const char *measured_name(const struct condition *c)
+{
+	return c->kind == COND_SLOW ? "duration" : c->kind == COND_GAP ? "gap" : "stalled";
+}
+
+static void announce(struct triggers *tg, int i, int r, bool start, uint64_t count, const struct trigger_measure *m)
 {
 	const struct condition *c = start ? &tg->rules[r].start : &tg->rules[r].stop;
 	int pid = target_pid(tg, i);
@@ -34,14 +44,37 @@ static void announce(struct triggers *tg, int i, int r, bool start, uint64_t cou
 	if (c->kind == COND_CALL)
 		report_info("rule %d: %s=%s fired for pid %d (call %llu)", r + 1, edge_name(start), c->text, pid,
 			    (unsigned long long)count);
+	else if (timed(c))
+		report_info("rule %d: %s=%s fired for pid %d (%s %.3f ms, typical %.3f ms)", r + 1, edge_name(start),
+			    c->text, pid, measured_name(c), m->value_ns / 1e6, m->typical_ns / 1e6);
 	else
 		report_info("rule %d: %s=%s fired for pid %d", r + 1, edge_name(start), c->text, pid);
-	events_trigger(pid, r + 1, edge_name(start), c->text, c->kind == COND_CALL, count);
+	if (timed(c))
+		events_trigger_measured(pid, r + 1, edge_name(start), c->text, m->value_ns, m->typical_ns);
+	else
+		events_trigger(pid, r + 1, edge_name(start), c->text, c->kind == COND_CALL, count);
 }
 
 static int probe_of(const struct triggers *tg, const struct condition *c)
 {
-	return c->kind == COND_CALL ? trigger_calls_probe_id(tg->calls, c) : -1;
+	return trigger_calls_probe_id(tg->calls, c);
+}
+
+/* What a timed condition measured when it fired: the record's, or for stall: read now. */
+static struct trigger_measure measure_of(const struct triggers *tg, int i, const struct condition *c,
+					 const struct phase *ph)
+{
+	struct trigger_measure m = { 0, 0 };
+	int probe = probe_of(tg, c);
+
+	if (probe < 0)
+		return m;
+	if (c->kind == COND_STALL) {
+		if (!trigger_calls_stalled(tg, i, probe, ph->since_ms, &m))
+			m = (struct trigger_measure){ 0, 0 };
+		return m;
+	}
+	return timed(c) ? trigger_calls_measure(tg, i, probe) : m;
 }
 
 /* The last count seen (the threshold that fired). */
@@ -102,9 +135,10 @@ static uint64_t stop_base(const struct triggers *tg, int i, int r)
 {
 	const struct condition *start = &tg->rules[r].start, *stop = &tg->rules[r].stop;
 
-	if (stop->kind == COND_CALL && start->kind == COND_CALL && probe_of(tg, stop) == probe_of(tg, start))
+	if (probe_of(tg, stop) >= 0 && probe_of(tg, stop) == probe_of(tg, start))
 		return run_of(tg, i, r)->start_count;
-	return probe_count(tg, i, stop);
+	/* Not the last count seen: the function may have run on unwatched since. */
+	return live_count(tg, i, stop);
 }
 
 static bool start_due(struct triggers *tg, int i, int r)
@@ -126,9 +160,11 @@ static bool others_hold(const struct triggers *tg, int i, int except)
 static void fire_start(struct triggers *tg, int i, int r, struct sends *out)
 {
 	struct rule_run *run = run_of(tg, i, r);
+	struct trigger_measure m = measure_of(tg, i, &tg->rules[r].start, &run->phase);
 	unsigned todo = run_start_fired(run, clock_wall_us(), probe_count(tg, i, &tg->rules[r].start));
 
-	announce(tg, i, r, true, run->start_count);
+	run_measured(run, true, m.value_ns, m.typical_ns);
+	announce(tg, i, r, true, run->start_count, &m);
 	want(out, i, todo);
 }
 
@@ -136,9 +172,11 @@ static void fire_stop(struct triggers *tg, int i, int r, struct sends *out)
 {
 	struct run_rule w = rule_of(tg, r);
 	int64_t now = clock_wall_us();
+	struct trigger_measure m = measure_of(tg, i, &tg->rules[r].stop, &run_of(tg, i, r)->phase);
 	unsigned todo;
 
-	announce(tg, i, r, false, probe_count(tg, i, &tg->rules[r].stop));
+	run_measured(run_of(tg, i, r), false, m.value_ns, m.typical_ns);
+	announce(tg, i, r, false, probe_count(tg, i, &tg->rules[r].stop), &m);
 	todo = run_stop_fired(run_of(tg, i, r), &w, now, others_hold(tg, i, r));
 	after_close(tg, i, r, todo);
 	want(out, i, todo);
@@ -323,11 +361,11 @@ static int64_t run_due_ms(const struct triggers *tg, int i, int r)
 	case RUN_ARMED:
 		if (w->every_ms && run->windows > 0)
 			return run->opened_ms + w->every_ms > now ? run->opened_ms + w->every_ms - now : 0;
-		return trigger_cond_due_ms(&w->start, &run->phase);
+		return trigger_cond_due_in(tg, &w->start, i, &run->phase);
 	case RUN_STARTING:
 		return run->retry_ms > now ? run->retry_ms - now : 0;
 	case RUN_OPEN:
-		return trigger_cond_due_ms(&w->stop, &run->phase);
+		return trigger_cond_due_in(tg, &w->stop, i, &run->phase);
 	default:
 		return -1;
 	}

@@ -10,6 +10,17 @@
 #include "dynprof/proto.h"
 #include "trigger/trigger_runs.h"
 
+void run_measured(struct rule_run *run, bool start, uint64_t value_ns, uint64_t typical_ns)
+{
+	if (start) {
+		run->start_value_ns = value_ns;
+		run->start_typical_ns = typical_ns;
+	} else {
+		run->stop_value_ns = value_ns;
+		run->stop_typical_ns = typical_ns;
+	}
+}
+
 unsigned run_start_fired(struct rule_run *run, int64_t now_us, uint64_t count)
 {
 	if (run->state != RUN_ARMED)

@@ -41,6 +41,8 @@ struct rule_run {
 	int64_t start_ack_us, stop_ack_us;
 	uint64_t start_count;     /* COND_CALL start: the count when it fired */
 	uint64_t ack_count;       /* COND_CALL start: the count when START was acknowledged */
+	uint64_t start_value_ns, start_typical_ns; /* slow:, gap:, stall: start: what fired it (ns) */
+	uint64_t stop_value_ns, stop_typical_ns;   /* the same for the stop */
 	bool failed;              /* a condition cannot be met here: no more windows */
 };
 
@@ -68,6 +70,8 @@ struct run_rule {
 	bool has_stop;    /* a stop condition (else the window lasts until exit or quit) */
 };
 
+/* A timed condition's edge fired having measured value_ns against typical_ns (for the record). */
+void run_measured(struct rule_run *run, bool start, uint64_t value_ns, uint64_t typical_ns);
 /* ARMED -> FIRED: the start condition was met. RUN_DO_START. */
 unsigned run_start_fired(struct rule_run *run, int64_t now_us, uint64_t count);
 /*

@@ -33,7 +33,7 @@ void trigger_waiters_close(struct trigger_waiters *ws)
 /* Why `c` cannot be waited for in this run, in err; 0 when it can. */
 static int refuse(struct triggers *tg, const struct condition *c, char *err, size_t errlen)
 {
-	if (c->kind == COND_CALL && trigger_calls_probe_id(tg->calls, c) < 0) {
+	if (cond_probes(c->kind) && trigger_calls_probe_id(tg->calls, c) < 0) {
 		snprintf(err, errlen, "wait %s: the function is not probed (name it in --commands or a --window rule)",
 			 c->text);
 		return -1;
@@ -98,7 +98,7 @@ int64_t trigger_waiters_due_ms(const struct triggers *tg)
 
 	for (int w = 0; w < TRIGGER_MAX_WAITERS; w++) {
 		const struct waiter *wt = &tg->waiters->w[w];
-		int64_t d = wt->used ? trigger_cond_due_ms(wt->c, &wt->phase) : -1;
+		int64_t d = wt->used ? trigger_cond_due_in(tg, wt->c, -1, &wt->phase) : -1;
 
 		if (d >= 0 && (due < 0 || d < due))
 			due = d;
@@ -111,7 +111,7 @@ void trigger_waiters_rearm(struct triggers *tg, int i, int probe)
 	for (int w = 0; w < TRIGGER_MAX_WAITERS; w++) {
 		const struct waiter *wt = &tg->waiters->w[w];
 
-		if (wt->used && wt->c->kind == COND_CALL && trigger_calls_probe_id(tg->calls, wt->c) == probe &&
+		if (wt->used && cond_counted(wt->c->kind) && trigger_calls_probe_id(tg->calls, wt->c) == probe &&
 		    trigger_calls_arm_one(tg, i, probe, wt->phase.call_threshold)) {
 			/* Printed; other targets may still meet the wait. */
 		}

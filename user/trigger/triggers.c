@@ -29,7 +29,7 @@ int triggers_add_condition(struct triggers *tg, const struct condition *c)
 	else if (c->kind == COND_FILE && trigger_inputs_add_file(tg->in, c->path)) {
 		report_error("dynprof: %s: at most %d different paths", c->text, TRIGGER_MAX_FILES);
 		return -1;
-	} else if (c->kind == COND_CALL)
+	} else if (cond_probes(c->kind))
 		return trigger_calls_add(tg->calls, c);
 	return 0;
 }
