@@ -252,7 +252,7 @@ test_live_window_call_refused_without_bpf_uprobes() {
 	remember_file "$ROOT_HOME/dynamic_profiling_socket_$(cat $T/nspid)"
 	wait_until 10 test -S $T/ctl.sock || fail "no control socket: $(cat $T/out)"
 	ctl "window start=call:card_user:main#1,stop=+1s" "window start=+200ms,stop=+200ms"
-	[ "$(sed -n 1p $T/c)" = "error: call: conditions need BPF uprobes: not in the initial pid namespace" ] ||
+	[ "$(sed -n 1p $T/c)" = "error: call:, slow:, gap: and stall: conditions need BPF uprobes: not in the initial pid namespace" ] ||
 		fail "reply: $(sed -n 1p $T/c)"
 	[ "$(sed -n 2p $T/c)" = "ack window 1" ] || fail "the refused rule took a number: $(sed -n 2p $T/c)"
 	wait_until 10 grep -q "rule 1: stop=+200ms fired" $T/out || fail "rule 1 did not run: $(cat $T/out)"
