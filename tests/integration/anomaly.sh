@@ -37,6 +37,16 @@ done_action() {
 	wait_until 20 grep -qF "stepper: $1 done" $T/stepper.log || fail "stepper never did $1: $(cat $T/stepper.log)"
 }
 
+# rules_done PID WHY: the stepper goes on (USR1), every rule ends, dynprof exits 0.
+rules_done() {
+	kill -USR1 $1
+	wait_until 10 grep -q "every --window rule is done" $T/out || fail "$2: $(cat $T/out)"
+	exec 7>&-
+	wait $DP_PID
+	expect_status 0 $?
+}
+
+
 # quiet_for MS: no window opened in that time (the anomaly has not happened).
 quiet_for() {
 	sleep "$(awk -v ms=$1 'BEGIN { print ms / 1000 }')"
@@ -77,11 +87,7 @@ test_slow_multiple_waits_for_the_warm_up() {
 	attached $pid
 	done_action step=20,5,1
 	quiet_for 400
-	kill -USR1 $pid
-	wait_until 10 grep -q "every --window rule is done" $T/out || fail "no window after the 3x call: $(cat $T/out)"
-	exec 7>&-
-	wait $DP_PID
-	expect_status 0 $?
+	rules_done $pid "no window after the 3x call"
 	local measured typical
 	measured=$(field start measured_us); typical=$(field start typical_us)
 	[ $measured -ge 120000 ] || fail "measured $measured us, expected the 120 ms call: $(windows_record)"
@@ -95,11 +101,7 @@ test_gap_between_two_calls() {
 	attached $pid
 	done_action step=20,0,10
 	quiet_for 600
-	kill -USR1 $pid
-	wait_until 10 grep -q "every --window rule is done" $T/out || fail "no window after the gap: $(cat $T/out)"
-	exec 7>&-
-	wait $DP_PID
-	expect_status 0 $?
+	rules_done $pid "no window after the gap"
 	local measured typical
 	measured=$(field start measured_us); typical=$(field start typical_us)
 	[ $measured -ge 600000 ] && [ $measured -lt 20000000 ] || fail "gap $measured us, expected the blocked time: $(windows_record)"

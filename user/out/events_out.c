@@ -185,16 +185,26 @@ void events_window_close_end(struct events_close *c)
 	event_emit((cJSON *)c);
 }
 
-void events_trigger(int pid, int rule, const char *edge, const char *condition, bool has_count,
-		    uint64_t count)
+/* A trigger event's common part: which rule, which edge, what condition. */
+static cJSON *trigger_event(int pid, int rule, const char *edge, const char *condition)
 {
 	cJSON *e = event_new("trigger", pid);
 
 	if (!e)
-		return;
+		return NULL;
 	cJSON_AddNumberToObject(e, "rule", rule);
 	cJSON_AddStringToObject(e, "edge", edge);
 	add_text(e, "condition", condition);
+	return e;
+}
+
+void events_trigger(int pid, int rule, const char *edge, const char *condition, bool has_count,
+		    uint64_t count)
+{
+	cJSON *e = trigger_event(pid, rule, edge, condition);
+
+	if (!e)
+		return;
 	if (has_count)
 		json_add_uint64(e, "count", count);
 	event_emit(e);
@@ -203,13 +213,10 @@ void events_trigger(int pid, int rule, const char *edge, const char *condition, 
 void events_trigger_measured(int pid, int rule, const char *edge, const char *condition, uint64_t value_ns,
 			     uint64_t typical_ns)
 {
-	cJSON *e = event_new("trigger", pid);
+	cJSON *e = trigger_event(pid, rule, edge, condition);
 
 	if (!e)
 		return;
-	cJSON_AddNumberToObject(e, "rule", rule);
-	cJSON_AddStringToObject(e, "edge", edge);
-	add_text(e, "condition", condition);
 	json_add_uint64(e, "measured_us", value_ns / 1000);
 	json_add_uint64(e, "typical_us", typical_ns / 1000);
 	event_emit(e);
