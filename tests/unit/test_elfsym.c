@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel/elfsym.h"
@@ -158,6 +160,33 @@ TEST(non_elf_file_is_enoexec)
 	CHECK_INT(elfsym_find(path, "main", &s, err, sizeof(err)), -ENOEXEC);
 	CHECK_INT(elfsym_find("/tmp", "main", &s, err, sizeof(err)), -ENOEXEC);
 	unlink(path);
+}
+
+/* The path may be in a target's filesystem: a FIFO there must not hang the lookup. */
+TEST(fifo_is_refused_without_blocking)
+{
+	char dir[] = "/tmp/unit_elfsym.XXXXXX", path[64], err[256] = "";
+	struct elfsym s;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lib.so", dir);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	CHECK_INT(elfsym_find(path, "f", &s, err, sizeof(err)), -ENOEXEC);
+	CHECK(strstr(err, ": not a regular file") != NULL);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The first bytes kept for probe placement are the function's own code. */
+TEST(function_start_bytes_come_with_the_offset)
+{
+	char exe[PATH_MAX], err[256] = "";
+	struct elfsym s;
+
+	self_path(exe, sizeof(exe));
+	REQUIRE(elfsym_find(exe, "unit_elfsym_target", &s, err, sizeof(err)) == 0);
+	CHECK(s.code_len > 0 && s.code_len <= sizeof(s.code));
+	CHECK(!memcmp(s.code, (const void *)unit_elfsym_target, s.code_len));
 }
 
 UNIT_MAIN()

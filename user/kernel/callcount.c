@@ -491,28 +491,20 @@ static int not_mapped(const struct probe *p, char *err, size_t errlen)
 }
 
 /*
- * Where the probe goes (probeplace.h): the function's first bytes read
- * from the file. DYNPROF_PROBE_AT_ENTRY=1 keeps the first instruction (for
- * bench/triggers.sh's before/after); an unreadable file keeps it too.
+ * Where the probe goes (probeplace.h): the function's first bytes, as
+ * elfsym_find read them. DYNPROF_PROBE_AT_ENTRY=1 keeps the first
+ * instruction (for bench/triggers.sh's before/after); unread bytes keep it too.
  */
-static struct probe_at place(const char *host_path, const struct elfsym *sym)
+_Static_assert(ELFSYM_CODE_BYTES >= PROBEPLACE_BYTES, "elfsym keeps the bytes probeplace looks at");
+static struct probe_at place(const struct elfsym *sym)
 {
 	struct probe_at at = { sym->offset };
 	const char *entry = getenv("DYNPROF_PROBE_AT_ENTRY");
-	uint8_t code[PROBEPLACE_BYTES];
-	size_t want = sym->size && sym->size < sizeof(code) ? (size_t)sym->size : sizeof(code);
-	ssize_t got;
-	int fd;
 
 	if (entry && !strcmp(entry, "1"))
 		return at;
-	fd = open(host_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return at;
-	got = pread(fd, code, want, (off_t)sym->offset);
-	close(fd);
-	if (got > 0)
-		at.probe += probeplace_skip(code, (size_t)got);
+	if (sym->code_len)
+		at.probe += probeplace_skip(sym->code, sym->code_len);
 	return at;
 }
 
@@ -539,7 +531,7 @@ static int try_attach(struct callcount *cc, struct probe *p, char *path_out, siz
 	else if (rc < 0)
 		snprintf(err, errlen, "/proc/%d/maps: %s", p->pid, strerror(-rc));
 	else if ((rc = find_symbol(p, hit->host_path, &sym, err, errlen)) == 0) {
-		struct probe_at at = place(hit->host_path, &sym);
+		struct probe_at at = place(&sym);
 
 		rc = attach(cc, p, hit->host_path, &at, err, errlen);
 	}

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -188,8 +189,18 @@ static int find_in(Elf *elf, const char *path, const char *name, struct elfsym *
 	return 0;
 }
 
+/* The function's first bytes, for where its probe goes (none when unreadable). */
+static void read_code(int fd, struct elfsym *out)
+{
+	size_t want = out->size && out->size < sizeof(out->code) ? (size_t)out->size : sizeof(out->code);
+	ssize_t got = pread(fd, out->code, want, (off_t)out->offset);
+
+	out->code_len = got > 0 ? (size_t)got : 0;
+}
+
 int elfsym_find(const char *path, const char *name, struct elfsym *out, char *err, size_t errlen)
 {
+	struct stat st;
 	Elf *elf;
 	int fd, rc;
 
@@ -201,16 +212,24 @@ int elfsym_find(const char *path, const char *name, struct elfsym *out, char *er
 		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
 		return -EINVAL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A target's file: a FIFO must not block the open, a device not be read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -ENOEXEC;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	rc = check_kind(elf, path, err, errlen);
 	if (!rc)
 		rc = find_in(elf, path, name, out, err, errlen);
+	if (!rc)
+		read_code(fd, out);
 	elf_end(elf);
 	close(fd);
 	return rc;

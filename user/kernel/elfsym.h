@@ -14,11 +14,15 @@
 
 #include "shared/compiler.h"
 
+#define ELFSYM_CODE_BYTES 16 /* bytes of the function's start kept (probe placement) */
+
 struct elfsym {
 	uint64_t addr;   /* st_value: the link-time address */
 	uint64_t size;   /* st_size (0 when the file does not say) */
 	uint64_t offset; /* file offset of the first instruction: the uprobe's offset */
 	int dynamic;     /* found in .dynsym (exported); 0: .symtab */
+	uint8_t code[ELFSYM_CODE_BYTES]; /* the function's first bytes, read from the same open */
+	size_t code_len; /* how many of them were read (at most size, 0 when unreadable) */
 };
 
 /*
@@ -27,8 +31,10 @@ struct elfsym {
  * 0). Among versioned copies (malloc@GLIBC_2.2.5, memcpy@@GLIBC_2.14) the
  * default one; exported before local. 0, or with one line in err:
  *   -ENOENT   the file does not exist, or has no such function
- *   -ENOEXEC  not an ELF executable or shared library, or the address lies
- *             in no loadable segment
+ *   -ENOEXEC  not a regular file (a FIFO or device is never opened for
+ *             reading: the path may be in a target's filesystem), not an
+ *             ELF executable or shared library, or the address lies in no
+ *             loadable segment
  *   -ENOTSUP  the name is an IFUNC: its resolver runs once at load time and
  *             the code actually called is another function, chosen then
  *   -errno    the file could not be read
