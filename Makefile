@@ -113,7 +113,7 @@ TINYRING_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(DISCOVER_SR
 
 # A test build whose session tables start with 2 slots (-DSESSION_FIRST_SLOTS=2),
 # so a launch test makes the table grow and reuse slots with a few workers.
-FEW_SRCS := user/target/session_connect.c
+FEW_SRCS := user/session/session_connect.c
 FEW_OBJS := $(patsubst %.c,$(BUILD)/few/%.o,$(FEW_SRCS))
 FEW_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(FEW_SRCS)),$(TOOL_OBJS)) $(FEW_OBJS)
 

@@ -15,7 +15,7 @@
 
 #include "shared/clock.h"
 #include "config/options.h"
-#include "target/session.h"
+#include "session/session.h"
 
 #define MAX_TARGETS 64
 

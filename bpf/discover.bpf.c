@@ -419,7 +419,7 @@ int BPF_PROG(dp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
  * A check is not an open: the open may still fail after it (a driver's
  * open, an LSM), and access(2) passes here too. So the CARD_OPEN record it
  * sends has fd = DP_FD_UNCONFIRMED and no path: user space confirms it by
- * reading the process's fds (user/proc/opencheck.c) before reporting a card
+ * reading the process's fds (user/model/opencheck.c) before reporting a card
  * user. Only reads and writes of character devices are looked at (not
  * mknod, not block devices).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What a per-target helper sends (proc/fshelper.c, proc/fshelper_copy.c):
+ * What a per-target helper sends (ns/fshelper.c, ns/fshelper_copy.c):
  * the helper runs as the target's user, who may have taken it over, so
  * its stream is untrusted. The input is a list of messages written into a
  * real socketpair as the helper's side; the first byte picks the request
@@ -21,9 +21,9 @@
 #include <dirent.h>
 
 #include "fuzz.h"
-#include "out/copytree.h"
-#include "proc/fshelper.h"
-#include "proc/fshelper_impl.h"
+#include "results/copytree.h"
+#include "ns/fshelper.h"
+#include "ns/fshelper_impl.h"
 
 static char scratch[64];
 

@@ -9,8 +9,9 @@
  */
 #include "fuzz.h"
 #include "proc/fdscan.h"
-#include "out/escape.h"
-#include "proc/procmodel.h"
+#include "model/container.h"
+#include "report/escape.h"
+#include "model/procmodel.h"
 #include "shared/cannkey.h"
 #include "shared/cards.h"
 #include "shared/decimal.h"

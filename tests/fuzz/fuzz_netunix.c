@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* /proc/<pid>/net/unix rows (proc/netunix.c): a line as the kernel prints it, any bytes. */
+/* /proc/<pid>/net/unix rows (sock/netunix.c): a line as the kernel prints it, any bytes. */
 #include "fuzz.h"
-#include "proc/netunix.h"
+#include "sock/netunix.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

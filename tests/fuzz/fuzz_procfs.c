@@ -8,7 +8,7 @@
 #include "fuzz.h"
 #include "common/procstat.h"
 #include "proc/procfs.h"
-#include "proc/procscan.h"
+#include "model/procscan.h"
 
 static void status(const char *t)
 {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * --protocol=auto's readers (target/protodetect.c): a target's version
+ * --protocol=auto's readers (session/protodetect.c): a target's version
  * file, its maps lines, the library paths in them. First byte: which.
  */
 #include "fuzz.h"
-#include "target/protodetect.h"
+#include "session/protodetect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * sock_diag answers (proc/sockdiag.c): any bytes as a datagram from the
+ * sock_diag answers (sock/sockdiag.c): any bytes as a datagram from the
  * kernel. The first byte picks an exact query's answer (odd) or a dump's;
  * the answers are to request 5.
  */
 #include "fuzz.h"
-#include "proc/sockdiag.h"
+#include "sock/sockdiag.h"
 
 static void seen(void *ctx, const struct sockdiag_rec *r)
 {

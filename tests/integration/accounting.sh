@@ -192,7 +192,7 @@ start_contained() {
 # No process is in the mount namespace whose /proc/PID/ns/mnt link was NS.
 # mnt_ns_left_to_helpers NS DP_PID: no process of the container is left in
 # mount namespace NS; only dynprof's own per-target helper (a child of
-# DP_PID, which keeps the namespace by design: proc/fshelper.h) may be.
+# DP_PID, which keeps the namespace by design: ns/fshelper.h) may be.
 mnt_ns_left_to_helpers() {
 	local p
 	for p in /proc/[0-9]*; do

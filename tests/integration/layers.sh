@@ -40,17 +40,17 @@ test_layers_refuse_an_upward_call() {
 test_layers_refuse_a_tool_symbol_in_the_agent() {
 	plant agent planted 'int report_error(const char *, ...); int planted(void) { return report_error("x"); }'
 	"$CHECK" "$DYNPROF_BUILD"/pic/user/*/*.o "$T/obj/user/agent/planted.o" \
-		"$DYNPROF_BUILD/obj/user/out/report.o" >$T/out 2>&1
+		"$DYNPROF_BUILD/obj/user/report/report.o" >$T/out 2>&1
 	expect_status 1 $?
-	expect_line "planted.o \(agent\) uses report_error from .*/out/report.o \(out\): agent may use only: agent shared"
+	expect_line "planted.o \(agent\) uses report_error from .*/report/report.o \(report\): agent may use only: agent shared"
 }
 
 test_layers_report_a_cycle_within_one_folder() {
-	plant out ping 'int pong(int); int ping(int n) { return n ? pong(n - 1) : 0; }'
-	plant out pong 'int ping(int); int pong(int n) { return n ? ping(n - 1) : 1; }'
-	"$CHECK" $(real_tool_objs) "$T/obj/user/out/ping.o" "$T/obj/user/out/pong.o" >$T/out 2>&1
+	plant report ping 'int pong(int); int ping(int n) { return n ? pong(n - 1) : 0; }'
+	plant report pong 'int ping(int); int pong(int n) { return n ? ping(n - 1) : 1; }'
+	"$CHECK" $(real_tool_objs) "$T/obj/user/report/ping.o" "$T/obj/user/report/pong.o" >$T/out 2>&1
 	expect_status 1 $?
-	expect_line "a cycle of objects that use each other: .*/out/p[io]ng.o -> .*/out/p[io]ng.o"
+	expect_line "a cycle of objects that use each other: .*/report/p[io]ng.o -> .*/report/p[io]ng.o"
 }
 
 test_layers_refuse_a_folder_not_in_the_list() {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Container ids from cgroup text (proc/container.c): each engine's and
+ * Container ids from cgroup text (model/container.c): each engine's and
  * cgroup driver's layout, nesting, and the near misses that are not ids.
  */
 #include <stdio.h>
 
-#include "proc/procmodel.h"
+#include "model/procmodel.h"
+#include "model/container.h"
 #include "unit.h"
 
 #define ID "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Container names from engine state files (proc/containername.c): docker's
+ * Container names from engine state files (model/containername.c): docker's
  * config.v2.json, containers/storage's containers.json, an OCI bundle's
  * Kubernetes annotations; hostile contents give no name.
  */
 #include <errno.h>
 
-#include "proc/containername.h"
+#include "model/containername.h"
 #include "unit.h"
 
 #define ID "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Moving a result folder (out/copytree.c) with real folders: a rename
+ * Moving a result folder (results/copytree.c) with real folders: a rename
  * within /tmp, and the copy across filesystems from /dev/shm (tmpfs) to
  * /tmp when they differ. Symlinks and FIFOs in the source are skipped,
  * never followed, and the source is gone afterwards.
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "out/copytree.h"
+#include "results/copytree.h"
 #include "unit.h"
 
 static bool put_file(const char *dir, const char *name, const char *text, mode_t mode)

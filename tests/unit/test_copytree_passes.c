@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Moving a folder across filesystems (user/out/copytree.c), on a real
+ * Moving a folder across filesystems (user/results/copytree.c), on a real
  * folder under /tmp. Two things a test machine will not do on its own are
  * made to happen here by defining renameat2, readdir and unlinkat in this
  * program (its definitions win over libc's for the code linked into it):
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "out/copytree.h"
+#include "results/copytree.h"
 #include "unit.h"
 
 #define NFILES 40

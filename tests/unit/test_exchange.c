@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Parallel exchanges (target/exchange.c) over real socketpairs, each peer
+ * Parallel exchanges (session/exchange.c) over real socketpairs, each peer
  * a forked child that reads the request and answers as its plan says:
  * late, never, short, in pieces, or not reading for a while.
  */
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "shared/fdio.h"
-#include "target/exchange.h"
+#include "session/exchange.h"
 #include "unit.h"
 
 /* What a peer does with the request it is sent. */

@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "out/copytree.h"
-#include "proc/fshelper.h"
+#include "results/copytree.h"
+#include "ns/fshelper.h"
 #include "unit.h"
 
 #define NOBODY 65534

@@ -14,9 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "out/copytree.h"
-#include "out/escape.h"
-#include "out/output.h"
+#include "common/rootfile.h"
+#include "results/copytree.h"
+#include "report/escape.h"
+#include "results/output.h"
 #include "proc/procfs.h"
 #include "unit.h"
 
@@ -43,8 +44,8 @@ TEST(fifo_in_a_root_is_refused_without_blocking)
 	path_in(p, sizeof(p), "passwd");
 	REQUIRE(mkfifo(p, 0600) == 0);
 	/* Without O_NONBLOCK this open would wait for a writer forever. */
-	CHECK_INT(procfs_open_file_in_root(root, "/passwd"), -PROCFS_ENOTREG);
-	CHECK_STR(procfs_strerror(-PROCFS_ENOTREG), "not a regular file, refused");
+	CHECK_INT(rootfile_open(root, "/passwd"), -ROOTFILE_ENOTREG);
+	CHECK_STR(rootfile_strerror(-ROOTFILE_ENOTREG), "not a regular file, refused");
 	unlink(p);
 	rmdir(dir);
 	close(root);
@@ -57,12 +58,12 @@ TEST(device_folder_and_symlink_in_a_root_are_refused)
 
 	path_in(p, sizeof(p), "link");
 	REQUIRE(symlink("/etc/hostname", p) == 0);
-	CHECK_INT(procfs_open_file_in_root(root, "/link"), -ELOOP);
+	CHECK_INT(rootfile_open(root, "/link"), -ELOOP);
 	path_in(p, sizeof(p), "sub");
 	REQUIRE(mkdir(p, 0700) == 0);
-	CHECK_INT(procfs_open_file_in_root(root, "/sub"), -PROCFS_ENOTREG);
+	CHECK_INT(rootfile_open(root, "/sub"), -ROOTFILE_ENOTREG);
 	/* A device reached through the root: /dev/zero reads forever. */
-	CHECK_INT(procfs_check_regular(open("/dev/zero", O_RDONLY | O_CLOEXEC)), -PROCFS_ENOTREG);
+	CHECK_INT(rootfile_check_regular(open("/dev/zero", O_RDONLY | O_CLOEXEC)), -ROOTFILE_ENOTREG);
 	path_in(p, sizeof(p), "link");
 	unlink(p);
 	path_in(p, sizeof(p), "sub");
@@ -82,9 +83,9 @@ TEST(regular_file_in_a_root_is_read)
 	REQUIRE((f = fopen(p, "w")));
 	fputs("Version=9.0.0\n", f);
 	fclose(f);
-	fd = procfs_open_file_in_root(root, "/version.info");
+	fd = rootfile_open(root, "/version.info");
 	REQUIRE(fd >= 0);
-	CHECK_INT(procfs_read_fd(fd, 64, &buf, &n), 0);
+	CHECK_INT(rootfile_read(fd, 64, &buf, &n), 0);
 	CHECK_STR(buf, "Version=9.0.0\n");
 	free(buf);
 	close(fd);

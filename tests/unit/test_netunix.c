@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Rows of /proc/net/unix (proc/netunix.c): each socket state, paths with
+ * Rows of /proc/net/unix (sock/netunix.c): each socket state, paths with
  * blanks, abstract names, junk; and netunix_find over a fake net/unix file.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc/netunix.h"
+#include "sock/netunix.h"
 #include "unit.h"
 
 static int row(const char *line, struct netunix_row *r)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "config/options.h"
-#include "out/output.h"
+#include "results/output.h"
 #include "unit.h"
 
 static int parse(struct options *o, char **argv)

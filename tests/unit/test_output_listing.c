@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "out/output.h"
+#include "results/output.h"
 #include "unit.h"
 
 #define V2(pid, tag) "PROF_000001_20260101000000000_" pid tag

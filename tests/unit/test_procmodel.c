@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The process model's bookkeeping (proc/procmodel.c) fed with synthetic
+ * The process model's bookkeeping (model/procmodel.c) fed with synthetic
  * kernel events for pids above pid_max (no such process exists, so nothing
  * is read from /proc for them).
  */
 #include <stdio.h>
 
-#include "proc/opencheck.h"
-#include "proc/procmodel.h"
+#include "model/opencheck.h"
+#include "model/procmodel.h"
 #include "shared/cards.h"
 #include "unit.h"
 

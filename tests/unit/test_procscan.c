@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * procscan's pure parts (proc/procscan.c): status and stat fields, argv
+ * procscan's pure parts (model/procscan.c): status and stat fields, argv
  * joining, start times in clock ticks (checked against /proc/self/stat).
  */
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/procmodel.h"
-#include "proc/procscan.h"
+#include "model/procmodel.h"
+#include "model/procscan.h"
 #include "unit.h"
 
 TEST(status_chain_and_ppid)

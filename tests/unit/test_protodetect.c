@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "target/protodetect.h"
+#include "session/protodetect.h"
 #include "unit.h"
 
 /* ---- toolkit root ---------------------------------------------------------- */

@@ -19,7 +19,7 @@
 #include "control/script.h"
 #include "trigger/trigger_view.h"
 #include "shared/clock.h"
-#include "target/session.h"
+#include "session/session.h"
 #include "trigger/triggers.h"
 #include "unit.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* A target's limits and the counts its server keeps, as CANN counts them (target/server_limits.h). */
+/* A target's limits and the counts its server keeps, as CANN counts them (session/server_limits.h). */
 #include <string.h>
 
-#include "target/server_limits.h"
+#include "session/server_limits.h"
 #include "unit.h"
 
 static struct server_limits limits(enum proto_version v, enum sock_flavour f,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * sock_diag answers (proc/sockdiag.c) parsed from crafted buffers: records
+ * sock_diag answers (sock/sockdiag.c) parsed from crafted buffers: records
  * with VFS, PEER and SHUTDOWN, a dump's DONE, errors, and hostile lengths
  * (every header and attribute bound-checked). One live query against the
  * kernel when unix_diag is there.
@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "proc/sockdiag.h"
+#include "sock/sockdiag.h"
 #include "unit.h"
 
 struct sink {

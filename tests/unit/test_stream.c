@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * A streaming control client's queue (control/stream.c) and the events
- * listener it is fed by (out/events_out.c): lines kept whole and in order,
+ * listener it is fed by (report/events_out.c): lines kept whole and in order,
  * a full queue dropping and counting until it drained, then one "dropped"
  * line at the gap; no event built without a sink or listener.
  */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "control/stream.h"
-#include "out/events_out.h"
+#include "report/events_out.h"
 #include "unit.h"
 
 /* Everything waiting, as a string (consumed). */

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "dynprof/proto.h"
-#include "target/server_limits.h"
+#include "session/server_limits.h"
 #include "trigger/trigger_runs.h"
 #include "unit.h"
 

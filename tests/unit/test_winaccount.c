@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* out/winaccount.c: a finished PROF_ folder, and an account as JSON (real folders under /tmp). */
+/* results/winaccount.c: a finished PROF_ folder, and an account as JSON (real folders under /tmp). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "out/winaccount.h"
+#include "results/winaccount.h"
 #include "unit.h"
 
 #define NAME "PROF_000001_20260101120000123_00001234ABCDEFGH"

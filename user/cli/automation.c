@@ -8,7 +8,7 @@
 #include "control/control.h"
 #include "shared/clock.h"
 #include "control/remote.h"
-#include "out/report.h"
+#include "report/report.h"
 #include "control/script.h"
 #include "kernel/callcount.h"
 #include "shared/decimal.h"

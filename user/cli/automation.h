@@ -15,7 +15,7 @@
 #include "cli/console.h"
 #include "config/options.h"
 #include "config/rule.h"
-#include "target/session.h"
+#include "session/session.h"
 #include "shared/compiler.h"
 
 struct procmodel;

@@ -16,9 +16,9 @@
 #include "control/script.h"
 #include "trigger/triggers.h"
 #include "cli/launch.h"
-#include "proc/tracker.h"
-#include "proc/procmodel.h"
-#include "out/report.h"
+#include "model/tracker.h"
+#include "model/procmodel.h"
+#include "report/report.h"
 
 #define LINE_MAX_LEN 4096
 #define FIXED_POLL 5   /* signals, stdin, exits, the tracker, the application */

@@ -10,7 +10,7 @@
 #define DYNPROF_CONSOLE_H
 
 #include "kernel/discover.h"
-#include "target/session.h"
+#include "session/session.h"
 #include "shared/compiler.h"
 
 /* Block the signals the console handles; call first thing in main(). */

@@ -6,9 +6,9 @@
 
 #include "cli/dryrun.h"
 #include "config/params.h"
-#include "out/output.h"
-#include "out/report.h"
-#include "target/protodetect.h"
+#include "results/output.h"
+#include "report/report.h"
+#include "session/protodetect.h"
 
 static int print_json(const struct options *o, enum proto_version gen, const char *dir,
 		      const struct chip_info *chip, const char *comment)

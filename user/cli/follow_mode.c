@@ -8,11 +8,11 @@
 #include "cli/follow_mode.h"
 #include "cli/joiner.h"
 #include "common/pidtab.h"
-#include "out/output.h"
-#include "out/report.h"
-#include "proc/tracker.h"
-#include "target/session.h"
-#include "target/target_select.h"
+#include "results/output.h"
+#include "report/report.h"
+#include "model/tracker.h"
+#include "session/session.h"
+#include "session/target_select.h"
 
 /* The filters' answer for a process, kept until it execs or exits (a user name costs a read). */
 #define WANTED ((void *)1)

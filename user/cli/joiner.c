@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "cli/joiner.h"
-#include "out/report.h"
-#include "proc/procscan.h"
-#include "proc/tracker.h"
+#include "report/report.h"
+#include "model/procscan.h"
+#include "model/tracker.h"
 #include "shared/clock.h"
-#include "target/target_select.h"
+#include "session/target_select.h"
 
 #define NO_SOCKET_NOTICE_MS 3000 /* CANN opens its socket within a second of its card */
 

@@ -14,8 +14,8 @@
 
 #include "common/pidtab.h"
 #include "config/options.h"
-#include "proc/procmodel.h"
-#include "target/session.h"
+#include "model/procmodel.h"
+#include "session/session.h"
 
 struct tracker;
 

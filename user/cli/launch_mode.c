@@ -16,12 +16,12 @@
 #include "shared/clock.h"
 #include "cli/launch.h"
 #include "cli/launch_mode.h"
-#include "out/output.h"
+#include "results/output.h"
 #include "common/pidtab.h"
-#include "out/report.h"
-#include "target/session.h"
-#include "proc/tracker.h"
-#include "target/target_select.h"
+#include "report/report.h"
+#include "session/session.h"
+#include "model/tracker.h"
+#include "session/target_select.h"
 
 #define MAX_APP_ARGS 256
 #define NO_CARD_NOTICE_MS 10000 /* say that nothing matched after this long */

@@ -13,12 +13,12 @@
 
 #include "cli/console.h"
 #include "cli/listing.h"
-#include "out/escape.h"
-#include "proc/socklocate.h"
+#include "report/escape.h"
+#include "sock/socklocate.h"
 #include "proc/procfs.h"
-#include "out/report.h"
-#include "proc/tracker.h"
-#include "target/target_select.h"
+#include "report/report.h"
+#include "model/tracker.h"
+#include "session/target_select.h"
 #include "shared/clock.h"
 
 #define CONTAINER_SHORT 12 /* as `docker ps` shows ids */
@@ -107,7 +107,7 @@ static void user_text(uid_t uid, char *buf, size_t len)
 		snprintf(buf, len, "%u", (unsigned)uid);
 }
 
-/* A target's text (command line, comm, paths), escaped (out/escape.h). */
+/* A target's text (command line, comm, paths), escaped (report/escape.h). */
 static void add_text(cJSON *o, const char *key, const char *text)
 {
 	char *safe = text_escape_dup(text);

@@ -14,7 +14,7 @@
 #include "cli/console.h"
 #include "cli/remote_client.h"
 #include "control/control.h"
-#include "out/report.h"
+#include "report/report.h"
 #include "shared/clock.h"
 
 #define EXIT_ACK 0

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/rootfile.h"
 #include "config/chip.h"
 #include "proc/procfs.h"
 #include "shared/decimal.h"
@@ -114,7 +115,7 @@ int chip_from_driver(const char *install_info, int *id, char *why, size_t len)
  */
 static int info_json_chip(int dirfd, const char *name, int *id)
 {
-	int fd = procfs_open_file_in_root(dirfd, name);
+	int fd = rootfile_open(dirfd, name);
 	cJSON *root = NULL;
 	const cJSON *v;
 	char *text = NULL;
@@ -123,7 +124,7 @@ static int info_json_chip(int dirfd, const char *name, int *id)
 
 	if (fd < 0)
 		return -ENOENT;
-	if (procfs_read_fd(fd, INFO_JSON_MAX, &text, &n) || n == 0)
+	if (rootfile_read(fd, INFO_JSON_MAX, &text, &n) || n == 0)
 		goto out;
 	root = cJSON_Parse(text);
 	v = cJSON_GetObjectItemCaseSensitive(root, "platform_version");

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config/options.h"
-#include "out/report.h"
+#include "report/report.h"
 #include "config/rule.h"
 #include "shared/decimal.h"
 #include "shared/array_size.h"

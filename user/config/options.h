@@ -82,7 +82,7 @@ struct options {
 	unsigned long long window_max_bytes; /* --window-max-size=SIZE (default above) */
 	unsigned long long window_max_files; /* --window-max-files=N (default above) */
 	bool dry_run;            /* --dry-run: print the params JSON, connect to nothing */
-	/* A whole cluster job (cli/cluster.c, cli/node_copy.c). */
+	/* A whole cluster job (cluster/cluster.c, cluster/node_copy.c). */
 	const char *slurm_job;   /* --slurm-job=J: the coordinator, or with node_copy the job's pids */
 	const char *nodes;       /* --nodes=A,B,...: the coordinator over a launcher */
 	const char *launcher;    /* --launcher=TEMPLATE ({node} replaced), NULL: "ssh {node}" */

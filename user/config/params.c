@@ -9,7 +9,7 @@
 #include "config/chip.h"
 #include "config/params.h"
 #include "config/params_derive.h"
-#include "out/report.h"
+#include "report/report.h"
 
 /* ---- the chip, once per run ------------------------------------------------- */
 

@@ -17,9 +17,9 @@
 #include "control/control.h"
 #include "control/stream.h"
 #include "common/errbuf.h"
-#include "out/events_out.h"
+#include "report/events_out.h"
 #include "shared/clock.h"
-#include "out/report.h"
+#include "report/report.h"
 
 #define CONTROL_BACKLOG 16
 #define CONTROL_SNDBUF (4 << 20) /* bytes a client's replies may queue (the kernel doubles it) */

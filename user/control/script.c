@@ -7,7 +7,7 @@
 
 #include "shared/clock.h"
 #include "common/grow.h"
-#include "out/report.h"
+#include "report/report.h"
 #include "common/errbuf.h"
 #include "control/script.h"
 #include "control/select.h"

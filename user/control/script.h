@@ -15,7 +15,7 @@
 
 #include "config/rule.h"
 #include "control/status.h"
-#include "target/session.h"
+#include "session/session.h"
 #include "trigger/triggers.h"
 #include "shared/compiler.h"
 

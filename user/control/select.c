@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "common/errbuf.h"
+#include "model/container.h"
 #include "control/select.h"
-#include "proc/procmodel.h"
+#include "model/pm_proc.h"
 
 /* As --container matches (pm_proc_in_container): name, full id, or an id prefix. */
 static bool container_matches(const struct target *t, const char *want)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "config/rule.h"
-#include "target/session.h"
+#include "session/session.h"
 #include "shared/compiler.h"
 
 /*

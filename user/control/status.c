@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "control/status.h"
-#include "out/escape.h"
+#include "report/escape.h"
 #include "shared/cards.h"
 #include "shared/clock.h"
 #include "config/rule.h"

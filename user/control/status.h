@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "target/session.h"
+#include "session/session.h"
 
 struct triggers;
 

@@ -103,7 +103,7 @@ unsigned long long discover_lost_events(const struct discover *d);
  *     root, linked (gone with dynprof however it ends), no cost per
  *     syscall. Its CARD_OPEN events come before the open is done and may
  *     be for an open that then fails: fd == DP_FD_UNCONFIRMED, no path;
- *     the caller confirms them from /proc (proc/opencheck.c). No
+ *     the caller confirms them from /proc (model/opencheck.c). No
  *     CARD_CLOSE events: the caller re-reads card holders' fds.
  *  2. the syscall tracepoints sys_enter/sys_exit: CARD_OPEN after the open
  *     succeeded (fd and path set) and CARD_CLOSE, at a cost to every

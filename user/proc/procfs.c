@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/procstat.h"
+#include "common/rootfile.h"
 #include "proc/procfs.h"
 #include "shared/decimal.h"
 
@@ -54,53 +55,6 @@ static ssize_t read_some(int fd, void *buf, size_t len)
 	}
 }
 
-int procfs_read_fd(int fd, size_t max, char **buf, size_t *len)
-{
-	size_t cap = max < 4096 ? max + 1 : 4096, used = 0;
-	char *p = malloc(cap);
-
-	*buf = NULL;
-	*len = 0;
-	if (!p)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (used + 1 >= cap) {
-			size_t ncap;
-			char *np;
-
-			if (used > max) {
-				free(p);
-				return -EFBIG;
-			}
-			ncap = cap * 2 > max + 2 ? max + 2 : cap * 2;
-			np = realloc(p, ncap);
-			if (!np) {
-				free(p);
-				return -ENOMEM;
-			}
-			p = np;
-			cap = ncap;
-		}
-		n = read_some(fd, p + used, cap - 1 - used);
-		if (n < 0) {
-			free(p);
-			return (int)n;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	if (used > max) {
-		free(p);
-		return -EFBIG;
-	}
-	p[used] = '\0';
-	*buf = p;
-	*len = used;
-	return 0;
-}
 
 /* Read /proc/<pid>/<what> whole, bounded by max. */
 static int read_proc(int pid, const char *what, size_t max, char **buf, size_t *len)
@@ -110,7 +64,7 @@ static int read_proc(int pid, const char *what, size_t max, char **buf, size_t *
 
 	if (fd < 0)
 		return fd;
-	err = procfs_read_fd(fd, max, buf, len);
+	err = rootfile_read(fd, max, buf, len);
 	close(fd);
 	/* A process that exits while we read gives ESRCH on some files. */
 	return err;
@@ -624,11 +578,11 @@ int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len)
 {
 	char *buf;
 	size_t n;
-	int err, fd = procfs_open_file_in_root(rootfd, "/etc/passwd");
+	int err, fd = rootfile_open(rootfd, "/etc/passwd");
 
 	if (fd < 0)
 		return fd;
-	err = procfs_read_fd(fd, PROCFS_PASSWD_MAX, &buf, &n);
+	err = rootfile_read(fd, PROCFS_PASSWD_MAX, &buf, &n);
 	close(fd);
 	if (err)
 		return err;
@@ -655,68 +609,6 @@ int procfs_open_root(int pid)
 	return open_proc(pid, "root", O_PATH | O_DIRECTORY);
 }
 
-int procfs_open_in_root(int rootfd, const char *path, int flags)
-{
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd;
 
-	/* EAGAIN: a concurrent rename raced the ".." checks; try again. */
-	for (int tries = 0; tries < 8; tries++) {
-		fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != EAGAIN && errno != EINTR)
-			break;
-	}
-	if (errno != ENOSYS)
-		return -errno;
 
-	/* Before Linux 5.6: a plain openat, relative to the root fd. */
-	while (*path == '/')
-		path++;
-	fd = openat(rootfd, *path ? path : ".", flags | O_CLOEXEC);
-	return fd < 0 ? -errno : (int)fd;
-}
 
-int procfs_check_regular(int fd)
-{
-	struct stat st;
-
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -PROCFS_ENOTREG;
-	}
-	return fd;
-}
-
-int procfs_open_file_in_root(int rootfd, const char *path)
-{
-	/*
-	 * O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (and
-	 * reads give EAGAIN); it is then refused by its type before any read.
-	 * O_NOCTTY: a terminal put there never becomes ours.
-	 */
-	int fd = procfs_open_in_root(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
-
-	return procfs_check_regular(fd);
-}
-
-const char *procfs_strerror(int err)
-{
-	if (err == -PROCFS_ENOTREG)
-		return "not a regular file, refused";
-	if (err == -ELOOP)
-		return "a symlink, not followed";
-	return strerror(-err);
-}

@@ -109,7 +109,7 @@ int passwd_parse_uid(const char *text, const char *name, uid_t *uid) DP_MUST_CHE
 
 /*
  * Same as passwd_parse_home, reading <root>/etc/passwd where root is e.g. "/proc/123/root".
- * The file is opened with procfs_open_in_root(), so a symlinked
+ * The file is opened with rootfile_open_in(), so a symlinked
  * /etc/passwd resolves inside that root. -EFBIG above PROCFS_PASSWD_MAX.
  */
 int passwd_home_in_root(const char *root, uid_t uid, char *home, size_t len) DP_MUST_CHECK;
@@ -123,39 +123,6 @@ int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len) DP_MUST_CHECK;
  */
 int procfs_open_root(int pid) DP_MUST_CHECK;
 
-/*
- * Open `path` inside the folder `rootfd` as if it were "/": absolute
- * symlinks and ".." resolve inside it and cannot leave it, magic /proc
- * links are refused (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS).
- * O_CLOEXEC is always added. Returns the fd or a negative errno. On kernels
- * without openat2 (before 5.6) it falls back to a plain openat of the
- * relative path, where absolute symlinks resolve against dynprof's own root:
- * callers that need trust must verify what they reach by other means
- * (target_socket checks SO_PEERCRED).
- */
-int procfs_open_in_root(int rootfd, const char *path, int flags) DP_MUST_CHECK;
 
-/*
- * Read an open file to its end into a new NUL-terminated buffer (*buf,
- * freed by the caller; *len bytes without the NUL). -EFBIG when it holds
- * more than `max` bytes (nothing is returned then).
- */
-int procfs_read_fd(int fd, size_t max, char **buf, size_t *len) DP_MUST_CHECK;
-
-/*
- * Every file dynprof reads in a target's filesystem is opened through this:
- * procfs_open_in_root() with O_RDONLY|O_NONBLOCK|O_NOFOLLOW|O_NOCTTY, then
- * an fstat type check, so a FIFO, a device or a socket put (or
- * bind-mounted) in its place never blocks or is read. Returns the fd of a
- * regular file; -ELOOP when the last part is a symlink; -PROCFS_ENOTREG
- * (negated) when it is not a regular file; else a negative errno.
- * procfs_check_regular() is the type check alone: it takes an fd (or a
- * negative errno, passed back), closes it when refused.
- */
-#define PROCFS_ENOTREG EMEDIUMTYPE /* Linux has no EFTYPE; callers name it themselves */
-int procfs_open_file_in_root(int rootfd, const char *path) DP_MUST_CHECK;
-int procfs_check_regular(int fd) DP_MUST_CHECK;
-/* strerror(-err), naming the two refusals above in words. */
-const char *procfs_strerror(int err);
 
 #endif /* DYNPROF_PROCFS_H */

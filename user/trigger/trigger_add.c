@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/errbuf.h"
-#include "out/report.h"
+#include "report/report.h"
 #include "shared/clock.h"
 #include "trigger/trigger_calls.h"
 #include "trigger/trigger_inputs.h"

@@ -13,7 +13,7 @@
 #include "common/errbuf.h"
 #include "dynprof/callcount.h"
 #include "kernel/callcount.h"
-#include "out/report.h"
+#include "report/report.h"
 #include "shared/clock.h"
 #include "trigger/trigger_calls.h"
 #include "trigger/triggers_impl.h"

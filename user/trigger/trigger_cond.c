@@ -7,7 +7,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "proc/procmodel.h"
+#include "model/procmodel.h"
 #include "shared/clock.h"
 #include "trigger/trigger_calls.h"
 #include "trigger/trigger_cond.h"

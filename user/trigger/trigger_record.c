@@ -14,10 +14,10 @@
 #include <cjson/cJSON.h>
 
 #include "common/json_num.h"
-#include "out/escape.h"
-#include "out/output.h"
-#include "out/report.h"
-#include "out/winaccount.h"
+#include "report/escape.h"
+#include "results/output.h"
+#include "report/report.h"
+#include "results/winaccount.h"
 #include "trigger/triggers_impl.h"
 
 struct trigger_record {

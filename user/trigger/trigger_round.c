@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "shared/clock.h"
-#include "out/events_out.h"
-#include "out/report.h"
+#include "report/events_out.h"
+#include "report/report.h"
 #include "trigger/trigger_calls.h"
 #include "trigger/trigger_cond.h"
 #include "trigger/triggers_impl.h"

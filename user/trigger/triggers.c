@@ -12,8 +12,9 @@
 
 #include "shared/clock.h"
 #include "kernel/callcount.h"
-#include "proc/procscan.h"
-#include "out/report.h"
+#include "model/procmodel.h"
+#include "model/procscan.h"
+#include "report/report.h"
 #include "trigger/trigger_calls.h"
 #include "trigger/trigger_inputs.h"
 #include "trigger/triggers_impl.h"

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 
 #include "config/rule.h"
-#include "target/session.h"
+#include "session/session.h"
 #include "shared/compiler.h"
 
 struct triggers;

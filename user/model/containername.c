@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/* Container names from the engines' state on the host (see containername.h). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/rootfile.h"
+#include "model/containername.h"
+#include "proc/procfs.h"
+#include "shared/array_size.h"
+#include "shared/clock.h"
+
+#define CACHE_SLOTS 64
+#define MISS_KEEP_MS 3000 /* a container just started may have no state file yet */
+
+struct cached {
+	char id[72];
+	char name[96];
+	int64_t at_ms;
+	bool found;
+};
+
+static struct cached cache[CACHE_SLOTS];
+static unsigned cache_next;
+
+/* Printable, no '/' unless allowed, fits: else not a name we show. */
+static int take_name(const char *v, bool slash_ok, char *name, size_t len)
+{
+	size_t n = v ? strlen(v) : 0;
+
+	if (n == 0 || n >= len)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] == 0x7f || (v[i] == '/' && !slash_ok))
+			return -EINVAL;
+	memcpy(name, v, n + 1);
+	return 0;
+}
+
+static const char *string_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int container_name_from_docker(const char *json, char *name, size_t len)
+{
+	cJSON *root = cJSON_Parse(json);
+	const char *v = string_of(root, "Name");
+	int rc;
+
+	if (!root)
+		return -EINVAL;
+	if (v && v[0] == '/') /* docker keeps names with a leading '/' */
+		v++;
+	rc = v ? take_name(v, false, name, len) : -ENOENT;
+	cJSON_Delete(root);
+	return rc;
+}
+
+int container_name_from_storage(const char *json, const char *id, char *name, size_t len)
+{
+	cJSON *root = cJSON_Parse(json), *c;
+	int rc = -ENOENT;
+
+	if (!cJSON_IsArray(root)) {
+		cJSON_Delete(root);
+		return -EINVAL;
+	}
+	cJSON_ArrayForEach(c, root) {
+		const char *cid = string_of(c, "id");
+		const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "names");
+
+		if (!cid || strcmp(cid, id))
+			continue;
+		/* The first name: podman's own; later ones are aliases. */
+		if (cJSON_IsArray(names) && cJSON_IsString(cJSON_GetArrayItem(names, 0)))
+			rc = take_name(cJSON_GetArrayItem(names, 0)->valuestring, false, name, len);
+		break;
+	}
+	cJSON_Delete(root);
+	return rc;
+}
+
+int container_name_from_oci(const char *json, char *name, size_t len)
+{
+	static const char *const keys[][2] = {
+		{ "io.kubernetes.cri.sandbox-namespace", "io.kubernetes.cri.sandbox-name" }, /* containerd */
+		{ "io.kubernetes.pod.namespace", "io.kubernetes.pod.name" },                 /* cri-o */
+	};
+	cJSON *root = cJSON_Parse(json);
+	const cJSON *ann = cJSON_GetObjectItemCaseSensitive(root, "annotations");
+	int rc = root ? -ENOENT : -EINVAL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys) && rc == -ENOENT && cJSON_IsObject(ann); i++) {
+		const char *ns = string_of(ann, keys[i][0]), *pod = string_of(ann, keys[i][1]);
+		char a[96], b[96], both[200];
+
+		if (!ns || !pod)
+			continue;
+		rc = -EINVAL;
+		if (!take_name(ns, false, a, sizeof(a)) && !take_name(pod, false, b, sizeof(b))) {
+			snprintf(both, sizeof(both), "%s/%s", a, b);
+			rc = take_name(both, true, name, len);
+		}
+	}
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* `rel` inside the folder `root`, read as hostile (containername.h); NULL when not readable. */
+static char *read_state(const char *root, const char *rel)
+{
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), fd;
+	char *buf = NULL;
+	size_t n;
+
+	if (rootfd < 0)
+		return NULL;
+	fd = rootfile_open(rootfd, rel);
+	close(rootfd);
+	if (fd < 0)
+		return NULL;
+	if (rootfile_read(fd, CONTAINER_STATE_MAX, &buf, &n))
+		buf = NULL;
+	close(fd);
+	return buf;
+}
+
+static const char *env_or(const char *var, const char *dflt)
+{
+	const char *v = getenv(var);
+
+	return v && v[0] == '/' ? v : dflt;
+}
+
+typedef int (*parse_fn)(const char *json, const char *id, char *name, size_t len);
+
+static int from_file(const char *root, const char *rel, parse_fn parse, const char *id, char *name,
+		     size_t len)
+{
+	char *json = read_state(root, rel);
+	int rc = json ? parse(json, id, name, len) : -ENOENT;
+
+	free(json);
+	return rc;
+}
+
+static int docker_parse(const char *json, const char *id, char *name, size_t len)
+{
+	(void)id;
+	return container_name_from_docker(json, name, len);
+}
+
+static int oci_parse(const char *json, const char *id, char *name, size_t len)
+{
+	(void)id;
+	return container_name_from_oci(json, name, len);
+}
+
+/* Rootless podman: the graphroot in the owner's home (as the host's passwd names it). */
+static int rootless_storage(uid_t uid, const char *id, char *name, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[2048], root[PATH_MAX];
+
+	if (uid == 0 || getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) || !res || pw.pw_dir[0] != '/')
+		return -ENOENT;
+	snprintf(root, sizeof(root), "%s/.local/share/containers/storage", pw.pw_dir);
+	return from_file(root, "overlay-containers/containers.json", container_name_from_storage, id, name,
+			 len);
+}
+
+static int lookup(const char *id, uid_t uid, char *name, size_t len)
+{
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", id);
+	if (!from_file(env_or("DYNPROF_DOCKER_ROOT", "/var/lib/docker"), rel, docker_parse, id, name, len))
+		return 0;
+	snprintf(rel, sizeof(rel), "io.containerd.runtime.v2.task/k8s.io/%s/config.json", id);
+	if (!from_file(env_or("DYNPROF_CONTAINERD_STATE", "/run/containerd"), rel, oci_parse, id, name, len))
+		return 0;
+	snprintf(rel, sizeof(rel), "overlay-containers/%s/userdata/config.json", id);
+	if (!from_file(env_or("DYNPROF_STORAGE_RUNROOT", "/run/containers/storage"), rel, oci_parse, id, name,
+		       len))
+		return 0;
+	if (!from_file(env_or("DYNPROF_STORAGE_ROOT", "/var/lib/containers/storage"),
+		       "overlay-containers/containers.json", container_name_from_storage, id, name, len))
+		return 0;
+	return rootless_storage(uid, id, name, len);
+}
+
+static struct cached *cache_find(const char *id)
+{
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		if (!strcmp(cache[i].id, id))
+			return &cache[i];
+	return NULL;
+}
+
+void container_name_lookup(const char *id, uid_t uid, char *name, size_t len)
+{
+	struct cached *c;
+	int64_t now = clock_ms();
+
+	if (!len)
+		return;
+	name[0] = '\0';
+	/* Only an engine's 64-hex id names a state folder: nothing else goes into a path. */
+	if (strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64)
+		return;
+	c = cache_find(id);
+	if (!c || (!c->found && now - c->at_ms > MISS_KEEP_MS)) {
+		if (!c) {
+			c = &cache[cache_next++ % CACHE_SLOTS];
+			snprintf(c->id, sizeof(c->id), "%s", id);
+		}
+		c->found = !lookup(id, uid, c->name, sizeof(c->name));
+		if (!c->found)
+			c->name[0] = '\0';
+		c->at_ms = now;
+	}
+	snprintf(name, len, "%s", c->name);
+}

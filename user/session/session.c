@@ -1,0 +1,787 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Commands to every target at once, their results in msprof's words, the
+ * window state per target, and the shutdown that leaves nothing collecting.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shared/clock.h"
+#include "session/target_results.h"
+#include "report/events_out.h"
+#include "results/output.h"
+#include "proc/procfs.h"
+#include "report/report.h"
+#include "results/winaccount.h"
+#include "session/session.h"
+#include "session/target_origin.h"
+#include "session/watchdog.h"
+
+int session_live(const struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ntargets; i++)
+		n += !s->targets[i]->dropped;
+	return n;
+}
+
+int session_target_count(const struct session *s)
+{
+	return s->ntargets;
+}
+
+int session_target_pid(const struct session *s, int index)
+{
+	return s->targets[index]->pid;
+}
+
+const struct target *session_target(const struct session *s, int index)
+{
+	return s->targets[index];
+}
+
+bool session_target_live(const struct session *s, int index)
+{
+	return !s->targets[index]->dropped;
+}
+
+bool session_target_collecting(const struct session *s, int index)
+{
+	return s->targets[index]->collecting;
+}
+
+int session_target_requests(const struct session *s, int index)
+{
+	return s->targets[index]->count.commands;
+}
+
+int session_target_last_status(const struct session *s, int index)
+{
+	return s->targets[index]->last_status;
+}
+
+int64_t session_target_last_reply_us(const struct session *s, int index)
+{
+	return s->targets[index]->last_reply_us;
+}
+
+unsigned session_target_serial(const struct session *s, int index)
+{
+	return s->targets[index]->serial;
+}
+
+void session_hold_slots(struct session *s)
+{
+	s->slot_holders++;
+}
+
+void session_target_release(struct session *s, int index)
+{
+	if (s->targets[index]->dropped)
+		s->targets[index]->released = true;
+}
+
+void session_batch_begin(struct session *s)
+{
+	s->listing_batch++;
+}
+
+void session_batch_end(struct session *s)
+{
+	if (--s->listing_batch <= 0) {
+		s->listing_batch = 0;
+		output_listing_forget(&s->listing);
+	}
+}
+
+int session_scan_prof_dirs(struct session *s, struct target *t,
+			   void (*found)(void *ctx, const char *name), void *ctx)
+{
+	int rc;
+
+	/* A folder of its own (inside its container): only it looks there, through its helper. */
+	if (strcmp(t->result_host, s->output))
+		return target_results_scan(t, found, ctx);
+	session_batch_begin(s);
+	rc = output_listing_valid(&s->listing) ? 0 : output_listing_read(&s->listing, s->output);
+	if (rc == 0)
+		rc = output_new_prof_dirs_listed(&s->listing, target_prof_names(t), &t->prof_seen, found, ctx);
+	session_batch_end(s);
+	return rc;
+}
+
+const struct window_account *session_target_last_window(const struct session *s, int index)
+{
+	return &s->targets[index]->last_window;
+}
+
+/* A window's reason, said once: the first cause found stays (truncated when long). */
+static void __attribute__((format(printf, 2, 3)))
+set_reason(struct window_account *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->reason[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->reason, sizeof(a->reason), fmt, ap);
+	va_end(ap);
+}
+
+struct prof_report {
+	struct session *s;
+	struct target *t;
+	struct window_account *a; /* the window being accounted */
+	struct events_close *ev;  /* the window-close event being filled */
+};
+
+/*
+ * A v1 folder carries no pid: once one target claimed it, the other v1
+ * targets writing to the same folder must not claim it too.
+ */
+static void claimed(struct session *s, const struct target *by, const char *name)
+{
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = s->targets[i];
+
+		if (t == by || t->proto != PROTO_V1 || strcmp(t->result_host, by->result_host) ||
+		    strcmp(t->result_inside, by->result_inside))
+			continue;
+		if (output_prof_known_add(&t->prof_seen, name))
+			report_target_error(t->pid, "dynprof: out of memory noting %s", name);
+	}
+}
+
+/* Why a folder could not be brought out, in words. */
+static const char *move_error(int rc)
+{
+	return rc == -EFBIG ? "it holds more than --window-max-size, left where it is" :
+	       rc == -EMLINK ? "it holds more files than --window-max-files, left where it is" :
+	       rc == -EINTR ? "stopped by a signal, left where it is" :
+	       rc == -ETIMEDOUT ? "its filesystem did not answer within 5 s (a file that blocks?), left where it is" :
+	       rc == -EPROTO ? "its helper sent what is not a folder, left where it is" : strerror(-rc);
+}
+
+/* What a copy left out, said once per folder. */
+static void say_skipped(const struct target *t, const char *name, const struct fshelper_copied *c)
+{
+	if (!c->skipped)
+		return;
+	report_warning("dynprof: pid %d: %s: %u entr%s not copied (symlinks, special files, other mounts or unreadable), the first %s%s%s",
+		       t->pid, name, c->skipped, c->skipped == 1 ? "y" : "ies", c->first_skip,
+		       c->first_skip_err ? ": " : "", c->first_skip_err ? strerror(-c->first_skip_err) : "");
+}
+
+static void move_failed(struct prof_report *r, const char *name, int rc)
+{
+	const char *why = move_error(rc);
+
+	report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
+			    r->t->result_inside, name, r->s->output, why);
+	r->a->failed++;
+	set_reason(r->a, "cannot move %s/%s to %s: %s", r->t->result_inside, name, r->s->output,
+		   why);
+}
+
+/* In --output and recorded: finished, or saved incomplete (no end_info). */
+static void saved(struct prof_report *r, const char *name)
+{
+	struct window_account *a = r->a;
+	char dst[2 * PATH_MAX];
+	int finished = winaccount_prof_finished(r->s->output, name);
+
+	if (finished == 1) {
+		a->saved++;
+		report_info("pid %d: window saved in %s/%s", r->t->pid, r->s->output, name);
+	} else {
+		a->incomplete++;
+		set_reason(a, "%s has no host/end_info%s%s", name, finished ? ": " : "",
+			   finished ? strerror(-finished) : "");
+		report_warning("pid %d: window saved incomplete in %s/%s: it has no host/end_info (the window was not stopped: the process ended or was killed first)",
+			       r->t->pid, r->s->output, name);
+	}
+	if (a->nprof < WINACCOUNT_PROF_MAX)
+		snprintf(a->prof[a->nprof++], WINACCOUNT_NAME_LEN, "%.*s", WINACCOUNT_NAME_LEN - 1, name);
+	snprintf(dst, sizeof(dst), "%s/%s", r->s->output, name);
+	events_window_close_add(r->ev, dst);
+}
+
+/*
+ * Where a folder moved out of t's container goes, as a path relative to
+ * --output: "<container>/<name>" (target_origin.h), or <name> when t is on
+ * the host or its subfolder cannot be made (said).
+ */
+static void moved_name(const struct session *s, const struct target *t, const char *name, char *rel,
+		       size_t len)
+{
+	char sub[sizeof(t->container)];
+	int rc = target_output_subdir(t, s->output, sub, sizeof(sub));
+
+	if (rc)
+		report_warning("dynprof: pid %d: cannot make the folder %s/%s for its container's results: %s; %s goes to %s",
+			       t->pid, s->output, t->container, strerror(-rc), name, s->output);
+	snprintf(rel, len, "%s%s%s", sub, sub[0] ? "/" : "", name);
+}
+
+/* <pid>_dynprof_folders: which host pid, container and command wrote it (output.h). */
+static void record_origin(const struct session *s, const struct target *t, const char *name)
+{
+	struct output_origin o = { name, t->pid, t->nspid, t->container, t->command };
+	int rc = output_record_origin(s->output, &o);
+
+	if (rc)
+		report_target_error(t->pid, "dynprof: cannot add %s to %s/%d_dynprof_folders: %s", name,
+				    s->output, (int)getpid(), strerror(-rc));
+}
+
+static void report_prof_dir(void *ctx, const char *prof)
+{
+	struct prof_report *r = ctx;
+	struct fshelper_limits lim = { r->s->opts->window_max_bytes, r->s->opts->window_max_files };
+	struct fshelper_copied copied;
+	char name[PATH_MAX];
+	int rc;
+
+	snprintf(name, sizeof(name), "%s", prof);
+	if (target_results_elsewhere(r->t)) /* written inside its container: brought out */
+		moved_name(r->s, r->t, prof, name, sizeof(name));
+	rc = target_results_move(r->t, prof, r->s->output, name, &lim, &copied);
+	if (rc < 0) {
+		move_failed(r, prof, rc);
+		return;
+	}
+	say_skipped(r->t, prof, &copied);
+	if (rc == 1)
+		report_warning("dynprof: pid %d: %s was copied to %s but could not be removed from %s",
+			       r->t->pid, prof, r->s->output, r->t->result_inside);
+	r->s->prof_dirs++;
+	claimed(r->s, r->t, prof);
+	rc = output_record(r->s->output, name);
+	if (rc)
+		report_target_error(r->t->pid, "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
+				    name, r->s->output, (int)getpid(), strerror(-rc));
+	record_origin(r->s, r->t, name);
+	saved(r, name);
+}
+
+/* After a window closed: find, move and record the PROF_ folders the target wrote. */
+static void report_new_prof_dirs(struct target *t, struct prof_report *r)
+{
+	int rc = session_scan_prof_dirs(r->s, t, report_prof_dir, r);
+
+	if (rc) {
+		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
+				    t->pid, t->result_inside, strerror(-rc));
+		set_reason(r->a, "cannot look for its PROF_ folders in %s: %s", t->result_inside,
+			   strerror(-rc));
+	}
+}
+
+/* Lost: nothing of it reached --output; said once, with why. */
+static void lost_reason(const struct target *t, struct window_account *a, const char *why)
+{
+	const char *exited = strcmp(a->ended, "exit") ? "" : "the process exited and ";
+
+	set_reason(a, "%s%sno PROF_ folder of it was found in %s", why && *why ? why : "",
+		   why && *why ? "; " : exited, t->result_inside);
+	report_target_error(t->pid, "dynprof: pid %d: window lost: %s", t->pid, a->reason);
+}
+
+/* The record line of a window no rule opened (a rule's own line tells of its windows). */
+static void record_window(const struct session *s, const struct target *t)
+{
+	cJSON *w = cJSON_CreateObject();
+	int rc;
+
+	if (!w)
+		return;
+	cJSON_AddNumberToObject(w, "pid", t->pid);
+	cJSON_AddNumberToObject(w, "nspid", t->nspid);
+	cJSON_AddNumberToObject(w, "window", t->last_window.number);
+	winaccount_to_json(&t->last_window, s->output, w);
+	rc = winaccount_record_line(s->output, w);
+	if (rc)
+		report_warning("dynprof: cannot write the window record %s/%d_dynprof_windows: %s",
+			       s->output, (int)getpid(), strerror(-rc));
+	cJSON_Delete(w);
+}
+
+/*
+ * The window open in t ended (`ended`: stop, quit, exit, disconnect,
+ * error; `why`: what failed, or NULL): its folders are found, moved and
+ * recorded, and it gets one fate, printed, in the record, in its
+ * window-close event and in the summary's counts.
+ */
+static void window_end(struct session *s, struct target *t, const char *ended, const char *why)
+{
+	struct window_account *a = &t->last_window;
+	struct prof_report r = { s, t, a, events_window_close_begin(t->pid) };
+
+	*a = (struct window_account){ .ended = ended, .opened_us = t->window_opened_us,
+				      .number = t->windows };
+	report_new_prof_dirs(t, &r);
+	a->closed_us = clock_wall_us();
+	if (a->saved + a->incomplete == 0) {
+		a->fate = WINDOW_LOST;
+		lost_reason(t, a, why);
+		s->lost++;
+	} else if (a->incomplete || a->failed) {
+		a->fate = WINDOW_INCOMPLETE;
+		s->incomplete++;
+	} else {
+		a->fate = WINDOW_SAVED;
+		s->saved++;
+	}
+	events_window_close_fate(r.ev, window_fate_name(a->fate),
+				 a->fate == WINDOW_SAVED ? NULL : a->reason);
+	events_window_close_end(r.ev);
+	target_set_collecting(t, false);
+	if (!t->window_by_rule)
+		record_window(s, t);
+	t->window_by_rule = false;
+}
+
+/* A window is open in t from now on (START answered, or one was open already). */
+static void window_opened(struct session *s, struct target *t, bool by_rule)
+{
+	target_set_collecting(t, true);
+	s->windows++;
+	t->windows++;
+	t->window_opened_us = clock_wall_us();
+	t->window_by_rule = by_rule;
+	events_window_open(t->pid);
+}
+
+/*
+ * Drop a target; one that was announced is announced leaving, with why.
+ * A window open in it ends first, accounted (`why`: what failed, or NULL).
+ */
+static void leave(struct session *s, struct target *t, const char *reason, const char *why)
+{
+	if (t->collecting && !t->dropped)
+		window_end(s, t, reason, why);
+	if (t->joined && !t->dropped)
+		events_target_leave(t->pid, reason);
+	target_drop(t);
+}
+
+void session_print_summary(const struct session *s)
+{
+	int targets = 0, open = s->windows - s->saved - s->incomplete - s->lost;
+
+	/* Joins reuse the slots of targets that left: count the joins. */
+	for (int i = 0; i < s->ntargets && !s->launch; i++)
+		targets += s->targets[i]->joined;
+	if (s->launch)
+		targets = s->joined;
+	report_info("summary: %d target%s joined, %d window%s opened, %d PROF_ folder%s in %s; windows: %d saved, %d saved incomplete, %d lost",
+		    targets, targets == 1 ? "" : "s", s->windows, s->windows == 1 ? "" : "s", s->prof_dirs,
+		    s->prof_dirs == 1 ? "" : "s", s->output, s->saved, s->incomplete, s->lost);
+	if (open)
+		report_warning("summary: %d window%s not accounted for", open, open == 1 ? "" : "s");
+}
+
+#define EXIT_GRACE_MS 200
+
+/*
+ * A server that ends the connection (DISCONNECT, or a plain close) is
+ * usually exiting: CANN says goodbye from its exit path, and the files
+ * close before the process becomes a zombie. Give it a moment.
+ */
+static bool exiting(const struct target *t)
+{
+	int64_t end = clock_ms() + EXIT_GRACE_MS;
+
+	while (procfs_alive(t->pid)) {
+		if (clock_ms() >= end)
+			return false;
+		usleep(5000);
+	}
+	return true;
+}
+
+/*
+ * A closed connection: "exit" when the process is gone within the grace
+ * (its exit path has then finished its window's folder), else "disconnect".
+ */
+static const char *closed_reason(const struct target *t)
+{
+	return exiting(t) ? "exit" : "disconnect";
+}
+
+/*
+ * A target gone by its exit: launch mode's "target left" line, attach
+ * mode msprof's line; its window's fate follows.
+ */
+static void say_exited(const struct session *s, const struct target *t, bool exited)
+{
+	if (s->launch)
+		report_info("target left: pid %d (%s)", t->pid, exited ? "exited" : "connection closed");
+	else
+		report_plain("server process %d did not create socket, or process has already exited", t->pid);
+}
+
+/*
+ * Why the server ended the connection: v1 says it (CANN's detail text);
+ * a v2 DISCONNECT carries nothing, so the counts tell: the request limit,
+ * the process exiting, the idle limit, else unknown.
+ */
+static void disconnect_why(const struct target *t, const struct target_outcome *out, bool *gone,
+			   char *buf, size_t len)
+{
+	int64_t now = clock_ms();
+	enum server_cause cause;
+
+	*gone = false;
+	if (out->reply.detail[0]) {
+		snprintf(buf, len, "%s", out->reply.detail);
+		return;
+	}
+	cause = server_disconnect_cause(&t->limits, &t->count, now, false);
+	if (cause != SERVER_CAUSE_REQUESTS && exiting(t)) {
+		*gone = true;
+		cause = SERVER_CAUSE_EXIT;
+	}
+	server_cause_text(cause, &t->limits, &t->count, now, buf, len);
+}
+
+/*
+ * The server pushed DISCONNECT: it has quit (stopping its window). A
+ * reason is printed only when the server gave one (v1) or a limit counted
+ * explains it; a v2 process that exits is "target left" (it says nothing).
+ */
+static void on_disconnect(struct session *s, struct target *t, const struct target_outcome *out)
+{
+	char why[PROTO_V1_DETAIL_MAX + 96];
+	bool gone;
+
+	target_drain(t, 1); /* its QUIT_RSP: sent once the window is finalised */
+	disconnect_why(t, out, &gone, why, sizeof(why));
+	if (gone && !out->reply.detail[0])
+		say_exited(s, t, true);
+	else
+		report_plain("Server disconnected, %s (pid %d)", why, t->pid);
+	leave(s, t, gone ? "exit" : closed_reason(t), NULL);
+}
+
+static void fail_line(const struct target *t, enum proto_command cmd, const struct target_outcome *out)
+{
+	if (out->reason[0])
+		report_target_error(t->pid, "dynamic profiling for pid %d %s failed: %s", t->pid,
+				    proto_command_name(cmd), out->reason);
+	else
+		report_target_error(t->pid, "dynamic profiling for pid %d %s failed", t->pid,
+				    proto_command_name(cmd));
+}
+
+static void v1_detail(const struct target *t, const struct target_outcome *out)
+{
+	if (t->proto == PROTO_V1 && out->reply.detail[0])
+		report_info("pid %d: %s", t->pid, out->reply.detail);
+}
+
+static void start_result(struct session *s, struct target *t, const struct target_outcome *out,
+			 bool by_rule)
+{
+	switch (out->reply.status) {
+	case PROTO_OK:
+		report_plain("dynamic profiling for pid %d start success", t->pid);
+		window_opened(s, t, by_rule);
+		break;
+	case PROTO_ALREADY_STARTED:
+		report_warning("dynamic profiling for pid %d already started", t->pid);
+		/* Open, and now ours: its STOP and its folder are accounted as any window's. */
+		if (!t->collecting)
+			window_opened(s, t, by_rule);
+		break;
+	case PROTO_NOT_SET_DEVICE:
+		report_warning("dynamic profiling device for pid %d has not been set up", t->pid);
+		break;
+	default:
+		fail_line(t, PROTO_CMD_START, out);
+		leave(s, t, "error", out->reason);
+	}
+}
+
+/*
+ * A stop or quit answered OK where dynprof opened no window: the windows
+ * an earlier client left open (found at connect) that it finished are
+ * this window's end, reported as any other. true when there was one.
+ */
+static bool inherited_ended(struct session *s, struct target *t, const char *ended)
+{
+	char name[NAME_MAX + 1];
+	int n = 0;
+
+	for (const char *p = t->inherited; output_prof_known_next(&p, name, sizeof(name));)
+		if (winaccount_prof_finished(s->output, name) == 1)
+			n += output_prof_known_drop(&t->prof_seen, name);
+	free(t->inherited);
+	t->inherited = NULL;
+	if (!n)
+		return false;
+	window_opened(s, t, false);
+	t->window_opened_us = 0; /* not known: an earlier client opened it */
+	window_end(s, t, ended, NULL);
+	return true;
+}
+
+static void stop_result(struct session *s, struct target *t, const struct target_outcome *out)
+{
+	switch (out->reply.status) {
+	case PROTO_OK:
+		report_plain("dynamic profiling for pid %d stop success", t->pid);
+		if (t->collecting)
+			window_end(s, t, "stop", NULL);
+		else if (t->inherited && inherited_ended(s, t, "stop")) {
+			/* an earlier client's window, reported */
+		}
+		break;
+	case PROTO_NOT_STARTED:
+		report_warning("dynamic profiling for pid %d has not started", t->pid);
+		/* A window we opened ended without us: its folder may be there all the same. */
+		if (t->collecting)
+			window_end(s, t, "stop", "the server says it was not collecting");
+		break;
+	default:
+		fail_line(t, PROTO_CMD_STOP, out);
+		leave(s, t, "error", out->reason[0] ? out->reason : "stop failed");
+	}
+}
+
+static void quit_result(struct session *s, struct target *t, const struct target_outcome *out)
+{
+	if (out->reply.status == PROTO_OK)
+		report_plain("dynamic profiling for pid %d quit success", t->pid);
+	else
+		fail_line(t, PROTO_CMD_QUIT, out);
+	/* QUIT also stops an open window on the server side. */
+	if (t->collecting && out->reply.status == PROTO_OK)
+		window_end(s, t, "quit", NULL);
+	else if (out->reply.status == PROTO_OK && t->inherited && inherited_ended(s, t, "quit")) {
+		/* an earlier client's window, reported */
+	}
+	leave(s, t, out->reply.status == PROTO_OK ? "quit" : "error",
+	      out->reason[0] ? out->reason : "quit failed");
+}
+
+static void apply_result(struct session *s, struct target *t, enum proto_command cmd, bool by_rule)
+{
+	struct target_outcome out;
+
+	target_finish_command(t, cmd, s->opts->timeout_ms, &out);
+	t->last_status = out.reply.status;
+	t->last_reply_us = t->xchg.finished_wall_us;
+	if (out.reply.status == PROTO_DISCONNECTED) {
+		on_disconnect(s, t, &out);
+		return;
+	}
+	v1_detail(t, &out);
+	if (cmd == PROTO_CMD_START)
+		start_result(s, t, &out, by_rule);
+	else if (cmd == PROTO_CMD_STOP)
+		stop_result(s, t, &out);
+	else
+		quit_result(s, t, &out);
+}
+
+/*
+ * v1: what is in the result folder before START is not this window's (the
+ * folder appears at START, PROTOCOL.md Part 2 section 0 item 10).
+ */
+static void snapshot_prof_dirs(struct session *s, struct target *t)
+{
+	if (t->proto == PROTO_V1 && !t->collecting && session_scan_prof_dirs(s, t, NULL, NULL)) {
+		/* Unreadable now: the look after its stop says its own failure. */
+	}
+}
+
+/*
+ * Fan `cmd` out to the live targets: all, or those `which` marks (NULL:
+ * all); with collecting_only, only those of them that collect.
+ */
+static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only, const bool *which,
+		    bool by_rule)
+{
+	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
+	bool *sent = calloc((size_t)s->ntargets + 1, sizeof(*sent));
+	int64_t deadline = clock_ms() + s->opts->timeout_ms;
+	int n = 0;
+
+	if (!xs || !sent) {
+		report_error("dynprof: out of memory sending %s", proto_command_name(cmd));
+		goto out;
+	}
+	session_batch_begin(s); /* --output is listed once for all of them */
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = s->targets[i];
+
+		if (t->dropped || (collecting_only && !t->collecting) || (which && !which[i]))
+			continue;
+		if (cmd == PROTO_CMD_START)
+			snapshot_prof_dirs(s, t);
+		target_prepare_command(t, cmd, deadline);
+		xs[n++] = &t->xchg;
+		sent[i] = true;
+	}
+	exchange_run(xs, n);
+	for (int i = 0; i < s->ntargets; i++)
+		if (sent[i])
+			apply_result(s, s->targets[i], cmd, by_rule);
+	session_batch_end(s);
+out:
+	free(xs);
+	free(sent);
+}
+
+void session_command(struct session *s, enum proto_command cmd)
+{
+	/* The window belongs to the session: targets that join later follow it. */
+	if (cmd == PROTO_CMD_START)
+		s->window_open = true;
+	else if (cmd == PROTO_CMD_STOP)
+		s->window_open = false;
+	if (s->launch && session_live(s) == 0 && cmd != PROTO_CMD_QUIT)
+		report_info("no target yet: %s", cmd == PROTO_CMD_START ?
+			    "the window opens in each target as it joins" : "nothing to stop");
+	fan_out(s, cmd, false, NULL, false);
+}
+
+void session_command_one(struct session *s, int index, enum proto_command cmd)
+{
+	bool *which = calloc((size_t)s->ntargets, sizeof(*which));
+
+	if (!which) {
+		report_error("dynprof: out of memory sending %s", proto_command_name(cmd));
+		return;
+	}
+	which[index] = true;
+	fan_out(s, cmd, false, which, false);
+	free(which);
+}
+
+void session_command_some(struct session *s, enum proto_command cmd, const bool *which)
+{
+	fan_out(s, cmd, false, which, true);
+}
+
+void session_command_chosen(struct session *s, enum proto_command cmd, const bool *which)
+{
+	fan_out(s, cmd, false, which, false);
+}
+
+void session_dismiss(struct session *s, const bool *which)
+{
+	/* Their start times before QUIT: a process that exits at once is still known by it. */
+	for (int i = 0; i < s->ntargets; i++)
+		if (which[i] && !s->targets[i]->dropped)
+			session_remember_dismissed(s, s->targets[i]->pid);
+	fan_out(s, PROTO_CMD_STOP, true, which, false);
+	fan_out(s, PROTO_CMD_QUIT, false, which, false);
+}
+
+void session_shutdown(struct session *s)
+{
+	/* Nothing joins (and is started) after this: the run is ending. */
+	s->closing = true;
+	s->window_open = false;
+	fan_out(s, PROTO_CMD_STOP, true, NULL, false);
+	fan_out(s, PROTO_CMD_QUIT, false, NULL, false);
+}
+
+int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ntargets && n < max; i++) {
+		if (s->targets[i]->dropped)
+			continue;
+		pfds[n].fd = s->targets[i]->fd;
+		pfds[n].events = POLLIN;
+		pfds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+static struct target *by_fd(struct session *s, int fd)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i]->dropped && s->targets[i]->fd == fd)
+			return s->targets[i];
+	return NULL;
+}
+
+/* Gone without a word (an exit, a crash, a reset): its window, if open, is accounted at once. */
+static void lost(struct session *s, struct target *t, const char *reason)
+{
+	say_exited(s, t, !strcmp(reason, "exit"));
+	leave(s, t, reason, NULL);
+}
+
+void session_idle_event(struct session *s, const struct pollfd *pfd)
+{
+	struct target *t = by_fd(s, pfd->fd);
+	struct target_outcome out;
+
+	struct pollfd now = { .fd = pfd->fd, .events = POLLIN };
+
+	if (!t || !(pfd->revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	/*
+	 * Looked at again: the event may be of an fd closed and reused in
+	 * this round (a target left, a joiner got its number), which has
+	 * nothing to say.
+	 */
+	if (poll(&now, 1, 0) != 1)
+		return;
+	target_read_unsolicited(t, &out);
+	if (out.reply.status == PROTO_DISCONNECTED)
+		on_disconnect(s, t, &out);
+	else if (t->xchg.result == -ECONNRESET)
+		lost(s, t, closed_reason(t));
+	else {
+		report_target_error(t->pid, "dynprof: pid %d: %s; dropping it", t->pid, out.reason);
+		leave(s, t, "error", out.reason);
+	}
+}
+
+/*
+ * The process `pid` exited. What its server said on its way out (a v1
+ * DISCONN_RSP with its reason) may still wait unread on the connection:
+ * read first, so the reason is not lost to the exit report's race.
+ */
+void session_target_exited(struct session *s, int pid)
+{
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = s->targets[i];
+		struct pollfd p = { .fd = t->fd, .events = POLLIN };
+
+		if (t->dropped || t->pid != pid)
+			continue;
+		if (t->fd >= 0 && poll(&p, 1, 0) == 1)
+			session_idle_event(s, &p);
+		if (!t->dropped)
+			lost(s, t, "exit");
+	}
+}
+
+void session_close(struct session *s)
+{
+	for (int i = 0; i < s->ntargets; i++) {
+		target_free(s->targets[i]);
+		free(s->targets[i]);
+	}
+	free(s->targets);
+	s->targets = NULL;
+	s->ntargets = 0;
+	s->slots = 0;
+	output_listing_free(&s->listing);
+	session_forget_dismissed(s);
+	watchdog_done(); /* every connection released above: it exits touching nothing */
+}

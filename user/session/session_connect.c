@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Opening a session: --pid parsed and checked as msprof checks it, each
+ * target's socket found, trusted and connected, the first exchange done
+ * with all targets in parallel under msprof's 1 s connect timeout.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/grow.h"
+#include "common/rootfile.h"
+#include "shared/clock.h"
+#include "report/events_out.h"
+#include "results/output.h"
+#include "results/winaccount.h"
+#include "config/params.h"
+#include "session/protodetect.h"
+#include "proc/procfs.h"
+#include "report/report.h"
+#include "session/session.h"
+#include "session/target_origin.h"
+#include "session/target_leave.h"
+#include "session/target_results.h"
+#include "session/target_select.h"
+#include "session/watchdog.h"
+
+#define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
+
+static bool already_listed(const struct session *s, int pid)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->targets[i]->pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * A slot for a new target, zeroed but for the fields every target needs:
+ * launch mode takes the slot of one that left (and that no layer above
+ * holds), else the table grows. NULL when out of memory.
+ */
+static struct target *new_slot(struct session *s, bool reuse)
+{
+	struct target *t = NULL;
+
+	for (int i = 0; reuse && i < s->ntargets && !t; i++) {
+		struct target *old = s->targets[i];
+
+		if (old->dropped && (old->released || !s->slot_holders))
+			t = old;
+	}
+	if (t)
+		target_free(t); /* what the target that left still held */
+	else {
+		void *table = s->targets;
+
+		if (grow_for_one(&table, &s->slots, (size_t)s->ntargets, sizeof(*s->targets),
+				 SESSION_FIRST_SLOTS))
+			return NULL;
+		s->targets = table;
+		t = malloc(sizeof(*t));
+		if (!t)
+			return NULL;
+		s->targets[s->ntargets++] = t;
+	}
+	*t = (struct target){ .fd = -1, .result_fd = -1, .serial = ++s->serial };
+	return t;
+}
+
+/* Split --pid into targets. A non-numeric value ends the run (msprof). */
+static int parse_pid_list(struct session *s, const char *list)
+{
+	for (const char *p = list;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int v;
+
+		if (options_pid_value(p, len, &v))
+			return -EINVAL;
+		if (!already_listed(s, v)) {
+			struct target *t = new_slot(s, false);
+
+			if (!t) {
+				report_error("dynprof: out of memory for %d targets", s->ntargets + 1);
+				return -ENOMEM;
+			}
+			t->pid = v;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/* --pid=auto and --container name processes through the process model. */
+static int resolve_pid_list(struct session *s, const struct options *o)
+{
+	char *pids;
+	int rc;
+
+	if (strcmp(o->pid_list, "auto") && !o->ncontainers)
+		return parse_pid_list(s, o->pid_list);
+	rc = target_select(o, &pids);
+	if (rc)
+		return rc;
+	report_info("targets: %s", pids);
+	rc = parse_pid_list(s, pids);
+	free(pids);
+	return rc;
+}
+
+/*
+ * Out of file descriptors: dynprof holds about FD_BASE of its own and one
+ * per target (its connection; one more for a folder inside a container).
+ * Said once, with what is needed; each target still gets its own line.
+ */
+#define FD_BASE 14
+
+static void fd_shortage(struct session *s, int rc)
+{
+	struct rlimit rl;
+
+	if ((rc != -EMFILE && rc != -ENFILE) || s->fd_limit_said)
+		return;
+	s->fd_limit_said = true;
+	if (rc == -ENFILE) {
+		report_error("dynprof: the system is out of file descriptors (fs.file-max): %d targets need about %d",
+			     s->ntargets, FD_BASE + s->ntargets);
+		return;
+	}
+	getrlimit(RLIMIT_NOFILE, &rl);
+	report_error("dynprof: out of file descriptors: %d targets need about %d (%d + 1 per target), the limit is %llu (hard %llu): raise it (ulimit -n) and run again",
+		     s->ntargets, FD_BASE + s->ntargets, FD_BASE, (unsigned long long)rl.rlim_cur,
+		     (unsigned long long)rl.rlim_max);
+}
+
+static void skip_pid(struct target *t, const char *why)
+{
+	report_warning("Argument --pid: invalid pid value: %d, will not collect profiling data for these process. (%s)",
+		       t->pid, why);
+	target_drop(t);
+}
+
+/* Find the socket; explain a pid without process or socket. */
+static int locate(struct session *s, struct target *t)
+{
+	char why[2 * PATH_MAX + 256];
+	int rc = socklocate_find(t->pid, &t->sock);
+
+	fd_shortage(s, rc);
+	if (rc == 0) {
+		t->nspid = t->sock.nspid;
+		return 0;
+	}
+	if (rc == -ESRCH)
+		snprintf(why, sizeof(why), "no such process");
+	else if (rc == -ENOENT)
+		snprintf(why, sizeof(why), "it serves no dynamic profiling socket: no %s in its home %s, no abstract @" DYNPROF_SOCKET_PREFIX_ALT "<key> in its network namespace; was it started with PROFILING_MODE=dynamic?",
+			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
+	else
+		snprintf(why, sizeof(why), "%s", t->sock.why);
+	fd_shortage(s, rc);
+	skip_pid(t, why);
+	return rc;
+}
+
+static void choose_protocol(struct target *t, enum proto_version asked)
+{
+	if (asked != PROTO_AUTO) {
+		t->proto = asked;
+		snprintf(t->proto_why, sizeof(t->proto_why), "--protocol=%s", proto_version_name(asked));
+		return;
+	}
+	if (t->sock.flavour == SOCK_FLAVOUR_ABSTRACT) {
+		/* Only CANN 8.5.0 and 9.0.0-beta.1 listen on an abstract name: v2. */
+		t->proto = PROTO_V2;
+		snprintf(t->proto_why, sizeof(t->proto_why), "abstract socket @%.64s", t->sock.name);
+		return;
+	}
+	if (t->sock.flavour == SOCK_FLAVOUR_FILE_ALT) {
+		/* dyn_prof_sock_ files: only v2 master builds of February-March 2026. */
+		t->proto = PROTO_V2;
+		snprintf(t->proto_why, sizeof(t->proto_why), "socket file %.64s", t->sock.name);
+		return;
+	}
+	t->proto = protodetect(t->pid, t->proto_why, sizeof(t->proto_why));
+	/* v2 is the default; say why when auto picked the older generation. */
+	if (t->proto == PROTO_V1)
+		report_info("pid %d: protocol v1 (%s)", t->pid, t->proto_why);
+}
+
+/* Is `dir` the same folder inside the target's root as it is here? */
+static bool visible_in_target(const char *dir, int pid)
+{
+	char inside[PATH_MAX + 32];
+
+	snprintf(inside, sizeof(inside), "/proc/%d/root%s", pid, dir);
+	return procfs_same_file(dir, inside);
+}
+
+/* The mount id of an open fd (0 when the kernel does not say: before 5.8). */
+static uint64_t mount_of(int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return sx.stx_mnt_id;
+}
+
+/*
+ * mkdir `name` under dirfd for the target's user, and open it. Everything
+ * is checked on the opened fd, never by name (a bind mount defeats
+ * AT_SYMLINK_NOFOLLOW): it must be a folder on dirfd's own mount (not
+ * something mounted there), either just made by us (then fchown'd to the
+ * target's uid through the fd) or already the target's uid's. -EXDEV: a
+ * mount; -EPERM: someone else's folder.
+ */
+static int make_owned_dir(int dirfd, const char *name, uid_t uid)
+{
+	bool made = mkdirat(dirfd, name, 0750) == 0;
+	struct stat st;
+	uint64_t here, there;
+	int fd, err = 0;
+
+	if (!made && errno != EEXIST)
+		return -errno;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? -ENOTDIR : -errno;
+	here = mount_of(dirfd);
+	there = mount_of(fd);
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (here && there && here != there)
+		err = -EXDEV;
+	else if (st.st_uid != uid && !(made && st.st_uid == geteuid()))
+		err = -EPERM;
+	else if (st.st_uid != uid && fchown(fd, uid, (gid_t)-1))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A target that cannot see --output (another mount namespace: a container)
+ * writes into <its home>/.dynprof/<dynprof pid>, a folder made for its user
+ * inside its own filesystem (its home exists there and is writable by it:
+ * its socket lives there). dynprof moves each finished PROF_ folder to
+ * --output through an fd on that folder, so no path is resolved on the host.
+ */
+static int result_dir_inside(struct target *t)
+{
+	char name[32];
+	int root, home, dot, dir = -EINVAL;
+
+	root = procfs_open_root(t->pid);
+	home = root < 0 ? root : rootfile_open_in(root, t->sock.home, O_RDONLY | O_DIRECTORY);
+	dot = home < 0 ? home : make_owned_dir(home, ".dynprof", t->sock.uid);
+	snprintf(name, sizeof(name), "%d", (int)getpid());
+	/* The first failure is the one said (it was lost before: "Invalid argument"). */
+	dir = dot >= 0 ? make_owned_dir(dot, name, t->sock.uid) : dot;
+	close_fd(root);
+	close_fd(home);
+	close_fd(dot);
+	return dir;
+}
+
+/*
+ * The result folder made by the target's helper, as its user: the kernel
+ * refuses what that user may not do. -EPERM from the start: dynprof may
+ * not enter its namespaces (then the host-side rules stand in).
+ */
+static int result_dir_by_helper(struct target *t, bool *no_helper)
+{
+	char sub[32], why[256];
+	int rc = 0;
+
+	*no_helper = false;
+	if (!t->fsh) {
+		rc = fshelper_start(t->pid, &t->fsh, why, sizeof(why));
+		if (rc) {
+			*no_helper = true;
+			report_info("pid %d: %s; its result folder is handled from the host side", t->pid, why);
+			return rc;
+		}
+	}
+	snprintf(sub, sizeof(sub), "%d", (int)getpid());
+	rc = fshelper_result_dir(t->fsh, t->sock.home, ".dynprof", sub);
+	if (rc) {
+		fshelper_stop(t->fsh);
+		t->fsh = NULL;
+	}
+	return rc;
+}
+
+static int result_dir_elsewhere(struct target *t)
+{
+	bool no_helper;
+	int rc = result_dir_by_helper(t, &no_helper);
+
+	if (rc == 0 || !no_helper)
+		return rc;
+	rc = result_dir_inside(t);
+	if (rc < 0)
+		return rc;
+	t->result_fd = rc;
+	snprintf(t->result_host, sizeof(t->result_host), "/proc/self/fd/%d", rc);
+	return 0;
+}
+
+static int choose_result_dir(struct session *s, struct target *t)
+{
+	int rc;
+
+	if (visible_in_target(s->output, t->pid)) {
+		snprintf(t->result_inside, sizeof(t->result_inside), "%s", s->output);
+		snprintf(t->result_host, sizeof(t->result_host), "%s", s->output);
+		return 0;
+	}
+	if ((size_t)snprintf(t->result_inside, sizeof(t->result_inside), "%.*s/.dynprof/%d",
+			     PATH_MAX - 32, t->sock.home, (int)getpid()) >= sizeof(t->result_inside)) {
+		report_target_error(t->pid, "dynprof: pid %d: its result folder %s/.dynprof/... is too long",
+				    t->pid, t->sock.home);
+		return -ENAMETOOLONG;
+	}
+	t->result_host[0] = '\0';
+	rc = result_dir_elsewhere(t);
+	fd_shortage(s, rc);
+	if (rc < 0) {
+		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
+			     t->pid, s->output, t->sock.home,
+			     rc == -EXDEV ? ".dynprof or its folder is a mount point there, refused" :
+			     rc == -EPERM ? ".dynprof or its folder exists and is not its user's, refused" :
+			     rc == -ENOTDIR ? ".dynprof or its folder is a symlink or not a folder, refused" :
+			     strerror(-rc));
+		return rc;
+	}
+	report_info("pid %d: in its own filesystem it writes to %s; finished PROF_ folders are moved to %s",
+		    t->pid, t->result_inside, s->output);
+	return 0;
+}
+
+/* Our agent's limits come from its environment (CANN's are fixed; it ignores these). */
+static void choose_limits(struct target *t)
+{
+	char req[24], idle[24], flav[24];
+	struct server_limits_env env = {
+		.max_requests = procfs_environ_get(t->pid, "DYNPROF_AGENT_MAX_REQUESTS", req, sizeof(req)) ? NULL : req,
+		.idle_timeout = procfs_environ_get(t->pid, "DYNPROF_AGENT_IDLE_TIMEOUT", idle, sizeof(idle)) ? NULL : idle,
+		.flavour = procfs_environ_get(t->pid, "DYNPROF_AGENT_FLAVOUR", flav, sizeof(flav)) ? NULL : flav,
+	};
+
+	server_limits_for(&t->limits, t->proto, t->sock.flavour, &env);
+}
+
+/*
+ * Folders of this process in --output without end_info: a window an
+ * earlier client (a dynprof killed with its watchdog, another tool) left
+ * open, which CANN 8.5.0 keeps collecting. Said, and kept aside: the
+ * stop that ends one reports it (session.c). v2 names carry the pid; a
+ * folder of a dead process with the same pid never finishes, so it is
+ * never taken for this one's.
+ */
+static void note_inherited(struct session *s, struct target *t)
+{
+	char name[NAME_MAX + 1];
+
+	free(t->inherited);
+	t->inherited = NULL;
+	if (t->proto != PROTO_V2 || target_results_elsewhere(t))
+		return;
+	for (const char *p = t->prof_seen; output_prof_known_next(&p, name, sizeof(name));) {
+		if (winaccount_prof_finished(s->output, name) != 0 ||
+		    output_prof_known_add(&t->inherited, name))
+			continue;
+		report_info("pid %d: %s/%s is not finished: a window an earlier client left open; a stop ends and reports it",
+			    t->pid, s->output, name);
+	}
+}
+
+static int connect_one(struct session *s, struct target *t)
+{
+	char why[PATH_MAX + 128];
+	int fd;
+
+	choose_protocol(t, s->opts->protocol);
+	choose_limits(t);
+	if (choose_result_dir(s, t)) {
+		target_drop(t);
+		return -ENOENT;
+	}
+	t->params = params_build(s->opts, t->proto, t->result_inside, params_chip(s->opts, s->output));
+	if (!t->params)
+		return -EINVAL;
+	fd = target_socket_connect(&t->sock, t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
+				   why, sizeof(why));
+	fd_shortage(s, fd);
+	if (fd == -EPERM) {
+		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
+		target_drop(t);
+		return fd;
+	}
+	if (fd < 0) {
+		report_target_error(t->pid, "cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, why);
+		target_drop(t);
+		return fd;
+	}
+	t->fd = fd;
+	target_connected(t);
+	/* Folders this process wrote before this run are not ours to report. */
+	if (session_scan_prof_dirs(s, t, NULL, NULL)) {
+		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
+	}
+	note_inherited(s, t);
+	return 0;
+}
+
+/* A server of the other generation, named with the option to use; true when said. */
+static bool wrong_generation(const struct target *t)
+{
+	enum proto_version other = proto_other_generation(t->proto, t->xchg.in, t->xchg.in_done);
+
+	if (other == PROTO_AUTO)
+		return false;
+	report_target_error(t->pid, "dynprof: pid %d speaks protocol %s, not %s (chosen by %s): use --protocol=%s",
+			    t->pid, proto_version_name(other), proto_version_name(t->proto), t->proto_why,
+			    proto_version_name(other));
+	return true;
+}
+
+static void finish_handshake(struct session *s, struct target *t)
+{
+	struct target_outcome out;
+
+	target_finish_handshake(t, &out);
+	if (out.reply.status == PROTO_OK) {
+		if (s->disc && discover_watch(s->disc, t->pid) == -ESRCH) {
+			report_plain("server process %d did not create socket, or process has already exited", t->pid);
+			target_drop(t);
+		}
+		return;
+	}
+	if (wrong_generation(t))
+		;
+	else if (t->xchg.result == -ETIMEDOUT)
+		report_target_error(t->pid, "recv params timeout, server for pid %d has been connected to another client.", t->pid);
+	else if (out.reply.status == PROTO_FAIL)
+		report_target_error(t->pid, "dynprof: pid %d refused the connection (%s reply: failure)", t->pid,
+			     t->proto == PROTO_V1 ? "TEST" : "params");
+	else if (out.reply.status == PROTO_DISCONNECTED)
+		report_plain("Server disconnected, %s (pid %d)", out.reply.detail[0] ? out.reply.detail : "while connecting", t->pid);
+	else
+		report_target_error(t->pid, "cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, out.reason);
+	target_drop(t);
+}
+
+/* Attach mode: the command from /proc; the cards are not looked up. */
+static void announce_attached(struct target *t)
+{
+	char comm[64];
+
+	procfs_comm(t->pid, comm, sizeof(comm));
+	target_origin_read(t);
+	t->joined = true;
+	events_target_join(t->pid, t->nspid, comm, 0, false);
+}
+
+/*
+ * The first exchange begun the moment its target is connected (the
+ * server allows 1 s for the params from its accept): sent now, without
+ * waiting; the replies are read when all are sent (handshake_finish).
+ */
+static void handshake_begin(struct target *t)
+{
+	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
+	exchange_begin(&t->xchg);
+}
+
+/* Every begun handshake of the connected targets among [first, first + count) brought home. */
+static void handshake_finish(struct session *s, int first, int count)
+{
+	struct exchange **xs = calloc((size_t)count + 1, sizeof(*xs));
+	int n = 0;
+
+	for (int i = first; i < first + count; i++)
+		if (!s->targets[i]->dropped && xs)
+			xs[n++] = &s->targets[i]->xchg;
+	if (!xs) { /* the exchanges are abandoned: the targets cannot be served */
+		report_error("dynprof: out of memory connecting to %d targets", count);
+		for (int i = first; i < first + count; i++)
+			target_drop(s->targets[i]);
+		return;
+	}
+	exchange_run(xs, n);
+	free(xs);
+	for (int i = first; i < first + count; i++)
+		if (!s->targets[i]->dropped)
+			finish_handshake(s, s->targets[i]);
+}
+
+/* One target's first exchange, begun and finished. */
+static void handshake(struct session *s, int index)
+{
+	handshake_begin(s->targets[index]);
+	handshake_finish(s, index, 1);
+}
+
+/* Attach mode: the joins announced, once every target is connected. */
+static void announce_all(struct session *s)
+{
+	target_origin_cards(s->targets, s->ntargets, s->opts);
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i]->dropped)
+			announce_attached(s->targets[i]);
+}
+
+void session_open_launch(struct session *s, const struct options *o, const char *output)
+{
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->launch = true;
+	snprintf(s->output, sizeof(s->output), "%s", output);
+	watchdog_start(o->timeout_ms); /* before any target connects */
+	s->targets = calloc(SESSION_FIRST_SLOTS, sizeof(*s->targets));
+	s->slots = s->targets ? SESSION_FIRST_SLOTS : 0; /* NULL: launch_mode says it */
+}
+
+static int index_of(const struct session *s, const struct target *t)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->targets[i] == t)
+			return i;
+	return -1; /* not reached: t was taken from the table */
+}
+
+bool session_has_target(const struct session *s, int pid)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i]->dropped && s->targets[i]->pid == pid)
+			return true;
+	return false;
+}
+
+int session_join(struct session *s, int pid, const char *command, uint64_t cards)
+{
+	struct target *t;
+	char list[192];
+	int rc;
+
+	if (s->closing) {
+		report_info("pid %d (%s) not joined: dynprof is quitting", pid, command);
+		return -ECANCELED;
+	}
+	t = new_slot(s, true);
+	if (!t) {
+		report_target_error(pid, "dynprof: pid %d (%s) cannot join: out of memory (the session holds %d targets)",
+				    pid, command, session_live(s));
+		return -ENOMEM;
+	}
+	t->pid = pid;
+	session_batch_begin(s);
+	rc = socklocate_find(pid, &t->sock);
+	t->nspid = t->sock.nspid;
+	fd_shortage(s, rc);
+	if (rc)
+		report_target_error(pid, "dynprof: pid %d (%s) cannot join: %s", pid, command, t->sock.why);
+	else
+		rc = connect_one(s, t);
+	if (rc) {
+		target_drop(t);
+		t->released = true; /* never announced: nobody above knows it */
+		session_batch_end(s);
+		return rc;
+	}
+	handshake(s, index_of(s, t));
+	if (t->dropped) {
+		t->released = true;
+		session_batch_end(s);
+		return -ECONNREFUSED;
+	}
+	s->joined++;
+	cards_mask_text(cards, list, sizeof(list));
+	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
+	target_origin_read(t);
+	t->cards = cards;
+	t->joined = true;
+	events_target_join(pid, t->nspid, command, cards, true);
+	if (s->window_open)
+		session_command_one(s, index_of(s, t), PROTO_CMD_START);
+	session_batch_end(s);
+	return 0;
+}
+
+/* QUIT on the old connection, its replies read; the server keeps running. */
+static void quit_connection(struct session *s, struct target *t)
+{
+	struct target_outcome out;
+	struct exchange *x = &t->xchg;
+
+	target_prepare_command(t, PROTO_CMD_QUIT, clock_ms() + s->opts->timeout_ms);
+	exchange_run(&x, 1);
+	target_finish_command(t, PROTO_CMD_QUIT, s->opts->timeout_ms, &out);
+	/* v1 follows its QUIT_RSP with DISCONN_RSP "Client request quit." and QUIT_RSP. */
+	if (out.reply.status == PROTO_OK && t->proto == PROTO_V1)
+		target_drain(t, 2);
+	target_close(t);
+}
+
+/* Each connection uses one of the server's accepts for its lifetime: say when few are left. */
+static void count_accepts(const struct target *t)
+{
+	int made = t->count.connections, left = t->limits.max_accepts - made;
+
+	if (!t->limits.max_accepts)
+		return;
+	if (left == SERVER_ACCEPTS_WARN)
+		report_warning("dynprof: pid %d: %d connections made; its server accepts %d in its lifetime, so at most %d more (fewer if other clients connected)",
+			       t->pid, made, t->limits.max_accepts, left);
+	else if (left <= 0)
+		report_warning("dynprof: pid %d: %d connections made, as many as its server accepts in its lifetime: this one is kept until the server ends it",
+			       t->pid, made);
+}
+
+int session_reconnect(struct session *s, int index, const char *limit)
+{
+	struct target *t = s->targets[index];
+	int rc;
+
+	quit_connection(s, t);
+	free(t->params);
+	t->params = NULL;
+	if (t->result_fd >= 0)
+		close(t->result_fd);
+	t->result_fd = -1;
+	rc = connect_one(s, t);
+	if (rc) {
+		if (t->joined)
+			events_target_leave(t->pid, "error");
+		target_drop(t);
+		return rc;
+	}
+	handshake(s, index);
+	if (t->dropped) {
+		if (t->joined)
+			events_target_leave(t->pid, "error");
+		return -ECONNREFUSED;
+	}
+	if (!strcmp(limit, "idle"))
+		report_info("pid %d: reconnected before the server's idle limit (%d s without a window per connection)",
+			    t->pid, t->limits.idle_ticks);
+	else
+		report_info("pid %d: reconnected before the server's request limit (%d requests per connection)",
+			    t->pid, t->limits.max_commands);
+	count_accepts(t);
+	return 0;
+}
+
+int session_keep_connection(struct session *s, int index, bool start_next)
+{
+	struct target *t = s->targets[index];
+	enum server_reconnect why;
+
+	if (t->dropped || t->fd < 0)
+		return 0;
+	why = server_needs_reconnect(&t->limits, &t->count, clock_ms(), start_next);
+	if (why == SERVER_KEEP)
+		return 0;
+	return session_reconnect(s, index, why == SERVER_RECONNECT_IDLE ? "idle" : "request");
+}
+
+void session_make_room(struct session *s)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (session_keep_connection(s, i, true)) {
+			/* Printed, and the target dropped. */
+		}
+}
+
+void session_keepalive(struct session *s)
+{
+	if (s->closing)
+		return;
+	for (int i = 0; i < s->ntargets; i++)
+		if (session_keep_connection(s, i, false)) {
+			/* Printed, and the target dropped. */
+		}
+}
+
+int64_t session_keepalive_due_ms(const struct session *s)
+{
+	int64_t due = -1, now = clock_ms();
+
+	for (int i = 0; i < s->ntargets; i++) {
+		const struct target *t = s->targets[i];
+
+		if (!t->dropped && t->fd >= 0)
+			due = clock_sooner(due, server_reconnect_due_ms(&t->limits, &t->count, now));
+	}
+	return due;
+}
+
+/*
+ * The params that cannot fit (an option error) end the run: the targets
+ * connected before are let go with their handshake done (so that their
+ * servers survive: a 9.x server left without its params stalls), then QUIT.
+ */
+static void let_go_connected(struct session *s, int upto)
+{
+	handshake_finish(s, 0, upto);
+	for (int j = 0; j < upto; j++)
+		if (!s->targets[j]->dropped) {
+			quit_connection(s, s->targets[j]);
+			target_drop(s->targets[j]);
+		}
+}
+
+/*
+ * Each target found, connected and handed its params (or v1's TEST) at
+ * once, before the next is looked at: with many targets, connecting all
+ * of them first would let the first ones' 1 s params timer run out. The
+ * replies are read together at the end.
+ */
+static int connect_all(struct session *s)
+{
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = s->targets[i];
+		int rc;
+
+		if (locate(s, t))
+			continue;
+		rc = connect_one(s, t);
+		if (rc == -EINVAL) {
+			let_go_connected(s, i);
+			return rc;
+		}
+		if (rc == 0)
+			handshake_begin(t);
+	}
+	handshake_finish(s, 0, s->ntargets);
+	return 0;
+}
+
+/* Say before connecting when the fd limit cannot hold every target. */
+static void fd_room(struct session *s)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= (rlim_t)(FD_BASE + s->ntargets))
+		return;
+	s->fd_limit_said = true;
+	report_warning("dynprof: %d targets need about %d file descriptors (%d + 1 per target), the limit is %llu (hard %llu): some will not be connected; raise it (ulimit -n)",
+		       s->ntargets, FD_BASE + s->ntargets, FD_BASE, (unsigned long long)rl.rlim_cur,
+		       (unsigned long long)rl.rlim_max);
+}
+
+int session_open(struct session *s, const struct options *o, const char *output,
+		 struct discover *disc)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->disc = disc;
+	snprintf(s->output, sizeof(s->output), "%s", output);
+	rc = resolve_pid_list(s, o);
+	if (rc == 0)
+		watchdog_start(o->timeout_ms); /* before any target connects */
+	if (rc)
+		return rc;
+	fd_room(s);
+	session_batch_begin(s); /* --output listed once for all of them */
+	rc = connect_all(s);
+	session_batch_end(s);
+	if (rc)
+		return rc;
+	announce_all(s);
+	if (session_live(s) == 0) {
+		report_error("Argument --pid: no valid pid values, stop profiling.");
+		return -ENOENT;
+	}
+	return session_live(s);
+}

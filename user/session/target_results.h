@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A target's result folder: where its PROF_ folders are looked for, and
+ * how a finished one reaches --output.
+ *
+ * Three cases, chosen at connect (session_connect.c):
+ * - it can see --output: it writes there; nothing moves.
+ * - it cannot (a container): a folder in its own filesystem, made, listed,
+ *   copied out and removed by its helper (ns/fshelper.h), with its rights.
+ * - no helper could be made (dynprof may not enter its namespaces): the
+ *   same folder through an fd opened on the host side (result_fd), moved
+ *   by results/copytree.c under the same rules, with dynprof's rights.
+ */
+#ifndef DYNPROF_TARGET_RESULTS_H
+#define DYNPROF_TARGET_RESULTS_H
+
+#include "ns/fshelper.h"
+#include "shared/compiler.h"
+#include "session/target.h"
+
+/*
+ * The target's PROF_ folders not yet in t->prof_seen (which grows), by its
+ * names (target_prof_names): found(ctx, name) for each; found NULL takes a
+ * snapshot. 0 or a negative errno.
+ */
+int target_results_scan(struct target *t, void (*found)(void *ctx, const char *name),
+			void *ctx) DP_MUST_CHECK;
+
+/*
+ * Bring folder `name` to `output`/`dst` (a path relative to output whose
+ * folders exist: "PROF_..." or "<container>/PROF_...") when it was written
+ * elsewhere (a no-op when the target writes to --output itself). 0; 1
+ * when copied but its source could not be removed; or a negative errno
+ * (-EFBIG, -EMLINK, -EINTR, -ETIMEDOUT as fshelper_copy). `done` says
+ * what was copied and skipped (zeroed when nothing was).
+ */
+int target_results_move(struct target *t, const char *name, const char *output, const char *dst,
+			const struct fshelper_limits *lim, struct fshelper_copied *done) DP_MUST_CHECK;
+
+/* Whether folders are moved out of the target's filesystem. */
+bool target_results_elsewhere(const struct target *t);
+
+#endif /* DYNPROF_TARGET_RESULTS_H */

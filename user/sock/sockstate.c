@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/* A card holder's socket state, read without connecting (see sockstate.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/unix_diag.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/rootfile.h"
+#include "proc/fdscan.h"
+#include "sock/netunix.h"
+#include "proc/procfs.h"
+#include "sock/sockdiag.h"
+#include "sock/sockstate.h"
+#include "sock/socklocate.h"
+#include "shared/decimal.h"
+
+#define EXACT_QUERIES_MAX 8 /* more accepted sockets than this: one dump instead */
+#define OWNER_SCAN_MAX    65536 /* processes looked at for a socket's owner */
+
+static int in_set(const unsigned long *set, int n, unsigned long inode)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == inode)
+			return 1;
+	return 0;
+}
+
+static int open_piddir(int pid)
+{
+	char dir[32];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "/proc/%d", pid);
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? (errno == ENOENT ? -ESRCH : -errno) : fd;
+}
+
+/* ---- which rows the process holds ------------------------------------------ */
+
+struct owned_ctx {
+	const struct netunix_match *m;
+	struct sock_owned *out;
+};
+
+static int owned_fd(void *ctx, int fddir, const char *name, int fd, const char *target)
+{
+	struct owned_ctx *o = ctx;
+	unsigned long inode = fdscan_socket_inode(target);
+
+	(void)fddir;
+	(void)name;
+	(void)fd;
+	if (!inode)
+		return 0;
+	if (!o->out->listener && in_set(o->m->listening, o->m->nlistening, inode))
+		o->out->listener = inode;
+	if (in_set(o->m->connected, o->m->nconnected, inode) &&
+	    o->out->nconnected < NETUNIX_MAX_INODES)
+		o->out->connected[o->out->nconnected++] = inode;
+	return 0;
+}
+
+int sockstate_owned(int pid, const char *path, struct sock_owned *out)
+{
+	struct netunix_match *m = malloc(sizeof(*m));
+	struct owned_ctx o = { .m = m, .out = out };
+	int err, piddir;
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return -ENOMEM;
+	piddir = open_piddir(pid);
+	if (piddir < 0) {
+		free(m);
+		return piddir;
+	}
+	err = netunix_find(piddir, path, m);
+	if (!err && m->nlistening)
+		err = fdscan(piddir, owned_fd, &o);
+	close(piddir);
+	free(m);
+	return err;
+}
+
+/* ---- sock_diag --------------------------------------------------------------- */
+
+/* Said once: without sock_diag, what is read is less exact. */
+static void note_no_sockdiag(int err)
+{
+	static int said;
+
+	if (said++)
+		return;
+	fprintf(stderr, "dynprof: note: sock_diag for unix sockets cannot be used (%s): a finished client's connection reads as busy and a taken-over socket file is found only by connecting\n",
+		err == -EOPNOTSUPP ? "kernel module unix_diag not loaded" : strerror(-err));
+}
+
+struct one_rec {
+	uint32_t want;
+	struct sockdiag_rec rec;
+	bool found;
+};
+
+static void take_one(void *ctx, const struct sockdiag_rec *r)
+{
+	struct one_rec *o = ctx;
+
+	if (r->ino == o->want) {
+		o->rec = *r;
+		o->found = true;
+	}
+}
+
+/*
+ * One socket the process holds (so it exists): its record. -EOPNOTSUPP when
+ * sock_diag cannot say (an exact query answers ENOENT without unix_diag).
+ */
+static int query_one(int pid, unsigned long ino, uint32_t show, struct sockdiag_rec *rec)
+{
+	struct one_rec o = { .want = (uint32_t)ino };
+	int nl = sockdiag_socket_for(pid), err;
+
+	if (nl < 0)
+		return nl;
+	err = sockdiag_query(nl, (uint32_t)ino, 0, show, take_one, &o);
+	if (err == -ENOENT || err == -EINVAL)
+		err = -EOPNOTSUPP;
+	if (err && err != -EOPNOTSUPP)
+		sockdiag_socket_drop(nl);
+	if (!err && !o.found)
+		err = -EOPNOTSUPP;
+	if (!err)
+		*rec = o.rec;
+	return err;
+}
+
+struct live_ctx {
+	const struct sock_owned *owned;
+	bool live;
+};
+
+static void find_live(void *ctx, const struct sockdiag_rec *r)
+{
+	struct live_ctx *l = ctx;
+
+	if (in_set(l->owned->connected, l->owned->nconnected, r->ino) && sockdiag_live_peer(r))
+		l->live = true;
+}
+
+/* 1 when one of the accepted sockets has a client still there, 0 none, <0 unknown. */
+static int any_live_client(int pid, const struct sock_owned *owned)
+{
+	struct live_ctx l = { .owned = owned };
+	int nl, err;
+
+	if (owned->nconnected <= EXACT_QUERIES_MAX) {
+		for (int i = 0; i < owned->nconnected; i++) {
+			struct sockdiag_rec r;
+
+			err = query_one(pid, owned->connected[i], UDIAG_SHOW_PEER, &r);
+			if (err == -ENOENT)
+				continue; /* closed meanwhile */
+			if (err)
+				return err;
+			if (sockdiag_live_peer(&r))
+				return 1;
+		}
+		return 0;
+	}
+	nl = sockdiag_socket_for(pid);
+	if (nl < 0)
+		return nl;
+	err = sockdiag_query(nl, 0, 1U << SOCKDIAG_ESTABLISHED, UDIAG_SHOW_PEER, find_live, &l);
+	return err ? err : l.live;
+}
+
+/* ---- is the file the listener's? -------------------------------------------- */
+
+static bool vfs_is(const struct sockdiag_rec *r, const struct stat *st)
+{
+	return r->has_vfs && r->vfs_ino == (uint32_t)st->st_ino && sockdiag_same_dev(r->vfs_dev, st->st_dev);
+}
+
+struct vfs_match {
+	const struct stat *st;
+	unsigned long inode;
+};
+
+static void match_vfs(void *ctx, const struct sockdiag_rec *r)
+{
+	struct vfs_match *v = ctx;
+
+	if (!v->inode && r->state == SOCKDIAG_LISTEN && vfs_is(r, v->st))
+		v->inode = r->ino;
+}
+
+struct holder {
+	unsigned long inode;
+	bool found;
+};
+
+static int holds_inode(void *ctx, int fddir, const char *name, int fd, const char *target)
+{
+	struct holder *h = ctx;
+
+	(void)fddir;
+	(void)name;
+	(void)fd;
+	if (fdscan_socket_inode(target) == h->inode)
+		h->found = true;
+	return h->found;
+}
+
+/* A process that holds socket `inode`: a walk of /proc, for one error line. */
+static void find_holder(struct sock_owner *owner)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int seen = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && seen++ < OWNER_SCAN_MAX) {
+		struct holder h = { .inode = owner->inode };
+		int pid, piddir;
+		uid_t uid;
+		int nspid;
+
+		if (decimal_int(e->d_name, 1, INT_MAX, &pid))
+			continue;
+		piddir = open_piddir(pid);
+		if (piddir < 0)
+			continue;
+		if (fdscan(piddir, holds_inode, &h) < 0)
+			h.found = false;
+		close(piddir);
+		if (!h.found)
+			continue;
+		owner->pid = pid;
+		if (procfs_read_status(pid, &uid, &nspid) == 0)
+			owner->uid = uid;
+		procfs_comm(pid, owner->comm, sizeof(owner->comm));
+		break;
+	}
+	closedir(d);
+}
+
+/* The verdict for a file, given what the target holds on its path. */
+static enum sock_verdict check_file_owned(const struct sock_location *ts,
+					  const struct sock_owned *owned, const struct stat *st,
+					  struct sock_owner *owner)
+{
+	struct sockdiag_rec r;
+	struct vfs_match v = { .st = st };
+	int nl, err;
+
+	memset(owner, 0, sizeof(*owner));
+	if (owned->listener) {
+		err = query_one(ts->pid, owned->listener, UDIAG_SHOW_VFS, &r);
+		if (err) {
+			note_no_sockdiag(err);
+			return SOCK_UNSURE;
+		}
+		if (vfs_is(&r, st))
+			return SOCK_OURS;
+	}
+	/* Not the target's: whose, then? A listener of its netns bound to this file. */
+	nl = sockdiag_socket_for(ts->pid);
+	err = nl < 0 ? nl : sockdiag_query(nl, 0, 1U << SOCKDIAG_LISTEN, UDIAG_SHOW_VFS, match_vfs, &v);
+	if (err) {
+		note_no_sockdiag(err);
+		return SOCK_UNSURE;
+	}
+	if (v.inode) {
+		owner->inode = v.inode;
+		return SOCK_TAKEN;
+	}
+	/* Held but numbered otherwise (a stacked filesystem?): let the peer check say. */
+	return owned->listener ? SOCK_UNSURE : SOCK_NOBODY;
+}
+
+enum sock_verdict sockstate_check_file(const struct sock_location *ts, const char *inside_path,
+				       const struct stat *st, struct sock_owner *owner)
+{
+	struct sock_owned *owned = malloc(sizeof(*owned));
+	enum sock_verdict v = SOCK_UNSURE;
+
+	memset(owner, 0, sizeof(*owner));
+	if (owned && sockstate_owned(ts->pid, inside_path, owned) == 0)
+		v = check_file_owned(ts, owned, st, owner);
+	free(owned);
+	if (v == SOCK_TAKEN)
+		find_holder(owner);
+	return v;
+}
+
+/* ---- the state ----------------------------------------------------------------- */
+
+/* The socket file, looked at inside the target's root (no symlink followed). */
+static int stat_socket_file(const struct sock_location *ts, struct stat *st)
+{
+	int rootfd = procfs_open_root(ts->pid), homefd, err = 0;
+
+	if (rootfd < 0)
+		return rootfd;
+	homefd = rootfile_open_in(rootfd, ts->home, O_PATH | O_DIRECTORY);
+	close(rootfd);
+	if (homefd < 0)
+		return homefd;
+	if (fstatat(homefd, ts->name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		err = -errno;
+	close(homefd);
+	return err;
+}
+
+static int classify(const struct sock_location *ts, enum pm_socket_state *state)
+{
+	struct sock_owned *owned = malloc(sizeof(*owned));
+	int err, live;
+
+	if (!owned)
+		return -ENOMEM;
+	*state = PM_SOCKET_NONE;
+	err = sockstate_owned(ts->pid, ts->path, owned);
+	if (err || !owned->listener) {
+		free(owned);
+		return err;
+	}
+	if (ts->flavour != SOCK_FLAVOUR_ABSTRACT) {
+		struct sock_owner other;
+		struct stat st;
+		enum sock_verdict v;
+
+		/* The file at the path must be this listener's, not a successor's. */
+		v = stat_socket_file(ts, &st) ? SOCK_NOBODY : check_file_owned(ts, owned, &st, &other);
+		if (v == SOCK_TAKEN || v == SOCK_NOBODY) {
+			free(owned);
+			return 0;
+		}
+	}
+	*state = PM_SOCKET_LISTENING;
+	if (owned->nconnected) {
+		live = any_live_client(ts->pid, owned);
+		if (live < 0)
+			note_no_sockdiag(live);
+		if (live != 0)
+			*state = PM_SOCKET_BUSY;
+	}
+	free(owned);
+	return 0;
+}
+
+int sockstate_read(int pid, struct sockstate *out)
+{
+	/* ~13 KiB: off the stack, which listeners' callers may keep small. */
+	struct sock_location *ts = malloc(sizeof(*ts));
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->state = PM_SOCKET_NONE;
+	if (!ts)
+		return -ENOMEM;
+	err = socklocate_find(pid, ts);
+	if (err == -ESRCH || err == -ENOMEM) {
+		free(ts);
+		return err;
+	}
+	snprintf(out->home, sizeof(out->home), "%s", ts->home);
+	if (err == 0) {
+		err = classify(ts, &out->state);
+		if (!err && out->state != PM_SOCKET_NONE) {
+			out->flavour = ts->flavour;
+			snprintf(out->path, sizeof(out->path), "%s", ts->path);
+			snprintf(out->host_path, sizeof(out->host_path), "%s", ts->host_path);
+		}
+	} else {
+		err = 0; /* no file (ENOENT, ELOOP, ENOTSOCK) or not allowed to look: NONE */
+	}
+	free(ts);
+	return err;
+}
