@@ -74,7 +74,7 @@ SHARED_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SHARED_SRCS))
 # LD_PRELOAD entry, and a linked program calls dynprof_agent_start itself.
 AGENT_A_OBJS := $(filter-out $(BUILD)/pic/user/agent/preload.o,$(AGENT_OBJS))
 
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 # Fuzz harnesses (tests/fuzz/fuzz.h): linked with replay.c for `make test`,
 # with libFuzzer for `make fuzz`.

@@ -84,7 +84,7 @@ run_tests() {
 			grep -q '^PASS ' <<<"$out" || echo "$u"
 			continue
 		fi
-		out=$("$src/build/tests/unit/$u" 2>&1); local rc=$?
+		out=$("$(unit_bin "$u")" 2>&1); local rc=$?
 		printf '%s\n' "$out" >> "$log"
 		if grep -q '^FAIL ' <<<"$out"; then grep '^FAIL ' <<<"$out" | sed "s/^FAIL \([^:]*\).*/$u:\1/"
 		elif [ $rc -ne 0 ]; then echo "$u(status $rc)"
@@ -100,11 +100,18 @@ run_tests() {
 	done
 }
 
+# A unit binary by its name: build/tests/unit/<folder>/NAME (the folders mirror user/).
+unit_bin() { # unit_bin NAME
+	local b
+	for b in "$src"/build/tests/unit/*/"$1"; do [ -x "$b" ] && { echo "$b"; return; }; done
+	echo "$src/build/tests/unit/$1"
+}
+
 # How many named tests there are, so a regex matching nothing survives loudly.
 count_named() { # count_named TESTS UNIT
 	local n=0 s
 	for u in $2; do
-		[ -x "$src/build/tests/unit/$u" ] || [ -x "$src/build/tests/fuzz/$u" ] && n=$((n + 1))
+		[ -x "$(unit_bin "$u")" ] || [ -x "$src/build/tests/fuzz/$u" ] && n=$((n + 1))
 	done
 	if [ -n "$1" ]; then
 		for s in "$src"/tests/integration/*.sh; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs dynprof's unit and integration tests and ends with one line:
 #   N passed, N failed
-# Unit tests: $DYNPROF_BUILD/tests/unit/test_* (pure functions).
+# Unit tests: $DYNPROF_BUILD/tests/unit/<folder>/test_* (pure functions; the folders mirror user/).
 # Integration tests: tests/integration/*.sh, real processes, sockets, BPF
 # and namespaces; they need root (they skip, counted as failed, without it).
 # TESTS=pattern runs only the tests whose name matches the pattern.
@@ -55,7 +55,7 @@ declared_tests() {
 }
 
 echo "== unit tests"
-for t in "$DYNPROF_BUILD"/tests/unit/test_*; do
+for t in "$DYNPROF_BUILD"/tests/unit/*/test_*; do
 	[ -x "$t" ] || continue
 	b=$(basename "$t")
 	declared=$("$t" --count 2>/dev/null)
