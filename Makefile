@@ -151,9 +151,9 @@ help:
 	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles (part of make test)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
 	@echo 'make format          clang-format the C files of $(FORMAT_DIRS) in place (.clang-format)'
-	@echo 'make format-check    list the C files clang-format would change; fails if any (not in make test)'
+	@echo 'make format-check    list the C files clang-format would change; fails if any (part of make test)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'
-	@echo 'make test-deps       install missing test dependencies: SLURM, munge, python3, systemd-analyze (Debian, as root)'
+	@echo 'make test-deps       install missing test dependencies: SLURM, munge, python3, systemd-analyze, clang-format (Debian, as root)'
 	@echo 'make clean           remove build/'
 	@echo 'V=1 shows the commands.'
 
@@ -330,7 +330,9 @@ test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS)
 test-deps:
 	-$(Q)tools/install-deps.sh test
 
+# format-check runs after test-deps (which brings clang-format to a fresh machine).
 test: test-build check-layers test-deps
+	$(Q)$(MAKE) --no-print-directory format-check
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 # Each tests/mutate/*.patch breaks one behaviour; its tests must fail
@@ -372,7 +374,8 @@ clean:
 	rm -rf build
 
 # ---- formatting -----------------------------------------------------------------
-# Not part of `make test`: style is checked on request, not a test result.
+# Part of `make test` (so CI): code that differs from .clang-format fails the run,
+# naming each file; `make format` fixes them.
 FORMAT_FILES = $(shell find $(FORMAT_DIRS) -name '*.[ch]' | sort)
 
 format:

@@ -22,6 +22,7 @@ if [ "$what" = test ]; then
 	need slurm-client has_cmd scontrol
 	need python3      has_cmd python3
 	need systemd      has_cmd systemd-analyze
+	need clang-format has_cmd clang-format
 else
 	need clang        has_cmd clang
 	need llvm         has_cmd llvm-strip
