@@ -382,6 +382,7 @@ format:
 	$(Q)$(CLANG_FORMAT) -i $(FORMAT_FILES)
 
 format-check:
+	$(Q)command -v $(CLANG_FORMAT) >/dev/null || { echo "format-check: no $(CLANG_FORMAT) (Debian: apt-get install clang-format; make test-deps installs it)" >&2; exit 1; }
 	$(Q)bad=0; for f in $(FORMAT_FILES); do \
 		$(CLANG_FORMAT) --dry-run --Werror $$f 2>/dev/null || { echo "$$f"; bad=$$((bad + 1)); }; \
 	done; \
