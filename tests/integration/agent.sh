@@ -7,6 +7,38 @@ test_agent_socket_is_mode_0600_in_owner_home() {
 	[ "$(stat -c %u "$(socket_of $pid)")" = 0 ] || fail "socket not owned by the target's user"
 }
 
+# A process ended by a signal runs no atexit: the agent removes its socket
+# file itself where the program left the signal at its default.
+test_agent_removes_its_socket_file_when_ended_by_a_signal() {
+	local sig pid path
+	for sig in TERM HUP; do
+		# sleep keeps every signal at its default (card_user handles SIGTERM itself).
+		env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" sleep 600 > "$T/sleep.log" 2>&1 &
+		pid=$!
+		remember_pid $pid
+		wait_until 5 has_socket $pid || fail "SIG$sig: pid $pid never opened its socket"
+		path=$(socket_of $pid)
+		kill -$sig $pid
+		wait $pid
+		[ $? -eq $((128 + $(kill -l $sig))) ] || fail "SIG$sig: pid $pid did not die of the signal"
+		[ ! -e "$path" ] || fail "SIG$sig: the socket file $path was left behind"
+	done
+}
+
+# A signal the program ignores (or handles) stays its own: the agent does
+# not make it deadly.
+test_agent_leaves_an_ignored_signal_ignored() {
+	local pid
+	( trap '' TERM; exec env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" sleep 600 > "$T/ign.log" 2>&1 ) &
+	pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "target $pid never opened its socket"
+	kill -TERM $pid
+	sleep 0.3 # nothing to wait for: the point is that nothing happens
+	all_gone $pid && fail "SIGTERM, ignored by the program, ended it"
+	has_socket $pid || fail "the socket went with an ignored SIGTERM"
+}
+
 test_agent_key_env_names_socket_and_replaces_stale_file() {
 	local key=$((700000 + RANDOM)) path
 	path=$ROOT_HOME/dynamic_profiling_socket_$key

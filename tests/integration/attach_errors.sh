@@ -51,6 +51,17 @@ test_pid_without_socket_is_skipped_others_still_served() {
 	expect_line "^dynamic profiling for pid $good stop success$"
 }
 
+# A socket file left by a server that ended without removing it: the line
+# says what the file is, at the path the user knows (not /proc/PID/root/...).
+test_stale_socket_file_is_named_for_what_it_is() {
+	local plain path; plain=$(start_sleeper); path=$(socket_of $plain)
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$path"
+	remember_file "$path"
+	dp --pid=$plain --output=$T/o < /dev/null
+	expect_status 255 $?
+	expect_line "pid $plain does not listen on $path: a stale socket file that nobody serves, left by an earlier server of that name which ended without removing it"
+}
+
 test_duplicate_pid_is_served_once() {
 	local pid; pid=$(start_target)
 	printf 'start\nstop\n' | dp --pid=$pid,$pid --output=$T/o

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dynprof/agent.h"
@@ -190,9 +191,66 @@ static int spawn_thread(void)
 	return -rc;
 }
 
+/*
+ * A process ended by SIGTERM, SIGINT or SIGHUP runs no atexit hook, so its
+ * socket file would stay behind (CANN's does) and a later look would find a
+ * file that nobody serves. Where the program leaves such a signal at its
+ * default (it dies of it), the agent takes it first: it removes its own
+ * socket file and lets the signal end the process as it would have. A
+ * handler or SIG_IGN the program set is never replaced; one it sets later
+ * replaces ours, and its exit() then removes the file through shutdown.
+ * The handler uses only async-signal-safe calls on data written before it
+ * was armed.
+ */
+static const int ending_signals[] = { SIGTERM, SIGINT, SIGHUP };
+static struct {
+	char path[sizeof(srv.sock.path)];
+	dev_t dev;
+	ino_t ino;
+	pid_t owner;
+	volatile sig_atomic_t armed;
+} ending;
+
+static void on_ending_signal(int sig)
+{
+	int saved = errno;
+	struct stat st;
+
+	/* A fork()ed child dies of it too, leaving the parent's file alone. */
+	if (ending.armed && getpid() == ending.owner && lstat(ending.path, &st) == 0 &&
+	    st.st_dev == ending.dev && st.st_ino == ending.ino)
+		unlink(ending.path);
+	/* SA_RESETHAND put the default back; delivered once this returns. */
+	raise(sig);
+	errno = saved;
+}
+
+static void arm_ending_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_ending_signal, .sa_flags = SA_RESETHAND };
+
+	if (srv.sock.abstract)
+		return; /* an abstract name goes with the process: no file */
+	memcpy(ending.path, srv.sock.path, sizeof(ending.path));
+	ending.dev = srv.sock.dev;
+	ending.ino = srv.sock.ino;
+	ending.owner = getpid();
+	ending.armed = 1;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++) {
+		struct sigaction old;
+
+		if (sigaction(ending_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO) && sigaction(ending_signals[i], &sa, NULL) < 0)
+			agent_log("signal %d: socket file not removed at it: %s", ending_signals[i],
+				  strerror(errno));
+	}
+}
+
 /* Everything start acquired; the error path and shutdown share it. */
 static void release(void)
 {
+	ending.armed = 0; /* the file goes now; a later one at the path is not ours */
 	atomic_store(&srv.listening, 0);
 	agent_socket_close(&srv.sock);
 	close_kept();
@@ -268,6 +326,7 @@ static int start_locked(const struct dynprof_agent_ops *ops)
 	if (rc)
 		return rc;
 	pthread_once(&hooks_once, register_hooks);
+	arm_ending_signals();
 	agent_log("listening on %s", srv.sock.path);
 	agent_log("protocol %s", proto_version_name(srv.cfg.protocol));
 	return 0;

@@ -105,6 +105,11 @@ static int reopen_home(const struct sock_location *ts, char *why, size_t whylen)
 }
 
 /* One candidate socket file: its name and how dynprof's messages show it. */
+/* What a socket file that nobody serves is, for the user who finds one. */
+#define STALE_FILE                                                                            \
+	"a stale socket file that nobody serves, left by an earlier server of that name which " \
+	"ended without removing it (killed by a signal, or crashed)"
+
 struct candidate {
 	const char *name;
 	char host_path[PATH_MAX + 160];
@@ -153,8 +158,7 @@ static void explain_connect_error(const struct sock_location *ts, const struct c
 	switch (-err) {
 	case ECONNREFUSED:
 		if (alive)
-			snprintf(why, whylen, "connection refused: nobody listens on %s (stale socket file)",
-				 c->host_path);
+			snprintf(why, whylen, "connection refused: %s is " STALE_FILE, c->inside);
 		else
 			snprintf(why, whylen, "connection refused: process %d has exited", ts->pid);
 		break;
@@ -261,8 +265,7 @@ static int check_owner(const struct sock_location *ts, const struct candidate *c
 		break;
 	}
 	if (same_process(ts))
-		snprintf(why, whylen, "pid %d does not listen on %s (a stale socket file)", ts->pid,
-			 c->host_path);
+		snprintf(why, whylen, "pid %d does not listen on %s: " STALE_FILE, ts->pid, c->inside);
 	else
 		snprintf(why, whylen, "process %d has exited", ts->pid);
 	return -ECONNREFUSED;
