@@ -81,8 +81,8 @@ test_dry_run_without_protocol_shows_each_generation() {
 
 test_unknown_chip_is_said_once_and_events_are_empty() {
 	dp --dry-run --output=$T/o --protocol=v2 --l2=on; expect_status 0 $?
-	[ "$(count_lines 'the chip is not known')" = 1 ] || fail "not one line: $(cat $T/out)"
-	expect_line "Give it with --chip="
+	[ "$(count_lines 'chip not known')" = 1 ] || fail "not one line: $(cat $T/out)"
+	expect_line "^\[WARNING\] dynprof: chip not known: no driver (.*), no PROF_ folder in $T/o, no --chip; AI core and --l2 metric events sent empty; give --chip=NAME|NUMBER"
 	expect_line '"ai_core_profiling_events":""'
 }
 
@@ -90,8 +90,17 @@ test_chip_from_a_finished_prof_folders_info_json() {
 	mkdir -p $T/o/PROF_000001_20260101000000000_00000001AAAAAAAA/host
 	echo '{"platform_version":"1"}' > $T/o/PROF_000001_20260101000000000_00000001AAAAAAAA/host/info.json
 	dp --dry-run --output=$T/o --protocol=v2 --l2=on; expect_status 0 $?
-	expect_no_line "the chip is not known"
+	expect_no_line "chip not known"
 	expect_line '"l2CacheTaskProfilingEvents":"0x5b,0x59,0x5c,0x7d,0x7e,0x71,0x79,0x7c"'
+}
+
+# PROF_ folders whose info.json names no chip are said as such, not as "none".
+test_unknown_chip_names_the_folders_that_had_no_platform_version() {
+	mkdir -p $T/o/PROF_000001_20260101000000000_00000001AAAAAAAA/host $T/o/PROF_000002_20260101000000000_00000002AAAAAAAA/host
+	echo '{"devices":"0"}' > $T/o/PROF_000001_20260101000000000_00000001AAAAAAAA/host/info.json
+	dp --dry-run --output=$T/o --protocol=v2; expect_status 0 $?
+	expect_line "chip not known: .*, 2 PROF_ folders in $T/o, none with a platform_version, no --chip;"
+	expect_no_line "no PROF_ folder"
 }
 
 test_refusals_as_msprof() {

@@ -89,7 +89,7 @@ int chip_from_driver(const char *install_info, int *id, char *why, size_t len)
 	char base[PATH_MAX], lib[PATH_MAX + 64];
 
 	if (driver_path(install_info, base, sizeof(base))) {
-		snprintf(why, len, "no driver: %s names none", install_info);
+		snprintf(why, len, "no driver (%s names none)", install_info);
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
@@ -156,17 +156,21 @@ int chip_from_prof_dirs(const char *dir, int *id, char *where, size_t len)
 	char best[NAME_MAX + 1] = "";
 	struct dirent *e;
 	DIR *d;
-	int found = -1, rc = -ENOENT;
+	int found = -1, seen = 0;
 
-	if (dirfd < 0)
+	if (dirfd < 0) {
+		snprintf(where, len, "no folder %s yet", dir);
 		return -ENOENT;
+	}
 	d = fdopendir(dup(dirfd));
 	for (int i = 0; d && (e = readdir(d)) && i < 100000; i++) {
 		int v;
 
+		if (strncmp(e->d_name, "PROF_", 5))
+			continue;
+		seen++;
 		/* Names carry the start time: the greatest is the newest. */
-		if (strncmp(e->d_name, "PROF_", 5) || strcmp(e->d_name, best) <= 0 ||
-		    prof_dir_chip(dirfd, e->d_name, &v))
+		if (strcmp(e->d_name, best) <= 0 || prof_dir_chip(dirfd, e->d_name, &v))
 			continue;
 		snprintf(best, sizeof(best), "%s", e->d_name);
 		found = v;
@@ -177,9 +181,15 @@ int chip_from_prof_dirs(const char *dir, int *id, char *where, size_t len)
 	if (found >= 0) {
 		*id = found;
 		snprintf(where, len, "%s/%s", dir, best);
-		rc = 0;
+		return 0;
 	}
-	return rc;
+	/* Said as it is: folders there whose info.json names no chip are not "no folder". */
+	if (seen)
+		snprintf(where, len, "%d PROF_ folder%s in %s, none with a platform_version", seen,
+			 seen == 1 ? "" : "s", dir);
+	else
+		snprintf(where, len, "no PROF_ folder in %s", dir);
+	return -ENOENT;
 }
 
 void chip_detect(const char *option, const char *output, struct chip_found *f)
@@ -199,6 +209,7 @@ void chip_detect(const char *option, const char *output, struct chip_found *f)
 				 "--chip=%s ignored: the driver reports chip %d (%s)", option, id,
 				 f->chip->name);
 	}
+	snprintf(where, sizeof(where), "no result folder");
 	if (!f->chip && output && !chip_from_prof_dirs(output, &id, where, sizeof(where))) {
 		f->chip = chip_by_id(id);
 		if (f->chip && given && given != f->chip)
@@ -209,7 +220,5 @@ void chip_detect(const char *option, const char *output, struct chip_found *f)
 	if (!f->chip)
 		f->chip = given;
 	if (!f->chip)
-		snprintf(f->why, sizeof(f->why),
-			 "%s; no PROF_ folder with an info.json in %s; no --chip", drv,
-			 output ? output : "the result folder");
+		snprintf(f->why, sizeof(f->why), "%s, %s, no --chip", drv, where);
 }

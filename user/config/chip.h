@@ -39,7 +39,11 @@ void chip_detect(const char *option, const char *output, struct chip_found *f);
  */
 int chip_from_driver(const char *install_info, int *id, char *why, size_t len) DP_MUST_CHECK;
 
-/* The platform_version of the newest PROF_ folder under `dir` with one. 0 or -ENOENT. */
+/*
+ * The platform_version of the newest PROF_ folder under `dir` with one:
+ * 0, `where` naming that folder; or -ENOENT, `where` saying what was seen
+ * (no folder, no PROF_ folder, or how many PROF_ folders named no chip).
+ */
 int chip_from_prof_dirs(const char *dir, int *id, char *where, size_t len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_CHIP_H */

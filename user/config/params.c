@@ -27,8 +27,8 @@ const struct chip_info *params_chip(const struct options *o, const char *output)
 	run_chip_known = true;
 	if (!f.chip)
 		report_warning(
-			"dynprof: the chip is not known (%s): the AI core metric events%s are sent empty. Give it with --chip=<name|number>, e.g. --chip=CHIP_V4_1_0 (5) for Ascend 910B.",
-			f.why, options_switch(o, "l2") ? ", the --l2 events" : "");
+			"dynprof: chip not known: %s; AI core%s metric events sent empty; give --chip=NAME|NUMBER (Ascend 910B: --chip=5)",
+			f.why, options_switch(o, "l2") ? " and --l2" : "");
 	else if (f.note[0])
 		report_warning("dynprof: %s", f.note);
 	if (f.chip && f.chip->dynamic_refused)
