@@ -149,7 +149,9 @@ help:
 	@echo 'make mutate          break behaviours on purpose (tests/mutate/*.patch), check their tests fail'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
 	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles (part of make test)'
-	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
+	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR): binary, agent library and header, man page,'
+	@echo '                     docs in $(PREFIX)/share/doc/dynprof, the systemd unit in SYSTEMD_UNIT_DIR'
+	@echo 'make uninstall       remove what make install put (same PREFIX, DESTDIR)'
 	@echo 'make format          clang-format the C files of $(FORMAT_DIRS) in place (.clang-format)'
 	@echo 'make format-check    list the C files clang-format would change; fails if any (part of make test)'
 	@echo 'make deps            install missing build dependencies (Debian, as root)'
@@ -353,22 +355,28 @@ bench: all $(PEER_BINS) $(BENCH_BINS)
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) bench/run.sh
 
 # ---- install ------------------------------------------------------------------
+DOC_DIR ?= $(PREFIX)/share/doc/dynprof
+DOC_FILES := README.md $(wildcard docs/*.md)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dynprof $(DESTDIR)$(PREFIX)/share/man/man8
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dynprof $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(DOC_DIR)
 	install -m 0755 $(DYNPROF) $(DESTDIR)$(PREFIX)/bin/dynprof
 	install -m 0755 $(AGENT_SO) $(DESTDIR)$(PREFIX)/lib/libdynprof_agent.so
 	install -m 0644 $(AGENT_A) $(DESTDIR)$(PREFIX)/lib/libdynprof_agent.a
 	install -m 0644 include/dynprof/agent.h $(DESTDIR)$(PREFIX)/include/dynprof/agent.h
 	install -m 0644 docs/dynprof.8 $(DESTDIR)$(PREFIX)/share/man/man8/dynprof.8
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOC_DIR)/
 	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed 's|/usr/local/bin/dynprof|$(PREFIX)/bin/dynprof|' tools/dynprof.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/dynprof.service
 	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/dynprof.service
-	@echo 'dynprof: the unit is in $(SYSTEMD_UNIT_DIR); start it with: systemctl daemon-reload && systemctl enable --now dynprof'
+	$(Q)tools/unit-hint.sh "$(SYSTEMD_UNIT_DIR)" "$(DESTDIR)"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dynprof $(DESTDIR)$(PREFIX)/lib/libdynprof_agent.so \
 	      $(DESTDIR)$(PREFIX)/lib/libdynprof_agent.a $(DESTDIR)$(PREFIX)/include/dynprof/agent.h \
 	      $(DESTDIR)$(PREFIX)/share/man/man8/dynprof.8 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/dynprof.service
+	rm -f $(addprefix $(DESTDIR)$(DOC_DIR)/,$(notdir $(DOC_FILES)))
+	-rmdir $(DESTDIR)$(DOC_DIR) 2>/dev/null
 
 clean:
 	rm -rf build
