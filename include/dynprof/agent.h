@@ -40,7 +40,7 @@
  * sample.json, start_info, host_start.log, info.json; STOP adds end_info.
  * Each control file has a <name>.done sidecar "filesize: <N>".
  *
- * The server behaves as CANN's (PROTOCOL.md Part 2): one client at a time,
+ * The server behaves as CANN's (docs/PROTOCOL.md Part 2): one client at a time,
  * at most 128 clients per process lifetime (8.5.0: no cap), the socket file
  * (mode 0600) removed when the accept loop ends. Per connection:
  *  - 9.x (default): 101 START/STOP answered (QUIT not counted), idle ticks

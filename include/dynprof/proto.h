@@ -28,7 +28,7 @@
 #define PROTO_V1_DETAIL_MAX 128  /* v1 response detail text */
 
 /*
- * CANN's limits, as its servers count them (PROTOCOL.md Part 2 sections 2
+ * CANN's limits, as its servers count them (docs/PROTOCOL.md Part 2 sections 2
  * and 3). 8.5.0 (the abstract socket) has none of them.
  *  9.x: 101 START/STOP answered per connection (QUIT not counted), then
  *       DISCONNECT(7,0), QUIT handling, (6,x).
@@ -188,7 +188,7 @@ void proto_v1_encode_response(struct proto_v1_response *out, int32_t type, int32
 
 /*
  * The first reply of a server that speaks the other generation, told by its
- * bytes (PROTOCOL.md Part 2, section 0 item 17): `got` bytes of the reply to
+ * bytes (docs/PROTOCOL.md Part 2, section 0 item 17): `got` bytes of the reply to
  * our handshake in `spoken`, whole or cut short by a timeout or a close.
  *  - spoken v2: a v1 server answers our 4100-byte Params (a short v1
  *    request to it) with DISCONN_RSP, type 8, which v2 does not have;

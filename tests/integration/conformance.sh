@@ -1,6 +1,6 @@
-# Conformance: each fact of PROTOCOL.md (Part 2, checked against CANN's own
+# Conformance: each fact of docs/PROTOCOL.md (Part 2, checked against CANN's own
 # code) as a test against libdynprof_agent, in each flavour it applies to.
-# docs/CONFORMANCE.md maps fact -> test -> PROTOCOL.md section.
+# docs/CONFORMANCE.md maps fact -> test -> docs/PROTOCOL.md section.
 #
 # Flavours (the first word of a test's name after test_):
 #   9x  v2 file socket <home>/dynamic_profiling_socket_<key>   (CANN 9.0.0-beta.2 .. 9.1)
@@ -37,7 +37,7 @@
 #    storageLimit < 200MB, the dataTypeConfig the server computes, ProfAclMgr
 #    states: CANN-internal; the agent records only what it is given (the
 #    effective-params test below checks the overlay, which clients see).
-#  - msprof's console strings (PROTOCOL.md Part 2 section 9): the client's,
+#  - msprof's console strings (docs/PROTOCOL.md Part 2 section 9): the client's,
 #    tested in the dynprof tests, not against the agent.
 
 WIRE=$B/tests/peers/wire_client

@@ -1,4 +1,4 @@
-# A connection's lifetime as CANN's servers count it (PROTOCOL.md Part 2
+# A connection's lifetime as CANN's servers count it (docs/PROTOCOL.md Part 2
 # sections 3, 6, 7 and 8), against the agent with its limits scaled by its
 # environment: dynprof reconnects before the idle limit (cumulative) as
 # before the request limit, the agent ends windows on client death as 9.x

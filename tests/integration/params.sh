@@ -1,5 +1,5 @@
 # The params dynprof sends and what the server keeps of them
-# (PROTOCOL.md Part 2 sections 4 to 6): complete sessions that do not
+# (docs/PROTOCOL.md Part 2 sections 4 to 6): complete sessions that do not
 # inherit a previous client's switches, the server's dataTypeConfig, v1's,
 # --dry-run, and the refusals. The agent records the effective params in
 # each PROF_ folder's host/dynprof_params.json.

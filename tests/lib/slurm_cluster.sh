@@ -1,5 +1,5 @@
 # A real SLURM cluster on this machine, for tests and benchmarks
-# (facts in ../shared/CLUSTER-NOTES.md): munged, slurmctld and N
+# (facts in docs/CLUSTER-NOTES.md): munged, slurmctld and N
 # `slurmd -N nK` on 127.0.0.1, each node in its own uts, mount and pid
 # namespace under a tiny init, every file under one short folder, nothing
 # in /etc or /run touched. Source it, then:

@@ -78,7 +78,7 @@ static int key_env(struct agent_config *cfg)
 	return 0;
 }
 
-/* CANN's limits per server kind (PROTOCOL.md Part 2 section 3): 8.5.0 has none. */
+/* CANN's limits per server kind (docs/PROTOCOL.md Part 2 section 3): 8.5.0 has none. */
 static int limits_env(struct agent_config *cfg, const char **bad)
 {
 	int def_requests = cfg->protocol == PROTO_V1 ? PROTO_V1_MAX_REQUESTS : PROTO_V2_MAX_REQUESTS;

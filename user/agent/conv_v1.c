@@ -17,7 +17,7 @@
 
 #define V1_MAX_STARTS 10001 /* successful STARTs per process lifetime, as CANN's v1 server */
 
-/* CANN's v1 texts (PROTOCOL.md Part 2 section 6). */
+/* CANN's v1 texts (docs/PROTOCOL.md Part 2 section 6). */
 #define V1_DETAIL_STARTED     V1_DETAIL_NO_DEVICE /* followed by the ids */
 #define V1_DETAIL_START_LIMIT "Start times over max limit."
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The params a window runs with, kept and parsed as CANN keeps and parses
- * them (PROTOCOL.md Part 2 sections 4.1, 4.2 and 5):
+ * them (docs/PROTOCOL.md Part 2 sections 4.1, 4.2 and 5):
  *
  * - v2 (9.x, 8.5.0): one set for the process's lifetime. Each START parses
  *   its connection's JSON as NanoJson does (strings end at the next '"',

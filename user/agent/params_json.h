@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The two JSON readers of CANN's servers, for the top-level members of an
- * object (PROTOCOL.md Part 2 section 5):
+ * object (docs/PROTOCOL.md Part 2 section 5):
  *
  * - lenient, as 9.x's NanoJson: a string ends at the next '"' with its
  *   leading blanks dropped and no escape decoded; ':' and ',' optional;

@@ -8,8 +8,9 @@
 #define DYNPROF_DRYRUN_H
 
 #include "config/options.h"
+#include "shared/compiler.h"
 
 /* Returns the exit status: 0, or 255 after printing why. */
-int dryrun_run(const struct options *o);
+int dryrun_run(const struct options *o) DP_MUST_CHECK;
 
 #endif /* DYNPROF_DRYRUN_H */

@@ -244,7 +244,7 @@ static int check_switch(const struct switch_def *d, const char *v)
 
 /*
  * CANN 9.x's params parser ends a string at the next '"' and decodes no
- * escape (PROTOCOL.md Part 2 section 5): a '"' makes START fail, a '\'
+ * escape (docs/PROTOCOL.md Part 2 section 5): a '"' makes START fail, a '\'
  * or a control character arrives as its JSON escape, not as typed.
  */
 static int check_carried(const char *option, const char *v)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The v1 keys (CANN <= 8.3, MindStudio msprof) and the dataTypeConfig
- * msprof v1 computes from the switches (PROTOCOL.md Part 2 section 6; bit
+ * msprof v1 computes from the switches (docs/PROTOCOL.md Part 2 section 6; bit
  * values of prof_acl_api.h). msprof gates each bit by the platform's
  * supportSwitch_; dynprof's gating is coarser, see docs/dynprof.8 "V1".
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The 9.x (and 8.5.0) keys each switch sets, as msprof 9.1 sets them
- * (PROTOCOL.md Part 2 section 4.4; input_parser.cpp, running_mode.cpp).
+ * (docs/PROTOCOL.md Part 2 section 4.4; input_parser.cpp, running_mode.cpp).
  */
 #include <stdio.h>
 #include <stdlib.h>

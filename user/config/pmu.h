@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The chips msprof knows and what it derives from them (PROTOCOL.md Part 2
+ * The chips msprof knows and what it derives from them (docs/PROTOCOL.md Part 2
  * section 4.6): the default AI core metric, the PMU event list of each
  * metric, the --l2 event list, and the features that change the params
  * (STARS task logs, SOC PMU, AI core low-power). Data from oam-tools'

@@ -41,6 +41,6 @@ int cgroot_open(char *why, size_t why_len) DP_MUST_CHECK;
  * of the initial namespace visible), negative errno when setns refused
  * (no CAP_SYS_ADMIN).
  */
-int cgroot_join_host_ns(void);
+int cgroot_join_host_ns(void) DP_MUST_CHECK;
 
 #endif /* DYNPROF_CGROOT_H */

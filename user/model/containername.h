@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "shared/compiler.h"
+
 #define CONTAINER_STATE_MAX (8u << 20) /* a containers.json of thousands of containers */
 
 /*
@@ -45,8 +47,9 @@
 void container_name_lookup(const char *id, uid_t uid, char *name, size_t len);
 
 /* Pure parsers, for unit tests: 0 with `name` set, -ENOENT, -EINVAL. */
-int container_name_from_docker(const char *json, char *name, size_t len);
-int container_name_from_storage(const char *json, const char *id, char *name, size_t len);
-int container_name_from_oci(const char *json, char *name, size_t len);
+int container_name_from_docker(const char *json, char *name, size_t len) DP_MUST_CHECK;
+int container_name_from_storage(const char *json, const char *id, char *name,
+				 size_t len) DP_MUST_CHECK;
+int container_name_from_oci(const char *json, char *name, size_t len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_CONTAINERNAME_H */

@@ -179,8 +179,9 @@ static int give_up(struct recv *r, int parent, const char *name, int why, bool s
 {
 	(void)end_file(r);
 	if (streaming && why != -ETIMEDOUT && why != -EPIPE && why != -EPROTO &&
-	    fsh_send(r->h, FSH_REQ_CANCEL, 0, NULL, 0) == 0)
-		(void)fsh_done(r->h);
+	    fsh_send(r->h, FSH_REQ_CANCEL, 0, NULL, 0) == 0 && fsh_done(r->h)) {
+		/* Giving up anyway: `why` is what is told; fsh_recv kills a helper that hangs. */
+	}
 	if (why == -EPROTO)
 		fsh_kill(r->h); /* it broke the stream's rules: nothing more from it */
 	close(r->root);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ns/fshelper_wire.h"
+#include "shared/compiler.h"
 
 struct fshelper {
 	int chan; /* -1 once the helper is gone */
@@ -14,9 +15,9 @@ struct fshelper {
 	char *buf; /* FSH_PAYLOAD_MAX + 1: the last message's payload, NUL-terminated */
 };
 
-int fsh_send(struct fshelper *h, uint32_t op, uint64_t a, const void *p, size_t n);
-int fsh_recv(struct fshelper *h, struct fsh_msg *m, size_t *plen);
-int fsh_done(struct fshelper *h);
+int fsh_send(struct fshelper *h, uint32_t op, uint64_t a, const void *p, size_t n) DP_MUST_CHECK;
+int fsh_recv(struct fshelper *h, struct fsh_msg *m, size_t *plen) DP_MUST_CHECK;
+int fsh_done(struct fshelper *h) DP_MUST_CHECK;
 void fsh_kill(struct fshelper *h);
 
 #endif /* DYNPROF_FSHELPER_IMPL_H */

@@ -21,7 +21,7 @@
 #define MAPS_MAX_BYTES  (64L * 1024 * 1024) /* stop reading a pathological maps here */
 #define MAX_ROOTS       4                  /* distinct toolkit roots examined */
 #define VERSION_FILE_MAX (64 * 1024)
-/* v2 starts with CANN 8.5.0; msprof up to the 8.3.0 branch speaks v1 (PROTOCOL.md). */
+/* v2 starts with CANN 8.5.0; msprof up to the 8.3.0 branch speaks v1 (docs/PROTOCOL.md). */
 #define VERSION_MAJOR_V2 8
 #define VERSION_MINOR_V2 5
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a target's server allows per connection, and the counts it keeps,
- * as CANN's servers count them (PROTOCOL.md Part 2 sections 2, 3 and 7):
+ * as CANN's servers count them (docs/PROTOCOL.md Part 2 sections 2, 3 and 7):
  *
  *  9.x (v2, file socket)  101 START/STOP answered per connection (QUIT not
  *                         counted), then DISCONNECT(7,0), QUIT handling,

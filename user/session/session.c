@@ -592,7 +592,7 @@ static void apply_result(struct session *s, struct target *t, enum proto_command
 
 /*
  * v1: what is in the result folder before START is not this window's (the
- * folder appears at START, PROTOCOL.md Part 2 section 0 item 10).
+ * folder appears at START, docs/PROTOCOL.md Part 2 section 0 item 10).
  */
 static void snapshot_prof_dirs(struct session *s, struct target *t)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DYNAMIC_PROFILING_KEY_PID as CANN 9.x and 8.5.0 read it (PROTOCOL.md
+ * DYNAMIC_PROFILING_KEY_PID as CANN 9.x and 8.5.0 read it (docs/PROTOCOL.md
  * Part 2 section 8): C++ stoi over the whole text (leading blanks, one
  * sign, digits, nothing after; int32). A value > 0 names the socket with
  * the raw text, so "0777" listens on ..._0777 and " 12" on ..._ 12; the

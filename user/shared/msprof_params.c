@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * msprof's params, as data (see msprof_params.h). The v2 rows follow the
- * groups of PROTOCOL.md Part 2 section 4.3 (ProfileParams::ToObject of
+ * groups of docs/PROTOCOL.md Part 2 section 4.3 (ProfileParams::ToObject of
  * oam-tools v9.1.0); the v1 rows MindStudio msprof's ToObject, with the
  * v1-only names of section 6.
  */

@@ -2,7 +2,7 @@
 /*
  * The params keys CANN's servers read, with their JSON types and the value
  * msprof sends when no switch is given (dynamic attach or launch mode).
- * Data only: one table per wire generation (PROTOCOL.md Part 2, sections
+ * Data only: one table per wire generation (docs/PROTOCOL.md Part 2, sections
  * 4.3 and 6). dynprof builds its JSON from these; the agent takes the
  * types from them to parse as CANN's parsers do.
  *

@@ -28,7 +28,7 @@
 #define SOCKLOCATE_KEY_MAX 24   /* a key's text, as it appears in the name */
 
 /*
- * The three ways a CANN server listens (PROTOCOL.md Part 2 section 1):
+ * The three ways a CANN server listens (docs/PROTOCOL.md Part 2 section 1):
  *  FILE      <home>/dynamic_profiling_socket_<key>: v1 (CANN <= 8.3) and
  *            9.0.0-beta.2 onwards;
  *  FILE_ALT  <home>/dyn_prof_sock_<key>: untagged master builds of

@@ -68,7 +68,7 @@ int trigger_calls_take_in(struct triggers *tg, int i) DP_MUST_CHECK;
 /* Target i left: stop counting in it. */
 void trigger_calls_forget(struct triggers *tg, int i);
 /* Room for targets [0, ntargets) (from `old`), new ones zeroed. 0 or -ENOMEM (unchanged). */
-int trigger_calls_grow(struct trigger_calls *calls, int old, int ntargets);
+int trigger_calls_grow(struct trigger_calls *calls, int old, int ntargets) DP_MUST_CHECK;
 /* Slot i holds a new target: its counts start again. */
 void trigger_calls_reset(struct trigger_calls *calls, int i);
 

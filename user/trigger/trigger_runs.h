@@ -113,7 +113,7 @@ bool runs_other_open(const struct rule_run *target_runs, int nrules, int except)
 /* The table: [target * nrules + rule], for ntargets targets. NULL: out of memory. */
 struct rule_run *runs_new(int ntargets, int nrules);
 /* The table made to hold `ntargets` (from `old`), the new runs zeroed. 0 or -ENOMEM (unchanged). */
-int runs_grow(struct rule_run **runs, int old, int ntargets, int nrules);
+int runs_grow(struct rule_run **runs, int old, int ntargets, int nrules) DP_MUST_CHECK;
 /*
  * A rule added: the table of `ntargets` targets laid out again for
  * nrules + 1 rules, each target's runs kept and the new rule's zeroed

@@ -266,7 +266,7 @@ TEST(text_without_version_is_minus_one)
 
 /* ---- version -> generation --------------------------------------------------------- */
 
-/* The msprof line up to the 8.3.0 branch is v1 (PROTOCOL.md, generations). */
+/* The msprof line up to the 8.3.0 branch is v1 (docs/PROTOCOL.md, generations). */
 TEST(versions_before_8_5_speak_v1)
 {
 	CHECK_INT(protodetect_for_version("7.0.0"), PROTO_V1);

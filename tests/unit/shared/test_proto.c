@@ -89,7 +89,7 @@ TEST(v1_request_data_is_nul_padded_and_counted)
 }
 
 /*
- * The v1 wire bytes, written out by hand from PROTOCOL.md (host order, as
+ * The v1 wire bytes, written out by hand from docs/PROTOCOL.md (host order, as
  * on a unix socket): int32 type, [int32 status,] uint32 length, then the
  * text NUL-padded. The length is the text's strlen, without its NUL.
  */
