@@ -27,6 +27,7 @@ windows_open() { lines_are 'start success' "$1"; }
 lines_are() { [ "$(count_lines "$1")" -eq "$2" ]; } # lines_are REGEX N
 
 watchdog_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 == "dynprof-wd" { print $1 }'; }
+has_watchdog() { [ -n "$(watchdog_of "$1")" ]; }
 
 # The agent's own lines of what a client asked, in order: "stop -> 0", "quit".
 asked() { sed -n 's/^dynprof-agent\[[0-9]*\]: \(stop -> [0-9]*\|quit\|start -> [0-9]*\)\( .*\)\{0,1\}$/\1/p' $T/$1.log | tr '\n' ','; }
@@ -175,4 +176,40 @@ test_agent_orphan_grace_zero_keeps_the_window_for_a_later_client() {
 	expect_line "^\[INFO\] pid $a: $path is not finished: a window an earlier client left open; a stop ends and reports it$"
 	expect_line "^\[INFO\] pid $a: window saved in $path$"
 	grep -q "^$(basename $path)$" $T/o/*_profiling_output_record || fail "not recorded: $(cat $T/o/*_profiling_output_record)"
+}
+
+# The watchdog is a copy of dynprof: with dynprof's command line, a script
+# signalling "dynprof" (pkill -f, pgrep -f) would hit it too.
+watchdog_title_is_its_own() { # watchdog_title_is_its_own DESCRIPTION
+	local t wd cmd; t=$(start_target)
+	dp_background --pid=$t --output=$T/o
+	wait_until 10 has_watchdog $DP_PID
+	wd=$(watchdog_of $DP_PID)
+	[ -n "$wd" ] || fail "$1: no watchdog child of dynprof $DP_PID"
+	cmd=$(tr '\0' ' ' < /proc/$wd/cmdline | sed 's/ *$//')
+	[ "$cmd" = "dynprof-wd: watchdog of dynprof pid $DP_PID" ] || fail "$1: the watchdog's command line is '$cmd'"
+	[ "$(pgrep -f -- "--output=$T/o")" = "$DP_PID" ] ||
+		fail "$1: pgrep -f of dynprof's command line finds $(pgrep -f -- "--output=$T/o" | tr '\n' ' '), not dynprof $DP_PID alone"
+	dp_send quit
+	wait $DP_PID
+}
+
+test_watchdog_has_a_command_line_of_its_own() {
+	watchdog_title_is_its_own "with dynprof's usual arguments"
+}
+
+# A command line shorter than the title: it runs on into the environment.
+test_watchdog_title_longer_than_dynprofs_arguments() {
+	local t wd cmd own want; t=$(start_target)
+	ln -s "$DP" $T/d
+	DP=$T/d dp_background --pid=$t
+	wait_until 10 has_watchdog $DP_PID || fail "no watchdog child of dynprof $DP_PID: $(cat $T/out)"
+	wd=$(watchdog_of $DP_PID)
+	own=$(wc -c < /proc/$DP_PID/cmdline)
+	want="dynprof-wd: watchdog of dynprof pid $DP_PID"
+	cmd=$(tr '\0' ' ' < /proc/$wd/cmdline | sed 's/ *$//')
+	[ "$own" -lt ${#want} ] || fail "dynprof's own command line ($own bytes) is not shorter than the title: the test tests nothing"
+	[ "$cmd" = "$want" ] || fail "the watchdog's command line is '$cmd'"
+	dp_send quit
+	wait $DP_PID
 }

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/proctitle.h"
 #include "dynprof/proto.h"
 #include "shared/clock.h"
 #include "shared/fdio.h"
@@ -357,6 +358,22 @@ static int tidy_fds(int chan)
 	return 3;
 }
 
+/*
+ * Not dynprof's command line: a user or script that signals "dynprof" by
+ * its command line (pkill -f, pgrep -f) must not reach the watchdog.
+ */
+static void set_title(pid_t parent)
+{
+	struct line l = { .len = 0 };
+
+	put(&l, WATCHDOG_COMM ": watchdog of dynprof pid ");
+	put_int(&l, parent);
+	l.buf[l.len] = '\0'; /* put() keeps a byte free */
+	if (proctitle_set(l.buf)) {
+		/* Kept as it was: ps shows dynprof's line, comm still says dynprof-wd. */
+	}
+}
+
 /* Signals meant for dynprof's process group (a terminal's Ctrl-C) are not for us. */
 static void ignore_signals(void)
 {
@@ -373,6 +390,7 @@ void watchdog_child_main(int chan, pid_t parent, int timeout_ms)
 	struct rlimit rl;
 
 	prctl(PR_SET_NAME, WATCHDOG_COMM, 0, 0, 0);
+	set_title(parent);
 	ignore_signals();
 	chan = tidy_fds(chan);
 	if (chdir("/")) {
