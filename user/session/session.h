@@ -18,14 +18,14 @@
 #include "kernel/discover.h"
 #include "config/options.h"
 #include "dynprof/proto.h"
-#include "session/session_view.h" /* reading a session: the layers above need both */
+#include "session/session_view.h" /* reading one: whoever drives a session reads it too */
 #include "shared/compiler.h"
 
 /*
- * Opaque outside session/ (its members: session/session_impl.h): the
- * session opens one (session_open, session_open_launch), the layers above
- * drive it with the functions below and read it through session_view.h,
- * and session_close frees it.
+ * Opaque outside session/ (its members: session/session_impl.h): one is
+ * made by session_open, session_open_launch or session_open_follow, driven
+ * by the functions below, read through session_view.h, and freed by
+ * session_close.
  */
 struct session;
 
