@@ -148,7 +148,7 @@ help:
 	@echo 'make fuzz            each parser under libFuzzer for FUZZ_SECONDS (30) (clang, libclang-rt)'
 	@echo 'make mutate          break behaviours on purpose (tests/mutate/*.patch), check their tests fail'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
-	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles (part of make test)'
+	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles, private headers stay in their folder (part of make test)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR): binary, agent library and header, man page,'
 	@echo '                     docs in $(PREFIX)/share/doc/dynprof, the systemd unit in SYSTEMD_UNIT_DIR'
 	@echo 'make uninstall       remove what make install put (same PREFIX, DESTDIR)'
@@ -318,10 +318,13 @@ $(FEWTARGETS): $(FEW_LINK_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
-# The layer rule of tools/layers, read from the objects' symbols.
+# The layer rule of tools/layers, read from the objects' symbols; and the
+# private headers (*_impl.h) included only inside their folder (the sources).
 check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 	$(call msg,CHECK,layers)
 	$(Q)tools/check-layers.sh $(TOOL_OBJS) -- $(AGENT_OBJS)
+	$(call msg,CHECK,private)
+	$(Q)tools/check-private.sh
 
 # Everything the tests run (tests/mutate.sh builds this in its scratch copy).
 test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) \

@@ -53,7 +53,7 @@ static int open_tracker(const struct options *o, const struct automation *a, str
 static int attach_run(const struct options *o, struct automation *a, const char *output)
 {
 	struct console_sources src = { 0 };
-	struct session s;
+	struct session *s;
 	struct tracker *tracker = NULL;
 	const char *note = NULL;
 	int rc, sig;
@@ -63,21 +63,21 @@ static int attach_run(const struct options *o, struct automation *a, const char 
 		report_info("%s", note);
 	rc = session_open(&s, o, output, src.disc);
 	if (rc >= 0 && (open_tracker(o, a, &tracker) ||
-			automation_start(a, &s, tracker ? tracker_model(tracker) : NULL))) {
-		session_shutdown(&s); /* nothing was started: the targets are only let go */
+			automation_start(a, s, tracker ? tracker_model(tracker) : NULL))) {
+		session_shutdown(s); /* nothing was started: the targets are only let go */
 		rc = -EINVAL;
 	}
 	if (rc >= 0) {
 		src.tracker = tracker;
 		automation_sources(a, &src);
-		rc = console_run(&s, &src);
-		session_print_summary(&s);
+		rc = console_run(s, &src);
+		session_print_summary(s);
 	} else
 		rc = EXIT_OPTION_ERROR;
 	/* A signal while the targets were being reached ends the run by its number too. */
 	if (rc == EXIT_OPTION_ERROR && (sig = console_take_signal()))
 		rc = 128 + sig;
-	session_close(&s);
+	session_close(s);
 	tracker_close(tracker);
 	discover_close(src.disc);
 	return rc;

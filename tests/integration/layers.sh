@@ -59,3 +59,57 @@ test_layers_refuse_a_folder_not_in_the_list() {
 	expect_status 1 $?
 	expect_line "folder 'gadgets' is not in .*layers"
 }
+
+# ---- private headers (tools/check-private.sh): read on the sources ----
+
+PRIVATE=$DYNPROF_TESTS/../tools/check-private.sh
+
+# A copy of what check-private reads (user/, tests/unit/), to plant in.
+private_tree() {
+	mkdir -p "$T/tree/tests"
+	cp -r "$DYNPROF_TESTS/../user" "$T/tree/user" || fail "cannot copy user/"
+	cp -r "$DYNPROF_TESTS/unit" "$T/tree/tests/unit" || fail "cannot copy tests/unit/"
+}
+
+test_private_headers_of_the_real_tree_pass() {
+	"$PRIVATE" >$T/out 2>&1
+	expect_status 0 $?
+	expect_line '^check-private: ok .*session/session_impl.h session/target_impl.h'
+}
+
+test_private_header_refused_above_its_folder() {
+	private_tree
+	printf '#include "session/session_impl.h"\n' >"$T/tree/user/control/planted.c"
+	"$PRIVATE" "$T/tree" >$T/out 2>&1
+	expect_status 1 $?
+	expect_line '^user/control/planted.c includes session/session_impl.h, private to session/: use its public header$'
+}
+
+test_private_header_refused_in_another_folders_unit_test() {
+	private_tree
+	printf '#include "session/target_impl.h"\n' >"$T/tree/tests/unit/control/test_planted.c"
+	"$PRIVATE" "$T/tree" >$T/out 2>&1
+	expect_status 1 $?
+	expect_line '^tests/unit/control/test_planted.c includes session/target_impl.h, private to session/'
+}
+
+test_private_header_refused_through_a_public_header() {
+	# session.h handing on target_impl.h makes every includer of session.h a breach.
+	private_tree
+	printf '#include "session/target_impl.h"\n' >>"$T/tree/user/session/session.h"
+	"$PRIVATE" "$T/tree" >$T/out 2>&1
+	expect_status 1 $?
+	expect_line '^user/cli/console.h includes session/session.h, private to session/ \(it includes session/target_impl.h\)'
+	expect_line '^user/control/status.h includes session/session.h'
+	expect_no_line '^user/session/'
+}
+
+test_private_struct_defined_outside_its_folder_refused() {
+	private_tree
+	printf 'struct session {\n\tint windows;\n};\n' >"$T/tree/user/control/planted.h"
+	printf 'typedef struct target { int pid; } planted_t;\n' >"$T/tree/user/trigger/planted.c"
+	"$PRIVATE" "$T/tree" >$T/out 2>&1
+	expect_status 1 $?
+	expect_line '^user/control/planted.h defines struct session, whose members are private to session/ \(session/session_impl.h\)$'
+	expect_line '^user/trigger/planted.c defines struct target, whose members are private to session/ \(session/target_impl.h\)$'
+}

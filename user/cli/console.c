@@ -160,7 +160,7 @@ static void console_stats(void *ctx, struct status_stats *st)
 {
 	const struct console *c = ctx;
 
-	st->mode = c->app ? "launch" : c->s->launch ? "follow" : "attach";
+	st->mode = c->app ? "launch" : session_is_launch(c->s) ? "follow" : "attach";
 	st->started_ms = c->started_ms;
 	if (c->tracker) {
 		struct procmodel *m = tracker_model(c->tracker);

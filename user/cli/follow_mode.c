@@ -91,34 +91,33 @@ static int run(const struct options *o, struct automation *a, const char *output
 {
 	struct console_sources src = { 0 };
 	struct follow f = { .o = o };
-	struct session s;
+	struct session *s;
 	int rc = EXIT_OPTION_ERROR;
 
-	session_open_launch(&s, o, output);
-	s.follow = true;
-	joiner_init(&f.j, &s, false);
+	session_open_follow(&s, o, output);
+	joiner_init(&f.j, s, false);
 	pidtab_init(&f.holders);
 	pidtab_init(&f.verdict);
-	f.j.t = joiner_tracker_open(o, &s, on_change, &f);
-	if (!f.j.t || automation_start(a, &s, tracker_model(f.j.t)))
+	f.j.t = joiner_tracker_open(o, s, on_change, &f);
+	if (!f.j.t || automation_start(a, s, tracker_model(f.j.t)))
 		goto out;
 	/* Joins after the engine started: a present target is a joiner like any later one. */
 	f.ready = true;
 	each_round(&f);
 	report_info("following card users on the host and in its containers%s: %d target%s now; the run ends on quit, SIGINT or SIGTERM",
 		    o->ncontainers || o->nusers || o->nexes ? " (those --container, --user and --exe take)" : "",
-		    session_live(&s), session_live(&s) == 1 ? "" : "s");
+		    session_live(s), session_live(s) == 1 ? "" : "s");
 	src = (struct console_sources){ .tracker = f.j.t, .on_tick = each_round, .tick_ctx = &f,
 					.follow = true };
 	automation_sources(a, &src);
-	rc = console_run(&s, &src);
-	session_print_summary(&s);
+	rc = console_run(s, &src);
+	session_print_summary(s);
 out:
 	tracker_close(f.j.t);
 	pidtab_free(&f.holders);
 	pidtab_free(&f.verdict);
 	joiner_free(&f.j);
-	session_close(&s);
+	session_close(s);
 	return rc;
 }
 

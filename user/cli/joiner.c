@@ -32,7 +32,7 @@ struct tracker *joiner_tracker_open(const struct options *o, const struct sessio
 
 	options_card_patterns(o, &patterns);
 	t = tracker_open(&patterns, o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, fn, ctx, true, &note);
-	if (!t || !s->targets) {
+	if (!t || !s) {
 		report_error("dynprof: cannot follow processes: %s", strerror(t ? ENOMEM : errno));
 		tracker_close(t);
 		return NULL;

@@ -180,17 +180,17 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 	struct console_sources src = { 0 };
 	struct follower f = { 0 };
 	struct launch app;
-	struct session s;
+	struct session *s;
 	int rc = EXIT_OPTION_ERROR;
 
 	session_open_launch(&s, o, output);
-	joiner_init(&f.j, &s, o->msprof_key);
+	joiner_init(&f.j, s, o->msprof_key);
 	pidtab_init(&f.tree);
 	/* Tracking first: no process of the application escapes it. */
-	f.j.t = joiner_tracker_open(o, &s, on_change, &f);
+	f.j.t = joiner_tracker_open(o, s, on_change, &f);
 	if (!f.j.t)
 		goto out;
-	if (automation_start(a, &s, tracker_model(f.j.t)))
+	if (automation_start(a, s, tracker_model(f.j.t)))
 		goto out;
 	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin, devices_env(o, devices, sizeof(devices)));
 	if (rc) {
@@ -205,20 +205,20 @@ static int run(const struct options *o, struct automation *a, char **argv, const
 					.on_tick = each_round, .tick_ctx = &f,
 					.tree_alive = o->follow_detached ? tree_alive : NULL };
 	automation_sources(a, &src);
-	if (console_run(&s, &src)) {
+	if (console_run(s, &src)) {
 		/* Launch mode ends with the application's status; the console's only ended the console. */
 	}
 	if (!launch_poll(&app)) /* not after "application exited" */
 		report_info("waiting for app process exit......");
 	wait_forwarding_signals(&app);
-	session_print_summary(&s);
+	session_print_summary(s);
 	rc = launch_exit_status(&app);
 	launch_close(&app);
 out:
 	tracker_close(f.j.t);
 	pidtab_free(&f.tree);
 	joiner_free(&f.j);
-	session_close(&s);
+	session_close(s);
 	return rc;
 }
 

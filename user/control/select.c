@@ -11,7 +11,7 @@
 #include "model/pm_proc.h"
 
 /* As --container matches (pm_proc_in_container): name, full id, or an id prefix. */
-static bool container_matches(const struct target *t, const char *want)
+static bool container_matches(const struct session_target_info *t, const char *want)
 {
 	struct pm_proc p = { 0 };
 
@@ -39,7 +39,7 @@ static int wanted_uid(const struct selector *sel, unsigned *uid, char *err, size
 	return 0;
 }
 
-static bool matches(const struct target *t, const struct selector *sel, unsigned uid)
+static bool matches(const struct session_target_info *t, const struct selector *sel, unsigned uid)
 {
 	switch (sel->kind) {
 	case SEL_ALL:
@@ -57,13 +57,14 @@ static bool matches(const struct target *t, const struct selector *sel, unsigned
 int select_targets(const struct session *s, const struct selector *sel, bool *which, char *err,
 		   size_t errlen)
 {
+	struct session_target_info info;
 	unsigned uid = 0;
 	int n = 0;
 
 	if (sel->kind == SEL_USER && wanted_uid(sel, &uid, err, errlen))
 		return -1;
 	for (int i = 0; i < session_target_count(s); i++) {
-		which[i] = session_target_live(s, i) && matches(session_target(s, i), sel, uid);
+		which[i] = session_target_live(s, i) && matches(session_target_info(s, i, &info), sel, uid);
 		n += which[i];
 	}
 	if (!n)

@@ -127,7 +127,8 @@ static cJSON *cards_json(uint64_t cards)
 
 static cJSON *target_json(const struct session *s, const struct triggers *tg, int i)
 {
-	const struct target *t = session_target(s, i);
+	struct session_target_info info;
+	const struct session_target_info *t = session_target_info(s, i, &info);
 	cJSON *o = cJSON_CreateObject();
 	char user[256] = "";
 
@@ -154,25 +155,27 @@ static cJSON *target_json(const struct session *s, const struct triggers *tg, in
 static cJSON *header_json(const struct session *s, const struct status_stats *st)
 {
 	cJSON *o = cJSON_CreateObject(), *w, *k;
+	struct session_info si;
 	int open = 0;
 
 	if (!o)
 		return NULL;
+	session_info(s, &si);
 	for (int i = 0; i < session_target_count(s); i++)
 		open += session_target_live(s, i) && session_target_collecting(s, i);
 	cJSON_AddNumberToObject(o, "schema", STATUS_SCHEMA);
 	cJSON_AddStringToObject(o, "mode", st->mode ? st->mode : "attach");
 	cJSON_AddNumberToObject(o, "dynprof_pid", (double)getpid());
 	cJSON_AddNumberToObject(o, "uptime_s", (double)uptime_s(st));
-	add_str_or_null(o, "output", s->output);
-	cJSON_AddBoolToObject(o, "session_window", s->window_open);
+	add_str_or_null(o, "output", si.output);
+	cJSON_AddBoolToObject(o, "session_window", si.window_open);
 	w = cJSON_AddObjectToObject(o, "windows");
 	if (w) {
-		cJSON_AddNumberToObject(w, "opened", s->windows);
+		cJSON_AddNumberToObject(w, "opened", si.windows);
 		cJSON_AddNumberToObject(w, "open", open);
-		cJSON_AddNumberToObject(w, "saved", s->saved);
-		cJSON_AddNumberToObject(w, "incomplete", s->incomplete);
-		cJSON_AddNumberToObject(w, "lost", s->lost);
+		cJSON_AddNumberToObject(w, "saved", si.saved);
+		cJSON_AddNumberToObject(w, "incomplete", si.incomplete);
+		cJSON_AddNumberToObject(w, "lost", si.lost);
 	}
 	k = cJSON_AddObjectToObject(o, "kernel");
 	if (k) {
@@ -242,19 +245,21 @@ static void header_text(const struct session *s, const struct status_stats *st, 
 {
 	char lost[32], rescans[32], model[32], out[PATH_MAX * 4];
 	int64_t up = uptime_s(st);
+	struct session_info si;
 	int open = 0;
 
+	session_info(s, &si);
 	for (int i = 0; i < session_target_count(s); i++)
 		open += session_target_live(s, i) && session_target_collecting(s, i);
 	number_or_dash(lost, sizeof(lost), st->have_lost, st->lost_events);
 	number_or_dash(rescans, sizeof(rescans), st->have_rescans, st->rescans);
 	number_or_dash(model, sizeof(model), st->have_model, st->model_procs);
-	text_escape(s->output, out, sizeof(out));
+	text_escape(si.output, out, sizeof(out));
 	say(line, ctx, "mode %s, up %lldh%02lldm%02llds, %d target%s, output %s",
 	    st->mode ? st->mode : "attach", (long long)(up / 3600), (long long)(up / 60 % 60),
 	    (long long)(up % 60), session_live(s), session_live(s) == 1 ? "" : "s", out);
 	say(line, ctx, "windows: %d opened, %d open, %d saved, %d saved incomplete, %d lost",
-	    s->windows, open, s->saved, s->incomplete, s->lost);
+	    si.windows, open, si.saved, si.incomplete, si.lost);
 	say(line, ctx, "kernel: %s events lost, %s rescans, %s processes in the model", lost,
 	    rescans, model);
 }
@@ -274,7 +279,7 @@ static void rules_text(const struct triggers *tg, int i, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static void container_text(const struct target *t, char *buf, size_t len)
+static void container_text(const struct session_target_info *t, char *buf, size_t len)
 {
 	char id[CONTAINER_SHORT + 1];
 
@@ -290,7 +295,8 @@ static void container_text(const struct target *t, char *buf, size_t len)
 static void row_text(const struct session *s, const struct triggers *tg, int i, status_line_fn line,
 		     void *ctx)
 {
-	const struct target *t = session_target(s, i);
+	struct session_target_info info;
+	const struct session_target_info *t = session_target_info(s, i, &info);
 	char cards[192], user[256] = "", container[96 * 4], rules[256],
 			 folder[WINACCOUNT_NAME_LEN * 4];
 	const char *last = last_folder(s, i);

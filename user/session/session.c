@@ -17,63 +17,9 @@
 #include "proc/procfs.h"
 #include "report/report.h"
 #include "results/winaccount.h"
-#include "session/session.h"
+#include "session/session_impl.h"
 #include "session/target_origin.h"
 #include "session/watchdog.h"
-
-int session_live(const struct session *s)
-{
-	int n = 0;
-
-	for (int i = 0; i < s->ntargets; i++)
-		n += !s->targets[i]->dropped;
-	return n;
-}
-
-int session_target_count(const struct session *s)
-{
-	return s->ntargets;
-}
-
-int session_target_pid(const struct session *s, int index)
-{
-	return s->targets[index]->pid;
-}
-
-const struct target *session_target(const struct session *s, int index)
-{
-	return s->targets[index];
-}
-
-bool session_target_live(const struct session *s, int index)
-{
-	return !s->targets[index]->dropped;
-}
-
-bool session_target_collecting(const struct session *s, int index)
-{
-	return s->targets[index]->collecting;
-}
-
-int session_target_requests(const struct session *s, int index)
-{
-	return s->targets[index]->count.commands;
-}
-
-int session_target_last_status(const struct session *s, int index)
-{
-	return s->targets[index]->last_status;
-}
-
-int64_t session_target_last_reply_us(const struct session *s, int index)
-{
-	return s->targets[index]->last_reply_us;
-}
-
-unsigned session_target_serial(const struct session *s, int index)
-{
-	return s->targets[index]->serial;
-}
 
 void session_hold_slots(struct session *s)
 {
@@ -113,11 +59,6 @@ int session_scan_prof_dirs(struct session *s, struct target *t,
 		rc = output_new_prof_dirs_listed(&s->listing, target_prof_names(t), &t->prof_seen, found, ctx);
 	session_batch_end(s);
 	return rc;
-}
-
-const struct window_account *session_target_last_window(const struct session *s, int index)
-{
-	return &s->targets[index]->last_window;
 }
 
 /* A window's reason, said once: the first cause found stays (truncated when long). */
@@ -773,15 +714,15 @@ void session_target_exited(struct session *s, int pid)
 
 void session_close(struct session *s)
 {
+	if (!s)
+		return;
 	for (int i = 0; i < s->ntargets; i++) {
 		target_free(s->targets[i]);
 		free(s->targets[i]);
 	}
 	free(s->targets);
-	s->targets = NULL;
-	s->ntargets = 0;
-	s->slots = 0;
 	output_listing_free(&s->listing);
 	session_forget_dismissed(s);
+	free(s);
 	watchdog_done(); /* every connection released above: it exits touching nothing */
 }

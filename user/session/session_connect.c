@@ -24,7 +24,7 @@
 #include "session/protodetect.h"
 #include "proc/procfs.h"
 #include "report/report.h"
-#include "session/session.h"
+#include "session/session_impl.h"
 #include "session/target_origin.h"
 #include "session/target_leave.h"
 #include "session/target_results.h"
@@ -531,15 +531,31 @@ static void announce_all(struct session *s)
 			announce_attached(s->targets[i]);
 }
 
-void session_open_launch(struct session *s, const struct options *o, const char *output)
+void session_open_launch(struct session **sp, const struct options *o, const char *output)
 {
-	memset(s, 0, sizeof(*s));
+	struct session *s = calloc(1, sizeof(*s));
+
+	*sp = NULL;
+	if (!s)
+		return; /* launch_mode says it */
 	s->opts = o;
 	s->launch = true;
 	snprintf(s->output, sizeof(s->output), "%s", output);
-	watchdog_start(o->timeout_ms); /* before any target connects */
 	s->targets = calloc(SESSION_FIRST_SLOTS, sizeof(*s->targets));
-	s->slots = s->targets ? SESSION_FIRST_SLOTS : 0; /* NULL: launch_mode says it */
+	if (!s->targets) {
+		free(s);
+		return;
+	}
+	s->slots = SESSION_FIRST_SLOTS;
+	watchdog_start(o->timeout_ms); /* before any target connects */
+	*sp = s;
+}
+
+void session_open_follow(struct session **sp, const struct options *o, const char *output)
+{
+	session_open_launch(sp, o, output);
+	if (*sp)
+		(*sp)->follow = true;
 }
 
 static int index_of(const struct session *s, const struct target *t)
@@ -771,12 +787,16 @@ static void fd_room(struct session *s)
 		       (unsigned long long)rl.rlim_max);
 }
 
-int session_open(struct session *s, const struct options *o, const char *output,
+int session_open(struct session **sp, const struct options *o, const char *output,
 		 struct discover *disc)
 {
+	struct session *s = *sp = calloc(1, sizeof(*s));
 	int rc;
 
-	memset(s, 0, sizeof(*s));
+	if (!s) {
+		report_error("dynprof: cannot open the session: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	s->opts = o;
 	s->disc = disc;
 	snprintf(s->output, sizeof(s->output), "%s", output);

@@ -9,7 +9,7 @@
 
 #include "common/grow.h"
 #include "common/procstat.h"
-#include "session/session.h"
+#include "session/session_impl.h"
 
 struct session_dismissed_proc {
 	int pid;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* One target's conversation, either wire generation (see target.h). */
+/* One target's conversation, either wire generation (see target_impl.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "shared/clock.h"
 #include "shared/fdio.h"
 #include "results/output.h"
-#include "session/target.h"
+#include "session/target_impl.h"
 #include "session/watchdog.h"
 
 #define DRAIN_MS 200 /* how long to wait for the QUIT_RSP after a DISCONNECT */

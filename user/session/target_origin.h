@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "config/options.h"
-#include "session/target.h"
+#include "session/target_impl.h"
 #include "shared/compiler.h"
 
 /*

@@ -16,7 +16,7 @@
 
 #include "ns/fshelper.h"
 #include "shared/compiler.h"
-#include "session/target.h"
+#include "session/target_impl.h"
 
 /*
  * The target's PROF_ folders not yet in t->prof_seen (which grows), by its

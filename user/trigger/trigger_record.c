@@ -34,9 +34,9 @@ static struct trigger_record *open_record(struct triggers *tg)
 		return NULL;
 	if (tg->record->f)
 		return tg->record;
-	snprintf(path, sizeof(path), "%s/%d_dynprof_windows", tg->s->output, (int)getpid());
+	snprintf(path, sizeof(path), "%s/%d_dynprof_windows", session_output(tg->s), (int)getpid());
 	snprintf(name, sizeof(name), "%d_dynprof_windows", (int)getpid());
-	fd = output_open_file(tg->s->output, name);
+	fd = output_open_file(session_output(tg->s), name);
 	tg->record->f = fd < 0 ? NULL : fdopen(fd, "a");
 	if (!tg->record->f) {
 		report_warning("dynprof: cannot write the window record %s: %s", path,
@@ -94,7 +94,7 @@ static void add_text(cJSON *o, const char *key, const char *text)
 	free(safe);
 }
 
-static void add_origin(cJSON *w, const struct target *t)
+static void add_origin(cJSON *w, const struct session_target_info *t)
 {
 	cJSON_AddNumberToObject(w, "nspid", t->nspid);
 	if (t->container[0])
@@ -110,6 +110,7 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	const struct rule_run *run = run_of(tg, i, r);
 	int64_t stop_ack_us = run->stop_ack_us;
 	struct trigger_record *rec = open_record(tg);
+	struct session_target_info info;
 	cJSON *w;
 	char *text;
 
@@ -129,8 +130,8 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 			    run->stop_typical_ns);
 	/* How the session saw the window end: its folders, its fate. */
 	if (session_target_last_window(tg->s, i)->number > 0)
-		winaccount_to_json(session_target_last_window(tg->s, i), tg->s->output, w);
-	add_origin(w, session_target(tg->s, i)); /* after the edges: readers of the older keys keep their order */
+		winaccount_to_json(session_target_last_window(tg->s, i), session_output(tg->s), w);
+	add_origin(w, session_target_info(tg->s, i, &info)); /* after the edges: readers of the older keys keep their order */
 	text = cJSON_PrintUnformatted(w);
 	if (text) {
 		fprintf(rec->f, "%s\n", text);

@@ -154,7 +154,7 @@ static bool start_due(struct triggers *tg, int i, int r)
 /* Some other window keeps target i collecting (another rule, or the console's). */
 static bool others_hold(const struct triggers *tg, int i, int except)
 {
-	return tg->s->window_open || runs_other_open(run_of(tg, i, 0), tg->nrules, except);
+	return session_window_open(tg->s) || runs_other_open(run_of(tg, i, 0), tg->nrules, except);
 }
 
 static void fire_start(struct triggers *tg, int i, int r, struct sends *out)
@@ -329,7 +329,7 @@ void trigger_runs_take_in(struct triggers *tg, int i)
 		 * phase begins now).
 		 */
 		wait_for(tg, i, r, &tg->rules[r].start, 0);
-		if (!tg->s->follow)
+		if (!session_is_follow(tg->s))
 			run->phase.since_ms = tg->origin[r].since_ms;
 		run->phase.sig_base = tg->origin[r].sig_base;
 		run->phase.file_base = tg->origin[r].file_base;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Command scripts (control/script.c) against the smallest real host: a
- * session with no targets (start/stop only flip its window flag and fan
- * out to nobody) and a trigger engine with no rules (waits on a file).
+ * launch-mode session with no targets yet (start/stop only flip its
+ * window flag and fan out to nobody) and a trigger engine with no rules (waits on a file).
  * What is checked: the order of acks and errors, sleep holding the lines
  * after it, a wait met when its file appears, a refused wait not hanging,
  * quit, and --commands files.
@@ -11,8 +11,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config/options.h"
@@ -39,7 +37,7 @@ static void on_reply(void *ctx, const char *text)
 
 struct host {
 	struct options opts;
-	struct session s;
+	struct session *s;
 	struct triggers *tg;
 	bool quit;
 	struct script_host h;
@@ -51,9 +49,9 @@ static bool host_up(struct host *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->opts.timeout_ms = 1000;
-	x->s.opts = &x->opts;
-	x->tg = triggers_new(&x->s, NULL, 0);
-	x->h = (struct script_host){ .s = &x->s, .tg = x->tg, .quit_requested = &x->quit };
+	session_open_launch(&x->s, &x->opts, "/out");
+	x->tg = x->s ? triggers_new(x->s, NULL, 0) : NULL;
+	x->h = (struct script_host){ .s = x->s, .tg = x->tg, .quit_requested = &x->quit };
 	x->sc = x->tg ? script_new(&x->h, on_reply, &x->r) : NULL;
 	return x->sc != NULL;
 }
@@ -63,6 +61,7 @@ static void host_down(struct host *x)
 	script_free(x->sc);
 	if (x->tg)
 		triggers_close(x->tg);
+	session_close(x->s);
 }
 
 /* Step the script until idle or `ms` passed, sleeping as it asks. */
@@ -90,10 +89,10 @@ TEST(commands_run_in_order_and_are_acked)
 	script_push_line(x.sc, "");
 	CHECK(!script_idle(x.sc));
 	script_step(x.sc);
-	CHECK(x.s.window_open);
+	CHECK(session_window_open(x.s));
 	script_push_line(x.sc, "stop");
 	script_step(x.sc);
-	CHECK(!x.s.window_open);
+	CHECK(!session_window_open(x.s));
 	CHECK(script_idle(x.sc));
 	CHECK_STR(x.r.log, "ack start|ack stop");
 	CHECK(!x.quit);
@@ -112,15 +111,15 @@ TEST(sleep_holds_the_commands_after_it)
 	script_push_line(x.sc, "stop");
 	t0 = clock_ms();
 	script_step(x.sc);
-	CHECK(x.s.window_open);
+	CHECK(session_window_open(x.s));
 	CHECK_STR(x.r.log, "ack start");
 	left = script_timeout_ms(x.sc);
 	CHECK(left > 200 && left <= 300);
 	script_step(x.sc); /* too early: nothing moves */
-	CHECK(x.s.window_open);
+	CHECK(session_window_open(x.s));
 	run_for(&x, 2000);
 	CHECK(clock_ms() - t0 >= 300);
-	CHECK(!x.s.window_open);
+	CHECK(!session_window_open(x.s));
 	CHECK_STR(x.r.log, "ack start|ack sleep|ack stop");
 	host_down(&x);
 }
@@ -140,14 +139,14 @@ TEST(wait_for_a_file_is_met_when_it_appears)
 	script_push_line(x.sc, line);
 	script_push_line(x.sc, "start");
 	run_for(&x, 200);
-	CHECK(!x.s.window_open);
+	CHECK(!session_window_open(x.s));
 	CHECK_STR(x.r.log, "");
 	CHECK(script_timeout_ms(x.sc) > 0);
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	REQUIRE(fd >= 0);
 	close(fd);
 	run_for(&x, 2000);
-	CHECK(x.s.window_open);
+	CHECK(session_window_open(x.s));
 	CHECK_STR(x.r.log, "ack wait|ack start");
 	unlink(path);
 	host_down(&x);
@@ -162,7 +161,7 @@ TEST(refused_wait_is_an_error_and_the_script_goes_on)
 	script_push_line(x.sc, "wait open");
 	script_push_line(x.sc, "start");
 	run_for(&x, 1000);
-	CHECK(x.s.window_open);
+	CHECK(session_window_open(x.s));
 	CHECK_INT(x.r.n, 2);
 	CHECK(!strncmp(x.r.log, "error: wait open:", 17));
 	CHECK(strstr(x.r.log, "|ack start") != NULL);
@@ -182,7 +181,7 @@ TEST(bad_lines_answered_at_once_and_quit_stops_the_run)
 	script_push_line(x.sc, "start");
 	script_step(x.sc);
 	CHECK(x.quit);
-	CHECK(!x.s.window_open); /* quit ends the step: start waits for the console */
+	CHECK(!session_window_open(x.s)); /* quit ends the step: start waits for the console */
 	CHECK(strstr(x.r.log, "|ack quit") != NULL);
 	host_down(&x);
 }
@@ -205,7 +204,7 @@ TEST(commands_file_is_parsed_whole_before_anything_runs)
 	CHECK_INT(script_load_file(x.sc, path), 0);
 	CHECK_INT(script_conditions(x.sc, conds, 4), 1);
 	CHECK_STR(conds[0]->text, "file:/nonexistent-dynprof/x");
-	CHECK(!x.s.window_open); /* loaded, not run */
+	CHECK(!session_window_open(x.s)); /* loaded, not run */
 	f = fopen(path, "w");
 	REQUIRE(f != NULL);
 	fputs("start\nsleep forever\n", f);
@@ -279,7 +278,7 @@ TEST(events_streams_and_what_follows_is_ignored)
 	script_push_line(x.sc, "start");
 	script_push_line(x.sc, "bogus");
 	script_step(x.sc);
-	CHECK(!x.s.window_open);
+	CHECK(!session_window_open(x.s));
 	CHECK_STR(x.r.log, "ack events");
 	CHECK(script_idle(x.sc));
 	host_down(&x);
@@ -300,7 +299,7 @@ TEST(selectors_matching_nothing_are_refused_and_change_nothing)
 	CHECK_STR(x.r.log, "error: no target matches pid=12|error: no target matches container=trainjob|"
 			   "error: no target matches user=0|"
 			   "error: no user named 'no-such-user-here' in the host's passwd|ack start");
-	CHECK(x.s.window_open); /* only `start all` opened the session's window */
+	CHECK(session_window_open(x.s)); /* only `start all` opened the session's window */
 	CHECK(!x.quit);          /* quit SEL never ends the run */
 	script_push_line(x.sc, "quit all");
 	script_step(x.sc);
@@ -324,7 +323,6 @@ TEST(status_is_one_json_line_then_its_ack)
 
 	REQUIRE(host_up(&x));
 	script_set_stats(x.sc, fake_stats, NULL);
-	snprintf(x.s.output, sizeof(x.s.output), "/out");
 	script_push_line(x.sc, "status --json");
 	script_step(x.sc);
 	CHECK(strstr(x.r.log, "{\"schema\":1,\"mode\":\"follow\",") == x.r.log);
@@ -340,35 +338,6 @@ TEST(status_is_one_json_line_then_its_ack)
 	CHECK(strstr(x.r.log, "LAST FOLDER|ack status"));
 	CHECK_INT(x.r.n, 5);
 	host_down(&x);
-}
-
-/* quit SEL's memory: the same process (pid and start time), not a later one at its pid. */
-TEST(dismissed_processes_are_known_by_pid_and_start_time)
-{
-	struct session s = { 0 };
-	pid_t child = fork();
-
-	REQUIRE(child >= 0);
-	if (child == 0) {
-		pause();
-		_exit(0);
-	}
-	CHECK(!session_dismissed(&s, getpid()));
-	session_remember_dismissed(&s, getpid());
-	session_remember_dismissed(&s, child);
-	session_remember_dismissed(&s, getpid()); /* once only */
-	CHECK_INT(s.ndismissed, 2);
-	CHECK(session_dismissed(&s, getpid()));
-	CHECK(session_dismissed(&s, child));
-	CHECK(!session_dismissed(&s, getppid()));
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
-	CHECK(!session_dismissed(&s, child)); /* gone: a new process may get its pid */
-	session_remember_dismissed(&s, getppid()); /* adding prunes the gone one */
-	CHECK_INT(s.ndismissed, 2);
-	CHECK(session_dismissed(&s, getppid()));
-	session_forget_dismissed(&s);
-	CHECK(!session_dismissed(&s, getpid()));
 }
 
 UNIT_MAIN()

@@ -4,9 +4,13 @@
  * connection and its window state, and the conversation with it in its
  * wire generation. The session (session.c) drives many targets at once
  * through their `xchg` exchanges.
+ *
+ * Private to session/ (tools/check-private.sh): the layers above know a
+ * target only by its session index, through session/session.h and
+ * session/session_view.h.
  */
-#ifndef DYNPROF_TARGET_H
-#define DYNPROF_TARGET_H
+#ifndef DYNPROF_TARGET_IMPL_H
+#define DYNPROF_TARGET_IMPL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -106,4 +110,4 @@ void target_drop(struct target *t);
 
 void target_free(struct target *t);
 
-#endif /* DYNPROF_TARGET_H */
+#endif /* DYNPROF_TARGET_IMPL_H */

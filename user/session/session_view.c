@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* The session seen from the layers above, read only (see session_view.h). */
+#include "session/session_impl.h"
+#include "session/session_view.h"
+
+void session_info(const struct session *s, struct session_info *out)
+{
+	*out = (struct session_info){
+		.output = s->output,
+		.window_open = s->window_open,
+		.windows = s->windows,
+		.saved = s->saved,
+		.incomplete = s->incomplete,
+		.lost = s->lost,
+	};
+}
+
+const char *session_output(const struct session *s)
+{
+	return s->output;
+}
+
+bool session_window_open(const struct session *s)
+{
+	return s->window_open;
+}
+
+bool session_is_launch(const struct session *s)
+{
+	return s->launch;
+}
+
+bool session_is_follow(const struct session *s)
+{
+	return s->follow;
+}
+
+int session_live(const struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ntargets; i++)
+		n += !s->targets[i]->dropped;
+	return n;
+}
+
+int session_target_count(const struct session *s)
+{
+	return s->ntargets;
+}
+
+const struct session_target_info *session_target_info(const struct session *s, int index,
+						       struct session_target_info *out)
+{
+	const struct target *t = s->targets[index];
+
+	*out = (struct session_target_info){
+		.pid = t->pid,
+		.nspid = t->nspid,
+		.container = t->container,
+		.container_id = t->container_id,
+		.container_name = t->container_name,
+		.uid = t->uid,
+		.uid_known = t->uid_known,
+		.cards = t->cards,
+		.command = t->command,
+		.windows = t->windows,
+	};
+	return out;
+}
+
+unsigned session_target_serial(const struct session *s, int index)
+{
+	return s->targets[index]->serial;
+}
+
+int session_target_pid(const struct session *s, int index)
+{
+	return s->targets[index]->pid;
+}
+
+bool session_target_live(const struct session *s, int index)
+{
+	return !s->targets[index]->dropped;
+}
+
+bool session_target_collecting(const struct session *s, int index)
+{
+	return s->targets[index]->collecting;
+}
+
+int session_target_requests(const struct session *s, int index)
+{
+	return s->targets[index]->count.commands;
+}
+
+int session_target_last_status(const struct session *s, int index)
+{
+	return s->targets[index]->last_status;
+}
+
+int64_t session_target_last_reply_us(const struct session *s, int index)
+{
+	return s->targets[index]->last_reply_us;
+}
+
+const struct window_account *session_target_last_window(const struct session *s, int index)
+{
+	return &s->targets[index]->last_window;
+}
