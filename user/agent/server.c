@@ -225,6 +225,16 @@ static void on_ending_signal(int sig)
 	errno = saved;
 }
 
+static void block_ending_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+		sigaddset(&set, ending_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
 static void arm_ending_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_ending_signal, .sa_flags = SA_RESETHAND };
@@ -299,6 +309,7 @@ static int start_locked(const struct dynprof_agent_ops *ops)
 {
 	static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 	const char *bad = NULL;
+	sigset_t old;
 	int rc;
 
 	rc = agent_config_load(&srv.cfg, &bad);
@@ -316,17 +327,27 @@ static int start_locked(const struct dynprof_agent_ops *ops)
 	srv.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (srv.wake_fd < 0)
 		return -errno;
+	/*
+	 * The ending signals wait from before the file exists until the handler
+	 * that removes it is armed: one sent in between (a kill as soon as the
+	 * file shows) is delivered to the handler, not fatal with the file left.
+	 */
+	block_ending_signals(&old);
 	rc = agent_socket_open(&srv.sock, srv.cfg.key, srv.cfg.abstract);
 	if (rc) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		agent_log("cannot listen: %s", strerror(-rc));
 		return rc;
 	}
 	atomic_store(&srv.listening, 1);
 	rc = spawn_thread();
-	if (rc)
+	if (rc) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return rc;
+	}
 	pthread_once(&hooks_once, register_hooks);
 	arm_ending_signals();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	agent_log("listening on %s", srv.sock.path);
 	agent_log("protocol %s", proto_version_name(srv.cfg.protocol));
 	return 0;
