@@ -19,6 +19,10 @@ test_attach_v2_start_stop_writes_prof_folder() {
 	grep -q "\"result_dir\":\"$T/out.d\"" "$d/host/sample.json" || fail "result_dir not sent: $(cat "$d/host/sample.json")"
 	expect_line "^\[INFO\] pid $pid: window saved in $T/out.d/PROF_"
 	grep -qx "$(basename "$d")" $T/out.d/*_profiling_output_record || fail "PROF_ folder not in the output record"
+	# The origin record, as README says: name relative to --output, absolute path, who wrote it.
+	local b; b=$(basename "$d")
+	grep -qx "{\"folder\":\"$b\",\"path\":\"$d\",\"pid\":$pid,\"nspid\":$pid,\"container\":null,\"command\":\"[^\"]*card_user [^\"]* 600\"}" \
+		$T/out.d/*_dynprof_folders || fail "origin record: $(cat $T/out.d/*_dynprof_folders)"
 }
 
 test_attach_v1_start_stop_quit() {

@@ -231,7 +231,7 @@ test_folders_moved_out_of_a_container_go_to_its_subfolder() {
 	[ -z "$(prof_dirs_of $T/o 1)" ] || fail "folders left in --output itself: $(ls $T/o)"
 	[ "$(grep -c "^$name/PROF_" $T/o/*_profiling_output_record)" -eq 2 ] || fail "record: $(cat $T/o/*_profiling_output_record)"
 	# Which host process, container and command each came from.
-	[ "$(grep -c "^{\"folder\":\"$name/PROF_[^\"]*\",\"pid\":$pid,\"nspid\":1,\"container\":\"$name\",\"command\":\"[^\"]*card_user - 600\"}$" \
+	[ "$(grep -c "^{\"folder\":\"$name/PROF_[^\"]*\",\"path\":\"$T/o/$name/PROF_[^\"]*\",\"pid\":$pid,\"nspid\":1,\"container\":\"$name\",\"command\":\"[^\"]*card_user - 600\"}$" \
 		$T/o/*_dynprof_folders)" -eq 2 ] || fail "origin record: $(cat $T/o/*_dynprof_folders)"
 }
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,13 +486,19 @@ static void add_text(cJSON *o, const char *key, const char *text)
 int output_record_origin(const char *dir, const struct output_origin *o)
 {
 	cJSON *j = cJSON_CreateObject();
-	char name[64], *text;
+	char name[64], path[2 * PATH_MAX], *text;
 	int fd, rc = 0;
 	size_t n;
 
 	if (!j)
 		return -ENOMEM;
+	/* Both: a script joins "path" as it is, or "folder" to the --output it knows. */
+	if (snprintf(path, sizeof(path), "%s/%s", dir, o->folder) >= (int)sizeof(path)) {
+		cJSON_Delete(j);
+		return -ENAMETOOLONG;
+	}
 	add_text(j, "folder", o->folder);
+	add_text(j, "path", path);
 	cJSON_AddNumberToObject(j, "pid", o->pid);
 	cJSON_AddNumberToObject(j, "nspid", o->nspid);
 	if (o->container && o->container[0])

@@ -116,8 +116,8 @@ int output_subdir(const char *dir, const char *name) DP_MUST_CHECK;
 
 /*
  * Which target a saved PROF_ folder came from: one JSON line appended to
- * <dir>/<dynprof pid>_dynprof_folders ({"folder","pid","nspid","container",
- * "command"}), beside msprof's name-only <pid>_profiling_output_record:
+ * <dir>/<dynprof pid>_dynprof_folders ({"folder": relative to dir, "path":
+ * absolute, "pid","nspid","container","command"}), beside msprof's name-only <pid>_profiling_output_record:
  * the folders of a container's pid 1 all end in _00000001, and only this
  * tells which host process, container and command wrote each. 0 or a
  * negative errno.
