@@ -455,3 +455,42 @@ test_non_root_says_other_users_processes_cannot_be_seen() {
 	"$DP" --list --device="$T/dev/davinci*" > $T/out 2>&1
 	expect_line "^$pid "
 }
+
+# A target whose user namespace was made inside the one that made its
+# mounts (unshare -U within unshare -Urm): its helper joins the mounts
+# first, then the user namespace, and does the work with the target's
+# rights. Before, setns gave EPERM and root did it from the host side.
+test_nested_user_namespace_is_served_by_its_helper() {
+	local u good evil card; u=$(make_user); card=$(make_card 0)
+	good=$(start_target)
+	# The agent preloaded into the card user only: a thread in unshare would make it fail.
+	evil=$(HOSTILE_CMD="exec unshare -U --map-root-user env PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO \
+		DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 600" start_hostile_target $u "mount -t tmpfs tmpfs $T || exit 1")
+	[ "$(readlink /proc/$evil/ns/user)" != "$(readlink /proc/$$/ns/user)" ] || fail "the target is not in a user namespace"
+	printf 'start\nstop\nquit\n' > $T/cmds
+	within 30 "$DP" --pid=$good,$evil --output=$T/o < $T/cmds > $T/out 2>&1
+	expect_no_line "host side"
+	expect_line "^\[INFO\] pid $evil: in its own filesystem it writes to /root/.dynprof/"
+	expect_line "^\[INFO\] pid $evil: window saved in $T/o/PROF_"
+	expect_line "^\[INFO\] pid $good: window saved in $T/o/PROF_"
+}
+
+# A root dynprof that may not enter a target's namespaces (no
+# CAP_SYS_ADMIN, CAP_SYS_CHROOT: no helper can be made) refuses that
+# target: it neither reads a file its user may not read (a root-only file
+# bound over its passwd) nor makes or chowns anything in its filesystem,
+# and serves the others.
+test_root_without_a_helper_refuses_the_target_instead_of_acting_as_root() {
+	local u good evil; u=$(make_user)
+	( umask 077; echo "root:x:0:0:SECRET:/root:/bin/sh" > $T/rootonly )
+	good=$(start_target)
+	evil=$(start_hostile_target $u "mount --bind $T/rootonly /etc/passwd || exit 1")
+	printf '#!/bin/sh\nexec setpriv --bounding-set=-sys_admin,-sys_chroot --inh-caps=-sys_admin,-sys_chroot %s "$@"\n' "$DP" > $T/dp-nocaps
+	chmod +x $T/dp-nocaps
+	printf 'start\nstop\nquit\n' > $T/cmds
+	within 60 $T/dp-nocaps --pid=$good,$evil --output=$T/o < $T/cmds > $T/out 2>&1
+	expect_line "invalid pid value: $evil, .*refused: dynprof would act in its filesystem with root's rights, not its own"
+	expect_no_line "SECRET|host side"
+	[ ! -e $T/u/$u/home/.dynprof ] || fail "made in the target's filesystem: $(ls -la $T/u/$u/home/.dynprof)"
+	expect_line "^dynamic profiling for pid $good stop success$"
+}

@@ -593,9 +593,18 @@ static int become(const struct fsh_setup *s, int parent)
 	/* Our own groups (root's) go first, while we may drop them. */
 	if (setgroups(0, NULL) && errno != EPERM)
 		return -errno;
+	/*
+	 * The mount namespace first while we may: its owner can be an ancestor
+	 * of the target's user namespace (a user namespace made inside the one
+	 * that made the mounts), which we no longer reach once inside the
+	 * target's. A dynprof without rights over it (not root) joins the user
+	 * namespace first, which gives them for its own mounts.
+	 */
+	bool mnt_joined = s->mntns_fd >= 0 && setns(5, CLONE_NEWNS) == 0;
+
 	if (s->userns_fd >= 0 && setns(4, CLONE_NEWUSER))
 		return -errno;
-	if (s->mntns_fd >= 0 && setns(5, CLONE_NEWNS))
+	if (s->mntns_fd >= 0 && !mnt_joined && setns(5, CLONE_NEWNS))
 		return -errno;
 	if (fchdir(6) || chroot(".") || chdir("/"))
 		return -errno;

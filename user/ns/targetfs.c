@@ -30,6 +30,13 @@ bool targetfs_foreign(int pid)
 	return !same_ns(pid, "mnt") || !same_ns(pid, "user");
 }
 
+bool targetfs_host_side_ok(int pid)
+{
+	struct proc_creds c;
+
+	return geteuid() != 0 && procfs_read_creds(pid, &c) == 0 && c.uid == geteuid();
+}
+
 int targetfs_open(struct targetfs *fs, int pid)
 {
 	*fs = (struct targetfs){ .pid = pid, .h = NULL };
@@ -49,10 +56,9 @@ void targetfs_close(struct targetfs *fs)
 	fs->rootfd = -1;
 }
 
-/* The helper, started once; -EPERM when it cannot be (then the host side reads). */
+/* The helper, started once; -EPERM when it cannot be (fs->why says why). */
 static int helper(struct targetfs *fs)
 {
-	char why[256];
 	int rc;
 
 	if (fs->h)
@@ -60,7 +66,7 @@ static int helper(struct targetfs *fs)
 	if (fs->helper_tried)
 		return -EPERM;
 	fs->helper_tried = true;
-	rc = fshelper_start(fs->pid, &fs->h, why, sizeof(why));
+	rc = fshelper_start(fs->pid, &fs->h, fs->why, sizeof(fs->why));
 	return rc == -ESRCH ? rc : rc ? -EPERM : 0;
 }
 
@@ -85,7 +91,7 @@ int targetfs_read(struct targetfs *fs, const char *path, size_t max, char **buf,
 			/* Its "not a regular file" is -EMEDIUMTYPE, which is ROOTFILE_ENOTREG. */
 			return fshelper_read(fs->h, path, max, buf, len);
 		}
-		if (rc == -ESRCH)
+		if (rc == -ESRCH || !targetfs_host_side_ok(fs->pid))
 			return rc;
 	}
 	return read_host_side(fs, path, max, buf, len);

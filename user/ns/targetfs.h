@@ -7,11 +7,12 @@
  * namespace, or another uid), the reads are done by a helper
  * (ns/fshelper.h) started on the first read and kept for the others of
  * the same look: the kernel checks them as the target's user, and a file
- * that blocks (FUSE) costs at most FSHELPER_WAIT_MS. Otherwise, or when
- * no helper can be made (dynprof may not enter its namespaces), the file
- * is read from the host side through rootfile_open(): inside
- * its root, no symlink at the end, regular files only, never blocking on
- * open.
+ * that blocks (FUSE) costs at most FSHELPER_WAIT_MS. Otherwise the file is
+ * read from the host side through rootfile_open(): inside its root, no
+ * symlink at the end, regular files only, never blocking on open. When no
+ * helper can be made, the host side stands in only where it has the
+ * target's rights and no more (targetfs_host_side_ok): a root dynprof
+ * refuses such a target instead of reading with root's rights.
  */
 #ifndef DYNPROF_TARGETFS_H
 #define DYNPROF_TARGETFS_H
@@ -28,6 +29,7 @@ struct targetfs {
 	struct fshelper *h;   /* started on the first read that needs it */
 	bool helper_tried;
 	bool by_helper;       /* reads go through a helper */
+	char why[192];        /* why no helper could be made, once one was tried */
 };
 
 /* Begin reading in pid's filesystem. 0, or a negative errno (-ESRCH gone, -EACCES not allowed). */
@@ -37,12 +39,24 @@ void targetfs_close(struct targetfs *fs);
 /*
  * `path` (absolute, as the target names it) into a new NUL-terminated
  * buffer, at most max bytes. 0, or -ENOENT, -EACCES, -ELOOP (a final
- * symlink, host side only), -ROOTFILE_ENOTREG, -EFBIG, -ETIMEDOUT, ...
+ * symlink, host side only), -ROOTFILE_ENOTREG, -EFBIG, -ETIMEDOUT, -EPERM
+ * (no helper could be made and the host side may not stand in: fs->why
+ * says why), ...
  */
 int targetfs_read(struct targetfs *fs, const char *path, size_t max, char **buf,
 		  size_t *len) DP_MUST_CHECK;
 
 /* Whether a process acts with other rights than dynprof's own, or lives in other namespaces. */
 bool targetfs_foreign(int pid);
+
+/*
+ * Whether dynprof acting from the host side in pid's filesystem would have
+ * the target's rights and no more: dynprof is not root and runs as the
+ * target's uid. When false and no helper can be made, the target is refused.
+ */
+bool targetfs_host_side_ok(int pid);
+
+/* The words for a target refused so (-EPERM from targetfs_read), with why. */
+#define TARGETFS_REFUSED "refused: dynprof would act in its filesystem with root's rights, not its own"
 
 #endif /* DYNPROF_TARGETFS_H */

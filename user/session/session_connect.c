@@ -22,6 +22,7 @@
 #include "results/winaccount.h"
 #include "config/params.h"
 #include "session/protodetect.h"
+#include "ns/targetfs.h"
 #include "proc/procfs.h"
 #include "report/report.h"
 #include "session/session_impl.h"
@@ -295,9 +296,17 @@ static int result_dir_by_helper(struct target *t, bool *no_helper)
 	*no_helper = false;
 	if (!t->fsh) {
 		rc = fshelper_start(t->pid, &t->fsh, why, sizeof(why));
-		if (rc) {
+		if (rc == 0) {
+			/* started */
+		} else if (!targetfs_host_side_ok(t->pid)) {
+			/* Never root's rights in a target's filesystem: this target goes, the others stay. */
+			report_target_error(t->pid, "dynprof: pid %d: its result folder cannot be made with its rights (%s); " TARGETFS_REFUSED,
+					    t->pid, why);
+			return -ECANCELED;
+		} else {
 			*no_helper = true;
-			report_info("pid %d: %s; its result folder is handled from the host side", t->pid, why);
+			report_info("pid %d: %s; its result folder is handled from the host side, with its user's rights (dynprof's own)",
+				    t->pid, why);
 			return rc;
 		}
 	}
@@ -343,6 +352,8 @@ static int choose_result_dir(struct session *s, struct target *t)
 	t->result_host[0] = '\0';
 	rc = result_dir_elsewhere(t);
 	fd_shortage(s, rc);
+	if (rc == -ECANCELED)
+		return rc; /* said */
 	if (rc < 0) {
 		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
 			     t->pid, s->output, t->sock.home,

@@ -244,6 +244,8 @@ static int passwd_home(struct sock_location *ts, char *home, size_t len)
 	if (err)
 		return err;
 	err = targetfs_read(&fs, "/etc/passwd", PROCFS_PASSWD_MAX, &text, &n);
+	if (err == -EPERM && fs.why[0])
+		WHY(ts, "%s; " TARGETFS_REFUSED, fs.why);
 	targetfs_close(&fs);
 	if (err == 0) {
 		err = passwd_parse_home(text, ts->inner_uid, home, len);
@@ -276,6 +278,8 @@ static int find_home(struct sock_location *ts, int rootfd)
 	if (err == -ENOENT)
 		WHY(ts, "uid %u has no home in the passwd file of pid %d", (unsigned)ts->inner_uid,
 		    ts->pid);
+	else if (err == -EPERM && ts->why[0])
+		; /* passwd_home said why: refused, not unreadable */
 	else if (err == -EACCES)
 		WHY(ts, "cannot read /proc/%d/root/etc/passwd: permission denied", ts->pid);
 	else
