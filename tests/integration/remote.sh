@@ -318,3 +318,45 @@ test_remote_status_in_launch_mode() {
 	kill $app # launch mode then waits for the application
 	wait_until 20 all_gone $DPP || fail "dynprof did not end"
 }
+
+# A client learns what each target answered: one line per target before
+# the ack, and "error:" (status 1) when any refused, so a script can tell
+# a start that did nothing from one that worked.
+test_remote_start_stop_answers_each_target_and_fails_when_one_refused() {
+	local a b d; a=$(start_target); b=$(TARGET_CARD=1 start_target)
+	dp_control --pid=$a,$b
+	remote start pid=$a
+	expect_ack start
+	grep -qx "pid $a: start success" $T/r || fail "no answer of $a: $(cat $T/r)"
+	remote start
+	[ $RC = 1 ] || fail "a start refused by $a answered with status $RC: $(cat $T/r)"
+	grep -qx "pid $a: start already started" $T/r || fail "no refusal of $a: $(cat $T/r)"
+	grep -qx "pid $b: start success" $T/r || fail "no answer of $b: $(cat $T/r)"
+	[ "$(tail -n 1 $T/r)" = "error: start failed in 1 of 2 targets" ] || fail "last line: $(cat $T/r)"
+	remote stop pid=$b
+	expect_ack stop
+	d=$(prof_dirs_of $T/o $b)
+	[ -n "$d" ] || fail "no folder of $b"
+	grep -qx "pid $b: stop success, window saved: $d" $T/r || fail "stop answer without its folder $d: $(cat $T/r)"
+	remote stop pid=$b
+	[ $RC = 1 ] || fail "a stop with no window answered with status $RC: $(cat $T/r)"
+	grep -qx "pid $b: stop not started" $T/r || fail "no refusal of the stop: $(cat $T/r)"
+}
+
+# The same answers as JSON objects, one a line, for a program.
+test_remote_answers_as_json() {
+	local a; a=$(start_target)
+	dp_control --pid=$a
+	remote start --json
+	expect_ack start
+	[ "$($RPY "import json; o=json.loads(open('$T/r').readline()); print(o['pid'], o['command'], o['ok'], o['result'])")" = \
+	  "$a start True success" ] || fail "start --json: $(cat $T/r)"
+	remote stop pid=$a --json
+	expect_ack stop
+	[ "$($RPY "import json; o=json.loads(open('$T/r').readline()); print(o['ok'], o['window'], len(o['folders']), o['folders'][0].startswith('$T/o/PROF_'))")" = \
+	  "True saved 1 True" ] || fail "stop --json: $(cat $T/r)"
+	remote stop --json
+	[ $RC = 1 ] || fail "stop of no window: status $RC: $(cat $T/r)"
+	[ "$($RPY "import json; o=json.loads(open('$T/r').readline()); print(o['ok'], o['result'])")" = "False not started" ] ||
+		fail "refused stop --json: $(cat $T/r)"
+}

@@ -24,7 +24,7 @@
 #define TIME_FORM "(YYYY-MM-DDTHH:MM:SS[.fff] then Z, +HH:MM or -HH:MM; or @EPOCH)"
 #define RULE_FORM "(start=COND[,stop=COND][,repeat=N][,every=DURATION])"
 #define SCRIPT_FORM \
-	"(start [SEL], stop [SEL], quit [SEL], status [--json], sleep DURATION, wait CONDITION, events, window RULE)"
+	"(start [SEL] [--json], stop [SEL] [--json], quit [SEL] [--json], status [--json], sleep DURATION, wait CONDITION, events, window RULE)"
 #define SEL_FORM "(" SEL_FORMS ")"
 #define OTHER_SIGNAL "choose another signal, such as USR1"
 
@@ -884,16 +884,32 @@ const char *script_op_name(enum script_op op)
 	return (unsigned)op < ARRAY_SIZE(names) && names[op] ? names[op] : "?";
 }
 
-/* start, stop, quit (q): no argument, or one selector. */
+/* start, stop, quit (q): at most one selector, and --json (a client's answers as JSON). */
 static int parse_targeted(const char *line, const char *word, const char *arg, enum script_op op,
 			  struct script_cmd *cmd, char *err, size_t errlen)
 {
-	char sub[256];
+	char words[2][256], sub[256];
+	int n = 0;
 
-	if (*arg && strpbrk(arg, " \t\r"))
-		return errbuf_set(err, errlen, "'%s': %s takes at most one selector " SEL_FORM, line, word);
-	if (*arg && selector_parse(arg, &cmd->sel, sub, sizeof(sub)))
-		return errbuf_set(err, errlen, "'%s': %s", line, sub);
+	for (const char *p = arg; *p;) {
+		size_t len = strcspn(p, " \t\r");
+
+		if (n == 2 || len >= sizeof(words[0]))
+			return errbuf_set(err, errlen, "'%s': %s takes at most one selector " SEL_FORM " and --json",
+					  line, word);
+		snprintf(words[n++], sizeof(words[0]), "%.*s", (int)len, p);
+		p += len;
+		p += strspn(p, " \t\r");
+	}
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(words[i], "--json") && !cmd->json)
+			cmd->json = true;
+		else if (cmd->sel.kind != SEL_ALL || !strcmp(words[i], "--json"))
+			return errbuf_set(err, errlen, "'%s': %s takes at most one selector " SEL_FORM " and --json",
+					  line, word);
+		else if (selector_parse(words[i], &cmd->sel, sub, sizeof(sub)))
+			return errbuf_set(err, errlen, "'%s': %s", line, sub);
+	}
 	cmd->op = op;
 	return 0;
 }

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Command scripts (see script.h). */
+#include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynprof/proto.h"
 #include "shared/clock.h"
 #include "common/grow.h"
 #include "report/report.h"
@@ -318,11 +321,134 @@ static bool finished(struct script *sc, const struct script_cmd *cmd)
 	return false;
 }
 
+/* A command's word for a target's answer: what msprof's line says. */
+static const char *answer_word(int status)
+{
+	switch (status) {
+	case PROTO_OK:
+		return "success";
+	case PROTO_ALREADY_STARTED:
+		return "already started";
+	case PROTO_NOT_STARTED:
+		return "not started";
+	case PROTO_NOT_SET_DEVICE:
+		return "no device set";
+	case PROTO_DISCONNECTED:
+		return "disconnected by its server";
+	default:
+		return "failed";
+	}
+}
+
+/* A stop that lost its window did not do what the client asked. */
+static bool target_ok(const struct session *s, int i, enum script_op op)
+{
+	const struct window_account *w = session_target_last_window(s, i);
+
+	if (session_target_last_status(s, i) != PROTO_OK)
+		return false;
+	return op != SCRIPT_STOP || !w || w->number == 0 || w->fate != WINDOW_LOST;
+}
+
+static void answer_target_text(struct script *sc, const struct script_cmd *cmd, int i)
+{
+	const struct session *s = sc->host.s;
+	const struct window_account *w = session_target_last_window(s, i);
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "pid %d: %s %s", session_target_pid(s, i),
+			 script_op_name(cmd->op), answer_word(session_target_last_status(s, i)));
+
+	if (cmd->op == SCRIPT_STOP && w && w->number > 0 && session_target_last_status(s, i) == PROTO_OK) {
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ", window %s", window_fate_name(w->fate));
+		for (int k = 0; k < w->nprof && n < (int)sizeof(line); k++)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s/%s", k ? "," : ":",
+				      session_output(s), w->prof[k]);
+		if (w->fate != WINDOW_SAVED && w->reason[0] && n < (int)sizeof(line))
+			snprintf(line + n, sizeof(line) - (size_t)n, " (%s)", w->reason);
+	}
+	sc->reply(sc->reply_ctx, line);
+}
+
+static void answer_target_json(struct script *sc, const struct script_cmd *cmd, int i, bool ok)
+{
+	const struct session *s = sc->host.s;
+	const struct window_account *w = session_target_last_window(s, i);
+	cJSON *j = cJSON_CreateObject(), *folders;
+	char path[2 * PATH_MAX], *text;
+
+	if (!j)
+		return;
+	cJSON_AddNumberToObject(j, "pid", session_target_pid(s, i));
+	cJSON_AddStringToObject(j, "command", script_op_name(cmd->op));
+	cJSON_AddBoolToObject(j, "ok", ok);
+	cJSON_AddStringToObject(j, "result", answer_word(session_target_last_status(s, i)));
+	if (cmd->op == SCRIPT_STOP && w && w->number > 0 && session_target_last_status(s, i) == PROTO_OK) {
+		cJSON_AddStringToObject(j, "window", window_fate_name(w->fate));
+		folders = cJSON_AddArrayToObject(j, "folders");
+		for (int k = 0; folders && k < w->nprof; k++) {
+			snprintf(path, sizeof(path), "%s/%s", session_output(s), w->prof[k]);
+			cJSON_AddItemToArray(folders, cJSON_CreateString(path));
+		}
+		if (w->reason[0])
+			cJSON_AddStringToObject(j, "reason", w->reason);
+	}
+	text = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	if (text)
+		sc->reply(sc->reply_ctx, text);
+	free(text);
+}
+
+/*
+ * After start, stop or quit for a client: one line per target it reached,
+ * what each answered. Returns how many failed; *reached how many it reached.
+ */
+static int answer_targets(struct script *sc, const struct script_cmd *cmd, int *reached)
+{
+	const struct session *s = sc->host.s;
+	int failed = 0;
+
+	*reached = 0;
+	for (int i = 0; i < session_target_count(s); i++) {
+		bool ok;
+
+		if (!session_target_in_last_command(s, i))
+			continue;
+		ok = target_ok(s, i, cmd->op);
+		(*reached)++;
+		failed += !ok;
+		if (cmd->json)
+			answer_target_json(sc, cmd, i, ok);
+		else
+			answer_target_text(sc, cmd, i);
+	}
+	return failed;
+}
+
+/* The last line of a start, stop or quit: ack when every target it reached did it. */
+static void answer_targeted(struct script *sc, const struct script_cmd *cmd, unsigned serial_before)
+{
+	int reached = 0, failed = 0;
+	char line[160];
+
+	if (sc->reply && session_command_serial(sc->host.s) != serial_before)
+		failed = answer_targets(sc, cmd, &reached);
+	if (!failed) {
+		answer(sc, "ack %s", script_op_name(cmd->op));
+		return;
+	}
+	/* Only a client is answered per target (the console printed msprof's lines). */
+	snprintf(line, sizeof(line), "error: %s failed in %d of %d target%s", script_op_name(cmd->op),
+		 failed, reached, reached == 1 ? "" : "s");
+	sc->reply(sc->reply_ctx, line);
+}
+
 void script_step(struct script *sc)
 {
 	while (sc->next < sc->ncmds) {
 		struct script_cmd *cmd = &sc->cmds[sc->next];
 		char err[512] = "";
+		unsigned serial = session_command_serial(sc->host.s);
 		bool done = sc->running ? finished(sc, cmd) : begin(sc, cmd, err, sizeof(err));
 
 		if (!done) {
@@ -337,6 +463,8 @@ void script_step(struct script *sc)
 			report_error("dynprof: commands: %s", err);
 		else if (cmd->op == SCRIPT_WINDOW)
 			answer_number(sc, "ack window %d", sc->rule_added);
+		else if (cmd->op == SCRIPT_START || cmd->op == SCRIPT_STOP || cmd->op == SCRIPT_QUIT)
+			answer_targeted(sc, cmd, serial);
 		else
 			answer(sc, "ack %s", script_op_name(cmd->op));
 		if (sc->streaming)

@@ -559,11 +559,13 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 		goto out;
 	}
 	session_batch_begin(s); /* --output is listed once for all of them */
+	s->command_serial++;
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = s->targets[i];
 
 		if (t->dropped || (collecting_only && !t->collecting) || (which && !which[i]))
 			continue;
+		t->last_command = s->command_serial;
 		if (cmd == PROTO_CMD_START)
 			snapshot_prof_dirs(s, t);
 		target_prepare_command(t, cmd, deadline);

@@ -30,6 +30,7 @@ struct session {
 	int ntargets;
 	size_t slots;          /* room in `targets` */
 	unsigned serial;       /* targets taken in so far: names each slot's target */
+	unsigned command_serial; /* commands fanned out so far: which targets the last one reached */
 	int slot_holders;      /* layers above that key state by index (session_hold_slots) */
 	struct output_listing listing; /* --output's PROF_ names, read once per command */
 	int listing_batch;     /* > 0: inside one command; the listing is kept until it ends */

@@ -99,6 +99,16 @@ int session_target_last_status(const struct session *s, int index)
 	return s->targets[index]->last_status;
 }
 
+unsigned session_command_serial(const struct session *s)
+{
+	return s->command_serial;
+}
+
+bool session_target_in_last_command(const struct session *s, int index)
+{
+	return s->command_serial && s->targets[index]->last_command == s->command_serial;
+}
+
 int64_t session_target_last_reply_us(const struct session *s, int index)
 {
 	return s->targets[index]->last_reply_us;

@@ -83,6 +83,13 @@ int session_target_requests(const struct session *s, int index);
 /* The last command's reply: its enum proto_status and wall clock (us, 0: none yet). */
 int session_target_last_status(const struct session *s, int index);
 int64_t session_target_last_reply_us(const struct session *s, int index);
+/*
+ * The last command fanned out (start, stop, quit: by the console, a script,
+ * a rule) was sent to it: its last status is that command's answer.
+ */
+bool session_target_in_last_command(const struct session *s, int index);
+/* Commands fanned out so far: a caller sees whether its own reached any target. */
+unsigned session_command_serial(const struct session *s);
 /* How its last window ended (valid once one has: number > 0). */
 const struct window_account *session_target_last_window(const struct session *s, int index);
 

@@ -38,6 +38,7 @@ struct target {
 	struct server_limits limits; /* what its server allows (server_limits.h) */
 	struct server_count count;   /* this connection as the server counts it, and how many */
 	int last_status;         /* status of the last command's reply (enum proto_status) */
+	unsigned last_command;   /* the session's command_serial when it was last sent one */
 	int64_t last_reply_us;   /* wall clock (us) when that reply came */
 	struct exchange xchg;    /* the exchange in flight */
 	char *prof_seen;         /* PROF_ folder names already reported */

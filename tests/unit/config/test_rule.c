@@ -611,7 +611,7 @@ TEST(script_events_and_window)
 
 TEST(script_errors)
 {
-	CHECK_STR(script_err("foo"), "'foo': unknown command (start [SEL], stop [SEL], quit [SEL], status [--json], sleep DURATION, wait CONDITION, events, window RULE)");
+	CHECK_STR(script_err("foo"), "'foo': unknown command (start [SEL] [--json], stop [SEL] [--json], quit [SEL] [--json], status [--json], sleep DURATION, wait CONDITION, events, window RULE)");
 	CHECK(contains(script_err("restart now"), "'restart': unknown command"));
 	CHECK(contains(script_err("Start"), "'Start': unknown command"));
 	CHECK(contains(script_err("start now"), "'start now': 'now': unknown selector (all, pid=N, container=ID|NAME, user=NAME|UID)"));
@@ -692,6 +692,31 @@ TEST(script_selector_errors)
 		snprintf(line, sizeof(line), "stop container=%0*d", SEL_VALUE_MAX, 7);
 		CHECK(contains(script_err(line), "at most 95 characters"));
 	}
+}
+
+/* start, stop, quit take a selector and --json, in either order, each once. */
+TEST(script_targeted_json)
+{
+	struct script_cmd c;
+
+	c = parsed("start");
+	CHECK(!c.json);
+	CHECK_INT(c.sel.kind, SEL_ALL);
+	c = parsed("start --json");
+	CHECK_INT(c.op, SCRIPT_START);
+	CHECK(c.json);
+	CHECK_INT(c.sel.kind, SEL_ALL);
+	c = parsed("stop pid=7 --json");
+	CHECK_INT(c.op, SCRIPT_STOP);
+	CHECK(c.json);
+	CHECK_INT(c.sel.kind, SEL_PID);
+	c = parsed("quit  --json   pid=7");
+	CHECK_INT(c.op, SCRIPT_QUIT);
+	CHECK(c.json);
+	CHECK_INT(c.sel.kind, SEL_PID);
+	CHECK(contains(script_err("start --json --json"), "start takes at most one selector"));
+	CHECK(contains(script_err("stop pid=1 --json pid=2"), "stop takes at most one selector"));
+	CHECK(contains(script_err("start --yaml"), "'--yaml': unknown selector"));
 }
 
 TEST(script_status)
