@@ -23,6 +23,7 @@ if [ "$what" = test ]; then
 	need python3      has_cmd python3
 	need systemd      has_cmd systemd-analyze
 	need clang-format has_cmd clang-format
+	need kubernetes-client has_cmd kubectl
 else
 	need clang        has_cmd clang
 	need llvm         has_cmd llvm-strip
