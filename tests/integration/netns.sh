@@ -8,17 +8,19 @@
 # mode once the holder leaves.
 
 WIRE=$B/tests/peers/wire_client
-# Card 2: other runs of the suite on this host (their follow mode) hold and look for card 0.
+# Card 2 (other runs of the suite hold card 0) and a program of the test's
+# own, which --exe takes alone: other runs' card users are not in the way.
+job_exe() { mkdir -p $T/bin; [ -x $T/bin/netns_job ] || cp "$CARD_USER" $T/bin/netns_job; echo $T/bin/netns_job; }
 
 # start_logged_target [host]: a card user in a network namespace of its
 # own (unshare -n execs it: its pid is unshare's; with `host`, in the
 # host's), its socket file in root's home either way. Echoes its pid once
 # it listens; its agent's log is $T/agent.<pid>.log.
 start_logged_target() {
-	local card log=$T/agent.$RANDOM.log pre=(unshare -n); card=$(make_card 2)
+	local card exe log=$T/agent.$RANDOM.log pre=(unshare -n); card=$(make_card 2); exe=$(job_exe)
 	[ "${1:-}" = host ] && pre=()
 	"${pre[@]}" env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
-		DYNPROF_AGENT_LOG=1 "$CARD_USER" "$card" 600 > $log 2>&1 &
+		DYNPROF_AGENT_LOG=1 "$exe" "$card" 600 > $log 2>&1 &
 	local pid=$!
 	remember_pid $pid
 	wait_until 5 eval 'has_socket $pid && grep -q "listening on" $log' || fail "target $pid never listened: $(cat $log)"
@@ -59,7 +61,7 @@ busy_and_untouched() { # busy_and_untouched WHERE
 	[ "$(state_of $pid)" = '"socket_state":"busy"' ] || fail "held from $1: $(state_of $pid)"
 	"$DP" --list --device="$T/dev/davinci*" > $T/out
 	expect_line "^$pid .* busy( |$)"
-	dp --pid=auto --device="$T/dev/davinci*" --output=$T/o < /dev/null
+	dp --pid=auto --exe="$T/bin/*" --device="$T/dev/davinci*" --output=$T/o < /dev/null
 	expect_status 255 $?
 	expect_line "no card-using process with a listening dynamic profiling socket" || fail "$(cat $T/agent.$pid.log)"
 	# A connection dynprof made would wait in the backlog: served once the holder goes.
@@ -81,7 +83,7 @@ test_host_target_held_from_another_netns_reads_busy() {
 	hold $pid other
 	list_json
 	[ "$(state_of $pid)" = '"socket_state":"busy"' ] || fail "held from another netns: $(state_of $pid)"
-	dp --pid=auto --device="$T/dev/davinci*" --output=$T/o < /dev/null
+	dp --pid=auto --exe="$T/bin/*" --device="$T/dev/davinci*" --output=$T/o < /dev/null
 	expect_status 255 $?
 	[ "$(clients_of $pid)" = 1 ] || fail "another client connected: $(cat $T/agent.$pid.log)"
 }
@@ -90,7 +92,7 @@ test_host_target_held_from_another_netns_reads_busy() {
 follow_joins_when_free() { # follow_joins_when_free WHERE
 	local pid; pid=$(start_logged_target)
 	hold $pid $1
-	dp_background --pid=auto --follow --output=$T/o --device="$T/dev/davinci*"
+	dp_background --pid=auto --follow --exe="$T/bin/*" --output=$T/o --device="$T/dev/davinci*"
 	wait_until 10 grep -q '^\[INFO\] following card users' $T/out || { cat $T/out; fail "follow mode did not start"; }
 	sleep 1
 	! grep -q "target joined: pid $pid " $T/out || { cat $T/out; fail "joined while held"; }
