@@ -30,7 +30,8 @@ start_logged_target() {
 
 # hold PID WHERE: a raw client holding PID's server (a Params answered, then
 # it stays), run on the host, in the target's netns (same) or in a netns
-# of its own (other). Sets HOLDER; returns once the server serves it.
+# of its own (other); HOLD_AT: the socket's path, if not root's home. Sets
+# HOLDER; returns once the server serves it.
 hold() {
 	local pid=$1 where=$2 pre=()
 	case $where in
@@ -39,7 +40,7 @@ hold() {
 	other) pre=(unshare -n) ;;
 	*) fail "hold: where? $where" ;;
 	esac
-	"${pre[@]}" "$WIRE" --connect="$(socket_of $pid)" \
+	"${pre[@]}" "$WIRE" --connect="${HOLD_AT:-$(socket_of $pid)}" \
 		"params {\"result_dir\":\"$T/o\"}" 'expect 0,0' 'sleep 600' > $T/holder.out 2>&1 &
 	HOLDER=$!
 	remember_pid $HOLDER
@@ -109,3 +110,52 @@ follow_joins_when_free() { # follow_joins_when_free WHERE
 
 test_follow_joins_a_job_held_from_the_host_once_free() { follow_joins_when_free host; }
 test_follow_joins_a_job_held_from_another_netns_once_free() { follow_joins_when_free other; }
+
+# start_container_job NAME: a job as an engine runs it: its own pid, mount
+# and network namespaces, a home only inside, in cgroup NAME (the name
+# --container takes, as for runc). Echoes its host pid; its agent's log is
+# $T/agent.<pid>.log, its socket /proc/<pid>/root/home/inside-only/...
+start_container_job() {
+	local card cg unshare hostpid=""; card=$(make_card 2); cg=$(make_cgroup $1)
+	mkdir -p $T/ctr/etc
+	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
+	cat > $T/ctr/run.sh <<-EOS
+		echo 0 > $cg/cgroup.procs || exit 1
+		mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1
+		exec 3<$card
+		export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' DYNPROF_AGENT_LOG=1
+		exec $CARD_USER - 600
+	EOS
+	unshare --pid --fork --mount --mount-proc --net sh -c "mount -t tmpfs tmpfs /home && exec sh $T/ctr/run.sh" \
+		> $T/ctr.log 2>&1 &
+	unshare=$!
+	remember_pid $unshare
+	wait_until 5 eval 'read -r hostpid _ < /proc/$unshare/task/$unshare/children; [ -n "$hostpid" ] &&
+		grep -q "^$CARD_USER" /proc/$hostpid/cmdline' || fail "container job did not start: $(cat $T/ctr.log)"
+	remember_pid $hostpid
+	wait_until 5 test -S /proc/$hostpid/root/home/inside-only/dynamic_profiling_socket_1 ||
+		fail "container job has no socket: $(cat $T/ctr.log)"
+	ln -s ctr.log $T/agent.$hostpid.log
+	echo $hostpid
+}
+
+# The issue's case: --pid=auto --container=X must not connect to a
+# container's server that the host or another container holds.
+container_held() { # container_held WHERE
+	local name=netjob$RANDOM pid; pid=$(start_container_job $name)
+	HOLD_AT=/proc/$pid/root/home/inside-only/dynamic_profiling_socket_1 hold $pid $1
+	list_json
+	[ "$(state_of $pid)" = '"socket_state":"busy"' ] || fail "held from $1: $(state_of $pid)"
+	dp --pid=auto --container=$name --device="$T/dev/davinci*" --output=$T/o < /dev/null
+	expect_status 255 $?
+	expect_no_line "another client"
+	[ "$(clients_of $pid)" = 1 ] || fail "another client connected: $(cat $T/ctr.log)"
+	kill $HOLDER
+	wait_until 5 grep -q "client done" $T/ctr.log || fail "holder not gone: $(cat $T/ctr.log)"
+	printf 'start\nstop\n' | dp --pid=auto --container=$name --device="$T/dev/davinci*" --output=$T/o
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid stop success$"
+}
+
+test_container_held_from_the_host_is_not_taken_by_pid_auto() { container_held host; }
+test_container_held_from_another_container_is_not_taken_by_pid_auto() { container_held other; }
