@@ -71,8 +71,11 @@ static int copy_is_live_client(int copy, unsigned long ino, const char *path)
 
 int sockheld_live_client(int pid, const struct sockheld_fd *fds, int n, const char *path)
 {
-	int pidfd = pidfd_of(pid), rc = 0;
+	int pidfd, rc = 0;
 
+	if (n == 0)
+		return 0; /* no pidfd to make: the usual case, a server no one holds */
+	pidfd = pidfd_of(pid);
 	if (pidfd < 0)
 		return pidfd;
 	for (int i = 0; i < n && rc == 0; i++) {
