@@ -89,8 +89,10 @@ static int owned_scan(int pid, const char *path, struct sock_owned *out, struct 
 	int err, piddir;
 
 	memset(out, 0, sizeof(*out));
-	if (others)
-		others->n = 0, others->more = false;
+	if (others) {
+		others->n = 0;
+		others->more = false;
+	}
 	if (!m)
 		return -ENOMEM;
 	piddir = open_piddir(pid);
