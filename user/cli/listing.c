@@ -3,7 +3,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "cli/console.h"
 #include "cli/listing.h"
+#include "common/hostpw.h"
 #include "report/escape.h"
 #include "sock/socklocate.h"
 #include "proc/procfs.h"
@@ -98,12 +98,7 @@ static const char *socket_state_name(enum pm_socket_state s)
 /* The user's name on this host, else the number. */
 static void user_text(uid_t uid, char *buf, size_t len)
 {
-	struct passwd pw, *res = NULL;
-	char tmp[1024];
-
-	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
-		snprintf(buf, len, "%s", pw.pw_name);
-	else
+	if (hostpw_name(uid, buf, len))
 		snprintf(buf, len, "%u", (unsigned)uid);
 }
 
