@@ -18,6 +18,7 @@
 #include "proc/procfs.h"
 #include "report/report.h"
 #include "model/tracker.h"
+#include "model/match.h"
 #include "session/target_select.h"
 #include "shared/clock.h"
 
@@ -210,7 +211,7 @@ static void table_row(const struct pm_proc *p)
 
 static bool selected(const struct options *o, const struct pm_proc *p)
 {
-	return p->cards && target_select_wanted(o, p);
+	return p->cards && match_filters(o, p);
 }
 
 static void collect_row(void *ctx, const struct pm_proc *p)
@@ -294,7 +295,7 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	/* A card user's changes only; a close that took its last card counts. */
 	if (!p->cards && what != PM_CHANGE_CARD_CLOSE)
 		return;
-	if (!target_select_wanted(o, p))
+	if (!match_filters(o, p))
 		return;
 	if (o->json) {
 		cJSON *j = proc_json(p);
