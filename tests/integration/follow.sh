@@ -122,9 +122,11 @@ test_user_filter_takes_names_from_the_targets_passwd() {
 test_user_selector_takes_names_from_the_targets_passwd() {
 	local u host evil inner=inner$RANDOM; u=$(make_user)
 	mkdir -m 1777 $T/o
-	echo "$inner:x:0:0::/root:/bin/sh" > $T/u/$u/passwd
+	# Over its /etc, not its /etc/passwd: a useradd elsewhere on the host
+	# renames a new passwd into place, which a file bind mount does not survive.
+	mkdir $T/u/$u/etc && echo "$inner:x:0:0::/root:/bin/sh" > $T/u/$u/etc/passwd
 	host=$(start_target)
-	evil=$(start_hostile_target $u "mount --bind $T/u/$u/passwd /etc/passwd || exit 1")
+	evil=$(start_hostile_target $u "mount --bind $T/u/$u/etc /etc || exit 1")
 	! getent passwd $inner > /dev/null || fail "the host has a user $inner"
 	follow_bg
 	wait_until 10 joined_pid $evil || { cat $T/out; fail "the namespace's job did not join"; }
