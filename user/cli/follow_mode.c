@@ -12,7 +12,7 @@
 #include "report/report.h"
 #include "model/tracker.h"
 #include "session/session.h"
-#include "session/target_select.h"
+#include "model/match.h"
 
 /* The filters' answer for a process, kept until it execs or exits (a user name costs a read). */
 #define WANTED ((void *)1)
@@ -31,7 +31,7 @@ static bool wanted(struct follow *f, const struct pm_proc *p)
 	void *v = pidtab_get(&f->verdict, p->pid);
 
 	if (!v) {
-		v = target_select_wanted(f->o, p) ? WANTED : UNWANTED;
+		v = match_filters(f->o, p) ? WANTED : UNWANTED;
 		if (pidtab_put(&f->verdict, p->pid, v)) {
 			/* Out of memory: asked again next time, nothing lost. */
 		}

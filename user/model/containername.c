@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/rootfile.h"
+#include "common/hostpw.h"
 #include "model/containername.h"
 #include "proc/procfs.h"
 #include "shared/array_size.h"
@@ -170,12 +170,11 @@ static int oci_parse(const char *json, const char *id, char *name, size_t len)
 /* Rootless podman: the graphroot in the owner's home (as the host's passwd names it). */
 static int rootless_storage(uid_t uid, const char *id, char *name, size_t len)
 {
-	struct passwd pw, *res = NULL;
-	char tmp[2048], root[PATH_MAX];
+	char home[PATH_MAX], root[PATH_MAX + 64];
 
-	if (uid == 0 || getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) || !res || pw.pw_dir[0] != '/')
+	if (uid == 0 || hostpw_home(uid, home, sizeof(home)) || home[0] != '/')
 		return -ENOENT;
-	snprintf(root, sizeof(root), "%s/.local/share/containers/storage", pw.pw_dir);
+	snprintf(root, sizeof(root), "%s/.local/share/containers/storage", home);
 	return from_file(root, "overlay-containers/containers.json", container_name_from_storage, id, name,
 			 len);
 }
