@@ -1,80 +1,63 @@
 // SPDX-License-Identifier: MIT
 /* dynprof: option parsing and dispatch only. */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/attach_mode.h"
-#include "common/fdlimit.h"
-#include "kernel/cgroot.h"
-#include "cluster/cluster.h"
-#include "cli/console.h"
-#include "cluster/node_copy.h"
 #include "cli/dryrun.h"
 #include "cli/follow_mode.h"
-#include "report/events_out.h"
 #include "cli/launch_mode.h"
 #include "cli/listing.h"
+#include "cli/process.h"
 #include "cli/remote_client.h"
+#include "cluster/cluster.h"
+#include "cluster/node_copy.h"
 #include "config/options.h"
-#include "report/report.h"
 
 #ifndef DYNPROF_VERSION
 #define DYNPROF_VERSION "0.1.0"
 #endif
 
+/* The one mode the options choose; dynprof's exit status. */
+static int dispatch(struct options *o)
+{
+	if (o->help) {
+		options_print_help();
+		return 0;
+	}
+	if (o->version) {
+		printf("dynprof %s\n", DYNPROF_VERSION);
+		return 0;
+	}
+	if (o->remote)
+		return remote_client_run(o);
+	if (o->dry_run)
+		return dryrun_run(o);
+	if (o->list)
+		return listing_run(o);
+	if (o->follow)
+		return follow_mode_run(o);
+	if (o->node_copy)
+		return node_copy_run(o);
+	if (o->slurm_job || o->nodes)
+		return cluster_run(o);
+	if (o->application || o->app_argv)
+		return launch_mode_run(o);
+	return attach_mode_run(o);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
-	char err[4608]; /* a path and the sentence around it */
 	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	fdlimit_raise(); /* one connection per target: room for thousands */
-	/* Before anything can start a window: no signal may end us unnoticed. */
-	rc = console_block_signals();
-	if (rc) {
-		report_error("dynprof: cannot block signals: %s", strerror(-rc));
+	if (process_begin())
 		return 1;
-	}
-	if (options_parse(argc, argv, &o)) {
+	if (options_parse(argc, argv, &o) || process_ready(&o)) {
 		options_free(&o);
 		return EXIT_OPTION_ERROR;
 	}
-	/* The sink opens before anything can happen that it must record. */
-	if (o.events && events_open(o.events, err, sizeof(err))) {
-		report_error("%s", err);
-		options_free(&o);
-		return EXIT_OPTION_ERROR;
-	}
-	/* Before any thread: a pod's own cgroup namespace would hide the host's tasks and paths. */
-	if (!o.help && !o.version && !o.dry_run && cgroot_join_host_ns() > 0)
-		/* stderr, as the card-open hook's note: --list --json keeps stdout JSON. */
-		fprintf(stderr, "dynprof: joined the host's cgroup namespace (dynprof was in one of its own)\n");
-	if (o.help) {
-		options_print_help();
-		rc = 0;
-	} else if (o.version) {
-		printf("dynprof %s\n", DYNPROF_VERSION);
-		rc = 0;
-	} else if (o.remote) {
-		rc = remote_client_run(&o);
-	} else if (o.dry_run) {
-		rc = dryrun_run(&o);
-	} else if (o.list) {
-		rc = listing_run(&o);
-	} else if (o.follow) {
-		rc = follow_mode_run(&o);
-	} else if (o.node_copy) {
-		rc = node_copy_run(&o);
-	} else if (o.slurm_job || o.nodes) {
-		rc = cluster_run(&o);
-	} else if (o.application || o.app_argv) {
-		rc = launch_mode_run(&o);
-	} else {
-		rc = attach_mode_run(&o);
-	}
-	events_close();
+	rc = dispatch(&o);
+	process_end();
 	options_free(&o);
 	return rc;
 }
