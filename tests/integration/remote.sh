@@ -25,9 +25,9 @@ jget() {
 	$RPY "import json,sys; s=json.loads(open('$T/r').readline()); print($1)"
 }
 
-expect_ack() { # expect_ack WORD: the last line is "ack WORD", status 0
+expect_ack() { # expect_ack WORD: the last line is "ack WORD" (and what each target answered), status 0
 	[ $RC = 0 ] || fail "status $RC: $(cat $T/r)"
-	[ "$(tail -n 1 $T/r)" = "ack $1" ] || fail "no ack $1: $(cat $T/r)"
+	tail -n 1 $T/r | grep -Eq "^ack $1(\$|: | \{)" || fail "no ack $1: $(cat $T/r)"
 }
 
 expect_error() { # expect_error REGEX: one line "error: ...", status 1
@@ -319,44 +319,47 @@ test_remote_status_in_launch_mode() {
 	wait_until 20 all_gone $DPP || fail "dynprof did not end"
 }
 
-# A client learns what each target answered: one line per target before
-# the ack, and "error:" (status 1) when any refused, so a script can tell
-# a start that did nothing from one that worked.
+# A client learns what each target answered, on the one reply line (a
+# FIFO or socket script reads one line a command), and "error:" (status 1)
+# when any refused, so a script can tell a start that did nothing from one
+# that worked.
 test_remote_start_stop_answers_each_target_and_fails_when_one_refused() {
 	local a b d; a=$(start_target); b=$(TARGET_CARD=1 start_target)
 	dp_control --pid=$a,$b
 	remote start pid=$a
 	expect_ack start
-	grep -qx "pid $a: start success" $T/r || fail "no answer of $a: $(cat $T/r)"
+	[ "$(cat $T/r)" = "ack start: pid $a success" ] || fail "answer of $a: $(cat $T/r)"
 	remote start
 	[ $RC = 1 ] || fail "a start refused by $a answered with status $RC: $(cat $T/r)"
-	grep -qx "pid $a: start already started" $T/r || fail "no refusal of $a: $(cat $T/r)"
-	grep -qx "pid $b: start success" $T/r || fail "no answer of $b: $(cat $T/r)"
-	[ "$(tail -n 1 $T/r)" = "error: start failed in 1 of 2 targets" ] || fail "last line: $(cat $T/r)"
+	[ "$(wc -l < $T/r)" = 1 ] || fail "not one reply line: $(cat $T/r)"
+	grep -q "^error: start failed in 1 of 2 targets: " $T/r || fail "reply: $(cat $T/r)"
+	grep -q "pid $a already started" $T/r || fail "no refusal of $a: $(cat $T/r)"
+	grep -q "pid $b success" $T/r || fail "no answer of $b: $(cat $T/r)"
 	remote stop pid=$b
 	expect_ack stop
 	d=$(prof_dirs_of $T/o $b)
 	[ -n "$d" ] || fail "no folder of $b"
-	grep -qx "pid $b: stop success, window saved: $d" $T/r || fail "stop answer without its folder $d: $(cat $T/r)"
+	[ "$(cat $T/r)" = "ack stop: pid $b success, window saved $d" ] || fail "stop answer without its folder $d: $(cat $T/r)"
 	remote stop pid=$b
 	[ $RC = 1 ] || fail "a stop with no window answered with status $RC: $(cat $T/r)"
-	grep -qx "pid $b: stop not started" $T/r || fail "no refusal of the stop: $(cat $T/r)"
+	[ "$(cat $T/r)" = "error: stop failed in 1 of 1 target: pid $b not started" ] || fail "refused stop: $(cat $T/r)"
 }
 
-# The same answers as JSON objects, one a line, for a program.
+# The same answers as JSON after the reply's verb, for a program.
 test_remote_answers_as_json() {
 	local a; a=$(start_target)
 	dp_control --pid=$a
 	remote start --json
 	expect_ack start
-	[ "$($RPY "import json; o=json.loads(open('$T/r').readline()); print(o['pid'], o['command'], o['ok'], o['result'])")" = \
-	  "$a start True success" ] || fail "start --json: $(cat $T/r)"
+	[ "$($RPY "import json; l=open('$T/r').readline(); o=json.loads(l[l.index('{'):]); t=o['targets'][0]; print(t['pid'], t['ok'], t['result'])")" = \
+	  "$a True success" ] || fail "start --json: $(cat $T/r)"
 	remote stop pid=$a --json
 	expect_ack stop
-	[ "$($RPY "import json; o=json.loads(open('$T/r').readline()); print(o['ok'], o['window'], len(o['folders']), o['folders'][0].startswith('$T/o/PROF_'))")" = \
+	[ "$($RPY "import json; l=open('$T/r').readline(); t=json.loads(l[l.index('{'):])['targets'][0]; print(t['ok'], t['window'], len(t['folders']), t['folders'][0].startswith('$T/o/PROF_'))")" = \
 	  "True saved 1 True" ] || fail "stop --json: $(cat $T/r)"
 	remote stop --json
 	[ $RC = 1 ] || fail "stop of no window: status $RC: $(cat $T/r)"
-	[ "$($RPY "import json; o=json.loads(open('$T/r').readline()); print(o['ok'], o['result'])")" = "False not started" ] ||
+	grep -q '^error: stop failed in 1 of 1 target {' $T/r || fail "refused stop --json: $(cat $T/r)"
+	[ "$($RPY "import json; l=open('$T/r').readline(); t=json.loads(l[l.index('{'):])['targets'][0]; print(t['ok'], t['result'])")" = "False not started" ] ||
 		fail "refused stop --json: $(cat $T/r)"
 }
