@@ -386,3 +386,23 @@ except Exception: pass"
 	echo "max RSS ${kb} KiB" >&2
 	[ "$kb" -lt 65536 ] || fail "the client grew to $kb KiB"
 }
+
+# A user connecting in a loop: one warning line, then a count, not a line each.
+test_remote_refused_clients_are_counted_not_each_told() {
+	local u=dpr$$$RANDOM
+	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
+	echo "$u" >> $T/.users
+	chmod 755 $T
+	a=$(start_target)
+	dp_control --pid=$a
+	chmod 0666 $T/ctl
+	setpriv --reuid="$(id -u $u)" --regid="$(id -g $u)" --clear-groups --inh-caps=-all /usr/bin/python3 -c "import socket
+for i in range(300):
+    s=socket.socket(socket.AF_UNIX); s.connect('$T/ctl'); s.recv(200); s.close()" || fail "the user's loop failed"
+	remote status
+	expect_ack status
+	[ "$(grep -c 'refused' $T/out)" = 1 ] || fail "$(grep -c refused $T/out) lines: $(grep refused $T/out | head -5)"
+	kill -TERM $DPP; wait $DPP
+	[ "$(grep -c 'refused' $T/out)" = 2 ] || fail "$(grep refused $T/out | head -5)"
+	expect_line "^\[WARNING\] dynprof: --control: refused 299 more clients in [0-9]+ s \(the last: uid $(id -u $u), pid [0-9]+\): neither root nor the socket's owner \(uid 0\)$"
+}
