@@ -43,8 +43,8 @@
 #define PROG_MAX 4096
 #define LIST_MAX 1024
 #define X32_BIT 0x40000000u
-#define NS_ALL                                                                                      \
-	(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |  \
+#define NS_ALL                                                                                     \
+	(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
 	 CLONE_NEWCGROUP)
 
 static struct sock_filter prog[PROG_MAX];

@@ -15,7 +15,7 @@
 #include "kernel/cgroot.h"
 #include "model/cgowner.h"
 
-#define HIER_MAX 16        /* v1 hierarchies (a dozen controllers) and v2 */
+#define HIER_MAX 16         /* v1 hierarchies (a dozen controllers) and v2 */
 #define CONTROLLERS_MAX 128 /* "cpu,cpuacct", "name=systemd" */
 #define MOUNTINFO_LINE 4096
 
@@ -80,8 +80,9 @@ static int from_mountinfo(const char *controllers)
 			continue;
 		if (strcmp(root, "/") || strchr(point, '\\'))
 			continue;
-		if (controllers[0] ? strcmp(type, "cgroup") || !list_covers(super, strlen(super), controllers)
-				   : strcmp(type, "cgroup2"))
+		if (controllers[0] ?
+			    strcmp(type, "cgroup") || !list_covers(super, strlen(super), controllers) :
+			    strcmp(type, "cgroup2"))
 			continue;
 		fd = open(point, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -119,8 +120,10 @@ static int v1_fsmount(const char *controllers)
 		fd = -errno;
 	if (!fd && syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		fd = -errno;
-	mnt = fd ? -1 : (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-										MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	mnt = fd ? -1 :
+		   (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+				MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					MOUNT_ATTR_NOEXEC);
 	close(fs);
 	if (fd)
 		return fd;
@@ -199,7 +202,8 @@ static int walk(int root, const char *path, size_t n, struct cg_trust *t)
 			break;
 		}
 		/* "/.." leads out of dynprof's cgroup namespace: nothing there is known. */
-		if (k > NAME_MAX || (path[start] == '.' && (k == 1 || (k == 2 && path[start + 1] == '.')))) {
+		if (k > NAME_MAX ||
+		    (path[start] == '.' && (k == 1 || (k == 2 && path[start + 1] == '.')))) {
 			t->root_len = 0;
 			err = -EINVAL;
 			break;
@@ -244,11 +248,13 @@ static void container_pass(const char *text, bool guesses, char *id, size_t len,
 		struct cg_trust t;
 
 		/* Most processes are on the host: no folder is looked at for them. */
-		(guesses ? procmodel_container_guess_in : procmodel_container_id_in)(l.path, l.path_len, id, len);
+		(guesses ? procmodel_container_guess_in :
+			   procmodel_container_id_in)(l.path, l.path_len, id, len);
 		if (!id[0])
 			continue;
 		cgowner_check(&l, &t);
-		(guesses ? procmodel_container_guess_in : procmodel_container_id_in)(l.path, t.root_len, id, len);
+		(guesses ? procmodel_container_guess_in :
+			   procmodel_container_id_in)(l.path, t.root_len, id, len);
 		if (id[0] || guesses || !t.owner)
 			continue;
 		procmodel_rootless_id(l.path + t.root_len, l.path_len - t.root_len, id, len);
