@@ -56,8 +56,8 @@ syscall_names() {
 syscall_numbers() {
 	local h=/usr/include/x86_64-linux-gnu/asm/unistd_64.h
 	[ -f $h ] || h=/usr/include/asm/unistd_64.h
-	syscall_names "$@" | sort -u | while read -r n; do sed -n "s/^#define __NR_$n \([0-9]*\)$/\1/p" $h; done |
-		paste -sd,
+	syscall_names "$@" | sort -u | awk 'NR == FNR { want[$1] = 1; next }
+		$1 == "#define" && substr($2, 1, 5) == "__NR_" && want[substr($2, 6)] { print $3 }' - $h | paste -sd,
 }
 
 ns_mask() { # ns_mask KIND...: RestrictNamespaces' kinds as CLONE_NEW* bits
@@ -88,7 +88,10 @@ gone_text() { # gone_text PATH...: inaccessible, as systemd's empty mode-000 nod
 }
 mount_text() {
 	mkdir -p -m 000 $T/inacc.d; : > $T/inacc.f; chmod 000 $T/inacc.f
-	[ "$(unit_value ProtectProc)" = invisible ] && echo "mount -t proc -o hidepid=invisible proc /proc || exit 1"
+	# ProtectProc, ProcSubset: a /proc of its own with those options.
+	local popts=; [ -n "$(unit_value ProtectProc)" ] && popts=hidepid=$(unit_value ProtectProc)
+	[ -n "$(unit_value ProcSubset)" ] && popts=${popts:+$popts,}subset=$(unit_value ProcSubset)
+	[ -n "$popts" ] && echo "mount -t proc -o $popts proc /proc || exit 1"
 	case $(unit_value ProtectSystem) in
 	yes) ro_text /usr /boot /efi ;;
 	full) ro_text /usr /boot /efi /etc ;;
@@ -127,7 +130,7 @@ seccomp_args() {
 # (its pid is the command's: each step execs the next).
 unit_run() {
 	local key known="$UNIT_INERT $UNIT_NOT_EMULATED CapabilityBoundingSet NoNewPrivileges
-		ProtectProc ProtectSystem ProtectKernelTunables ProtectKernelModules ProtectKernelLogs
+		ProtectProc ProcSubset ProtectSystem ProtectKernelTunables ProtectKernelModules ProtectKernelLogs
 		ProtectControlGroups PrivateMounts UMask SystemCallFilter SystemCallErrorNumber
 		SystemCallArchitectures RestrictAddressFamilies RestrictNamespaces MemoryDenyWriteExecute
 		RestrictSUIDSGID ProtectHostname"
@@ -158,6 +161,9 @@ test_install_puts_a_unit_that_systemd_accepts() {
 test_the_units_capabilities_are_all_dynprof_needs() {
 	local caps; caps=$(unit_caps_for_setpriv)
 	[ "$caps" != "-all," ] && [ -n "$caps" ] || fail "no CapabilityBoundingSet in $UNIT"
+	# Made first: the contained target's passwd is a bind mount that a host useradd
+	# (another test's) can hide, so the less time between its start and dynprof's, the better.
+	unit_run
 	# A rootless container of an unprivileged user (its helper joins a user namespace too);
 	# the user made first: useradd replaces /etc/passwd, which the container's bind mount hides.
 	local u; u=$(make_user)
@@ -166,7 +172,6 @@ test_the_units_capabilities_are_all_dynprof_needs() {
 	# As systemd would start it (unit_run: the capabilities, no_new_privs, the mount
 	# namespace, the seccomp filters, the umask): both targets' helpers made (setns,
 	# chroot, their ids), their folders moved out.
-	unit_run
 	# (NOCAPS: a prefix to run it with instead, to see the test fail without them.)
 	[ -n "${NOCAPS:-}" ] && UNIT_RUN=($NOCAPS)
 	printf "start\nstop\nquit\n" | "${UNIT_RUN[@]}" \
