@@ -177,11 +177,13 @@ static bool root_made_parent(int dir, uid_t *owner)
 	return st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* Walk [path, path+n) from `root`, folder by folder, while root made them. */
-static int walk(int root, const char *path, size_t n, struct cg_trust *t)
+int cgowner_walk(int root, const char *path, size_t n, struct cg_trust *t)
 {
 	int dir = root, err = 0;
 	size_t i = 0;
+
+	t->root_len = 0;
+	t->owner = 0;
 
 	while (i < n && !err) {
 		char name[NAME_MAX + 1];
@@ -235,7 +237,7 @@ int cgowner_check(const struct cgroup_line *l, struct cg_trust *t)
 		return root;
 	if (l->path_len == 0 || l->path[0] != '/')
 		return -EINVAL;
-	return walk(root, l->path, l->path_len, t);
+	return cgowner_walk(root, l->path, l->path_len, t);
 }
 
 /* One pass over the lines: ids (engines', then rootless podman's) or runc/crun guesses. */

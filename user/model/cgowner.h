@@ -34,6 +34,13 @@ struct cg_trust {
 
 /* Fill `t` for line `l` of /proc/<pid>/cgroup; 0, or negative errno (t: nothing trusted). */
 int cgowner_check(const struct cgroup_line *l, struct cg_trust *t);
+/*
+ * The walk itself, from the hierarchy's root folder `root` (any folder: unit
+ * tests): folder by folder while each one's parent is root's and writable
+ * by no one else; stops at a folder that cannot be opened (0 or negative
+ * errno, what was walked so far kept) and at "." or ".." (-EINVAL, nothing).
+ */
+int cgowner_walk(int root, const char *path, size_t n, struct cg_trust *t);
 
 /*
  * The container of a process from its cgroup text, forgery aside: an
