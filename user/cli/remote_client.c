@@ -87,12 +87,17 @@ static int served_by_us(int fd, const char *path)
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
-	    (cred.uid == 0 || cred.uid == getuid()))
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		report_error("dynprof: --remote: %s: cannot tell who serves it: %s; nothing sent", path,
+			     strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (cred.uid == 0 || cred.uid == getuid())
 		return fd;
 	close(fd);
 	report_error("dynprof: --remote: %s is not dynprof's control socket: it is served by uid %u, neither root nor you; nothing sent",
-		     path, len == sizeof(cred) ? (unsigned)cred.uid : 0u);
+		     path, (unsigned)cred.uid);
 	return -1;
 }
 
@@ -164,9 +169,10 @@ static int send_line(int fd, const char *path, const char *line)
  */
 static int on_line(struct reader *r, const char *line)
 {
-	char *shown = text_is_plain(line) ? NULL : text_escape_dup(line);
+	bool plain = text_is_plain(line);
+	char *shown = plain ? NULL : text_escape_dup(line);
 
-	printf("%s\n", shown ? shown : text_is_plain(line) ? line : "?");
+	printf("%s\n", plain ? line : shown ? shown : "?"); /* "?": no memory to escape it */
 	free(shown);
 	fflush(stdout);
 	if (r->acked)
