@@ -307,15 +307,12 @@ static void refuse_peer(struct control *ctl, int fd, const struct ucred *cred)
 	/* Best effort: it is closed whether or not the line fits. */
 	(void)send(fd, msg, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
-	if (ctl->refused.told_ms && now - ctl->refused.told_ms < REFUSED_QUIET_MS) {
+	/* One told less than REFUSED_QUIET_MS ago, or some not told yet: counted, told once that time is over. */
+	if (ctl->refused.untold || (ctl->refused.told_ms && now - ctl->refused.told_ms < REFUSED_QUIET_MS)) {
 		ctl->refused.untold++;
 		ctl->refused.last = *cred;
-		return;
-	}
-	if (ctl->refused.untold) {
-		ctl->refused.untold++;
-		ctl->refused.last = *cred;
-		tell_refused(ctl, now);
+		if (now - ctl->refused.told_ms >= REFUSED_QUIET_MS)
+			tell_refused(ctl, now);
 		return;
 	}
 	report_warning("dynprof: --control: refused a client: uid %u (pid %d) is neither root nor the socket's owner (uid %u)",
