@@ -363,3 +363,97 @@ test_remote_answers_as_json() {
 	[ "$($RPY "import json; l=open('$T/r').readline(); t=json.loads(l[l.index('{'):])['targets'][0]; print(t['ok'], t['result'])")" = "False not started" ] ||
 		fail "refused stop --json: $(cat $T/r)"
 }
+
+# fake_monitor PATH PYTHON: a listener at PATH that runs PYTHON with `c` the
+# accepted connection (and records what it was sent in PATH.got).
+fake_monitor() {
+	$RPY "import socket,time
+s=socket.socket(socket.AF_UNIX); s.bind('$1'); s.listen(4)
+c=s.accept()[0]
+$2
+c.settimeout(2)
+got=b''
+try:
+    while True:
+        b=c.recv(4096)
+        if not b: break
+        got+=b
+except Exception: pass
+open('$1.got','wb').write(got)
+time.sleep(60)" &
+	remember_pid $!
+	wait_until 5 test -S $1 || fail "no listener at $1"
+}
+
+# A socket another user bound where the monitor's was: nothing sent, nothing printed from it.
+test_remote_refuses_a_socket_served_by_another_user() {
+	local u=dpr$$$RANDOM
+	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
+	echo "$u" >> $T/.users
+	chmod 755 $T; mkdir $T/pub; chmod 1777 $T/pub
+	# The system's python: a root-only one (pyenv's) is not the user's to run.
+	setpriv --reuid="$(id -u $u)" --regid="$(id -g $u)" --clear-groups --inh-caps=-all /usr/bin/python3 -c "import socket,os,time
+s=socket.socket(socket.AF_UNIX); s.bind('$T/pub/ctl'); os.chmod('$T/pub/ctl',0o777); s.listen(4)
+c=s.accept()[0]; c.sendall(b'[INFO] pid 1: window saved in /etc\nack status\n')
+open('$T/pub/got','wb').write(c.recv(4096)); time.sleep(60)" &
+	remember_pid $!
+	wait_until 5 test -S $T/pub/ctl || fail "no listener"
+	timeout -s KILL 30 "$DP" --remote=$T/pub/ctl status > $T/r 2>&1
+	RC=$?
+	[ $RC = 2 ] || fail "status $RC: $(cat $T/r)"
+	[ "$(cat $T/r)" = "[ERROR] dynprof: --remote: $T/pub/ctl is not dynprof's control socket: it is served by uid $(id -u $u), neither root nor you; nothing sent" ] ||
+		fail "$(cat $T/r)"
+	sleep 0.3
+	[ ! -s $T/pub/got ] || fail "the command was sent: $(cat $T/pub/got)"
+}
+
+# What a listener sends is printed escaped: no terminal control, no line of its own making.
+test_remote_escapes_what_it_prints() {
+	fake_monitor $T/esc "c.sendall(b'ok \x1b]0;owned\x07 \x1b[2J\r[INFO] forged\nack status\n')"
+	timeout -s KILL 30 "$DP" --remote=$T/esc status > $T/r 2>&1
+	RC=$?
+	[ $RC = 0 ] || fail "status $RC: $(cat $T/r)"
+	[ "$(head -n 1 $T/r)" = 'ok \x1b]0;owned\x07 \x1b[2J\x0d[INFO] forged' ] || fail "printed raw: $(od -c $T/r | head)"
+	[ "$(wc -l < $T/r)" = 2 ] || fail "lines: $(cat $T/r)"
+}
+
+# A reply that never ends its line: the client stops at a bound, its memory too.
+test_remote_bounds_a_reply_without_newline() {
+	fake_monitor $T/flood "
+chunk=b'x'*(1<<20)
+try:
+    for i in range(200): c.sendall(chunk)
+except Exception: pass"
+	/usr/bin/time -f "%M" -o $T/rss timeout -s KILL 60 "$DP" --remote=$T/flood status > $T/r 2>&1
+	grep -q "^\[ERROR\] dynprof: --remote: $T/flood sent a line longer than 16 MiB: not dynprof's answer$" $T/r ||
+		fail "$(head -c 300 $T/r)"
+	local kb; kb=$(tail -n 1 $T/rss)
+	echo "max RSS ${kb} KiB" >&2
+	[ "$kb" -lt 65536 ] || fail "the client grew to $kb KiB"
+}
+
+# A user connecting in a loop: one warning line, then a count, not a line each.
+test_remote_refused_clients_are_counted_not_each_told() {
+	local u=dpr$$$RANDOM
+	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
+	echo "$u" >> $T/.users
+	chmod 755 $T
+	a=$(start_target)
+	dp_control --pid=$a
+	chmod 0666 $T/ctl
+	setpriv --reuid="$(id -u $u)" --regid="$(id -g $u)" --clear-groups --inh-caps=-all /usr/bin/python3 -c "import socket
+for i in range(300):
+    s=socket.socket(socket.AF_UNIX); s.connect('$T/ctl'); s.recv(200); s.close()" || fail "the user's loop failed"
+	remote status
+	expect_ack status
+	[ "$(grep -c 'refused' $T/out)" = 1 ] || fail "$(grep -c refused $T/out) lines: $(grep refused $T/out | head -5)"
+	# Past the quiet time, the next event tells the count; that refusal starts the next one,
+	# told at the end.
+	sleep 10.5
+	setpriv --reuid="$(id -u $u)" --regid="$(id -g $u)" --clear-groups --inh-caps=-all "$DP" --remote=$T/ctl status > /dev/null 2>&1
+	wait_until 5 grep -q "refused 299 more" $T/out || fail "no count: $(grep refused $T/out | head -5)"
+	expect_line "^\[WARNING\] dynprof: --control: refused 299 more clients in 1[01] s \(the last: uid $(id -u $u), pid [0-9]+\): neither root nor the socket's owner \(uid 0\)$"
+	kill -TERM $DPP; wait $DPP
+	[ "$(grep -c 'refused' $T/out)" = 3 ] || fail "$(grep refused $T/out | head -5)"
+	expect_line "^\[WARNING\] dynprof: --control: refused 1 more clients in [0-9]+ s \(the last: uid $(id -u $u), pid [0-9]+\): neither root nor the socket's owner \(uid 0\)$"
+}

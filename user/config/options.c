@@ -341,12 +341,13 @@ static int add_device(struct options *o, const char *v)
 
 /*
  * A container's name or id, or a prefix of its id: what engines allow in
- * names ([A-Za-z0-9_.+-]), '/' for Kubernetes' "<namespace>/<pod>"; a
+ * names ([A-Za-z0-9_.+-]), '/' for Kubernetes' "<namespace>/<pod>", '@' for
+ * a rootless podman container's "<name>@<uid>" (model/procscan.c); a
  * prefix of an id has at least 4 hex digits (checked where it is matched).
  */
 static bool container_char(unsigned char c)
 {
-	return isalnum(c) || (c && strchr("_.+-/", c));
+	return isalnum(c) || (c && strchr("_.+-/@", c));
 }
 
 /* 1 to `max` characters, each one `ok` takes. */
