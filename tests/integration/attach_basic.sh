@@ -170,6 +170,8 @@ test_help_command_shows_usage_without_error() {
 	[ "$(count_lines '^Usage:$')" -eq 3 ] || fail "usage not shown three times"
 	expect_line "^invalid option -- 'bogus'$"
 	[ "$(count_lines 'invalid option')" -eq 1 ] || fail "help treated as invalid"
+	# The list after an unknown command is the whole one, as help prints it.
+	[ "$(count_lines 'status \[--json\]:')" -eq 3 ] || fail "an unknown command's list is not help's"
 	# Every command the console takes is in the list.
 	expect_line "^\s+quit, q: "
 	expect_line "^\s+help, h: "

@@ -237,7 +237,7 @@ static void run_command(struct console *c, char *raw)
 	else if (!strcmp(cmd, "help") || !strcmp(cmd, "h"))
 		printf("%s%s", usage_text, usage_more);
 	else if (!is_script_word(cmd) || !run_script_command(c, cmd))
-		printf("invalid option -- '%s'\n\n%s", cmd, usage_text);
+		printf("invalid option -- '%s'\n\n%s%s", cmd, usage_text, usage_more);
 	fflush(stdout);
 }
 

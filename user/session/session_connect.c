@@ -473,15 +473,12 @@ static void finish_handshake(struct session *s, struct target *t)
 	target_drop(t);
 }
 
-/* Attach mode: the command from /proc; the cards are not looked up. */
+/* Attach mode: the join as follow and launch mode give it, command line and cards (read just before). */
 static void announce_attached(struct target *t)
 {
-	char comm[64];
-
-	procfs_comm(t->pid, comm, sizeof(comm));
 	target_origin_read(t);
 	t->joined = true;
-	events_target_join(t->pid, t->nspid, comm, 0, false);
+	events_target_join(t->pid, t->nspid, t->command, t->cards, true);
 }
 
 /*
