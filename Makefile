@@ -323,6 +323,7 @@ $(FEWTARGETS): $(FEW_LINK_OBJS)
 check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 	$(call msg,CHECK,layers)
 	$(Q)tools/check-layers.sh $(TOOL_OBJS) -- $(AGENT_OBJS)
+	$(Q)tools/check-folders.sh user
 	$(call msg,CHECK,private)
 	$(Q)tools/check-private.sh
 

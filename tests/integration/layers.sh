@@ -113,3 +113,21 @@ test_private_struct_defined_outside_its_folder_refused() {
 	expect_line '^user/control/planted.h defines struct session, whose members are private to session/ \(session/session_impl.h\)$'
 	expect_line '^user/trigger/planted.c defines struct target, whose members are private to session/ \(session/target_impl.h\)$'
 }
+
+# The folder shape: a build-output name, and a folder past 15% of the lines.
+test_folders_refuse_an_output_name_and_a_folder_past_its_share() {
+	local u=$T/user
+	mkdir -p $u/a $u/b $u/c $u/d $u/e $u/f $u/g $u/h
+	for d in a b c d e f g h; do seq 100 | sed 's/^/int x/; s/$/;/' > $u/$d/$d.c; done
+	"$DYNPROF_TESTS/../tools/check-folders.sh" $u > $T/out 2>&1
+	expect_status 0 $?
+	mkdir $u/target && seq 10 | sed 's/^/int y/; s/$/;/' > $u/target/t.c
+	"$DYNPROF_TESTS/../tools/check-folders.sh" $u > $T/out 2>&1
+	expect_status 1 $?
+	expect_line "user/target: a build-output name"
+	seq 300 | sed 's/^/int z/; s/$/;/' >> $u/a/a.c
+	"$DYNPROF_TESTS/../tools/check-folders.sh" $u > $T/out 2>&1
+	expect_status 1 $?
+	expect_line "user/a holds 400 of [0-9]+ lines \([0-9]+%\), more than 15%"
+	tools_out=$("$DYNPROF_TESTS/../tools/check-folders.sh" "$DYNPROF_TESTS/../user") || fail "the real tree: $tools_out"
+}
