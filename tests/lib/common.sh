@@ -102,7 +102,8 @@ card_netns() {
 	[ -s $T/.cardns ] && { cat $T/.cardns; return; }
 	# Its fds closed: the caller's $(...) and the lock must not wait for it.
 	unshare --net --mount --propagation private sh -c 'ip link add dpcard type veth peer name dppeer &&
-		mount -t sysfs sysfs /sys && echo ready && exec sleep 100000' 		< /dev/null > $T/.cardns.log 2>&1 9>&- &
+		mount -t sysfs sysfs /sys && echo ready && exec sleep 100000' \
+		< /dev/null > $T/.cardns.log 2>&1 9>&- &
 	local pid=$!
 	remember_pid $pid
 	wait_until 5 grep -q '^ready$' $T/.cardns.log ||
