@@ -18,7 +18,7 @@ HERMETIC_SCRIPTS=${HERMETIC_SCRIPTS:-discovery follow monitor containers launch}
 # The runner's per-test limit (120 s): this one runs whole scripts.
 TEST_TIME_LIMIT=${TEST_TIME_LIMIT:-900}
 
-# foreign_user NAME NODE [card_user]: a card user holding NODE, its agent
+# foreign_user NAME NODE: a card user holding NODE, its agent
 # logging to $T/foreign/NAME.log. Echoes its pid once it listens.
 foreign_user() {
 	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_LOG=1 \
@@ -41,17 +41,20 @@ other_runs_cards() {
 start_foreign_users() {
 	mkdir -p $T/foreign/shared $T/foreign/bench
 	: > $T/foreign/pids
-	local n=0 numbers
+	local n=0 numbers p
 	for numbers in "1 7" "10 200" "7 0"; do
 		mknod $T/foreign/shared/davinci$n c $numbers
-		echo "shared$n $(foreign_user shared$n $T/foreign/shared/davinci$n)" >> $T/foreign/pids || exit 1
+		p=$(foreign_user shared$n $T/foreign/shared/davinci$n) || exit 1
+		echo "shared$n $p" >> $T/foreign/pids
 		n=$((n + 1))
 	done
 	mknod $T/foreign/bench/davinci0 c 7 128
-	echo "bench $(foreign_user bench $T/foreign/bench/davinci0)" >> $T/foreign/pids || exit 1
+	p=$(foreign_user bench $T/foreign/bench/davinci0) || exit 1
+	echo "bench $p" >> $T/foreign/pids
 	other_runs_cards
 	for n in 0 1 2; do
-		echo "other$n $(foreign_user other$n $T/other/dev/davinci$n)" >> $T/foreign/pids || exit 1
+		p=$(foreign_user other$n $T/other/dev/davinci$n) || exit 1
+		echo "other$n $p" >> $T/foreign/pids
 	done
 	# A container's own /dev/davinci0 (the default patterns take it by its name).
 	unshare --mount sh -c "mount -t tmpfs tmpfs /dev && mknod /dev/davinci0 c 1 7 &&
