@@ -125,22 +125,19 @@ mapfile -t parallel < <(for s in "${parallel[@]}"; do
 	echo "${last[$(basename "$s")]:-100000} $s"; done | sort -k1,1nr -s | cut -d' ' -f2-)
 
 declare -A running=() # pid -> script
+reap_one() { # waits for a script of the pool to end, reports it
+	local done_pid=""
+	wait -n -p done_pid
+	[ -n "$done_pid" ] && [ -n "${running[$done_pid]:-}" ] || return 0
+	report "${running[$done_pid]}"
+	unset "running[$done_pid]"
+}
 for s in "${parallel[@]}"; do
-	while [ ${#running[@]} -ge "$jobs" ]; do
-		wait -n -p done_pid
-		[ -n "${running[$done_pid]:-}" ] || continue
-		report "${running[$done_pid]}"
-		unset "running[$done_pid]"
-	done
+	while [ ${#running[@]} -ge "$jobs" ]; do reap_one; done
 	run_script "$s" &
 	running[$!]=$s
 done
-while [ ${#running[@]} -gt 0 ]; do
-	wait -n -p done_pid
-	[ -n "${running[$done_pid]:-}" ] || continue
-	report "${running[$done_pid]}"
-	unset "running[$done_pid]"
-done
+while [ ${#running[@]} -gt 0 ]; do reap_one; done
 for s in "${serial[@]}"; do
 	run_script "$s"
 	report "$s"
