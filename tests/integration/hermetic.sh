@@ -11,10 +11,11 @@
 #
 # HERMETIC_SUITE: the tests/ folder whose scripts and lib run inside
 # (default: this one; an older tests/ shows what happened before).
-# HERMETIC_SCRIPTS: which of its integration scripts.
+# HERMETIC_SCRIPTS: which of its integration scripts; HERMETIC_JOBS: how many at a time.
 
 HERMETIC_SUITE=${HERMETIC_SUITE:-$DYNPROF_TESTS}
-HERMETIC_SCRIPTS=${HERMETIC_SCRIPTS:-discovery follow monitor containers launch}
+HERMETIC_SCRIPTS=${HERMETIC_SCRIPTS:-launch discovery follow monitor containers}
+HERMETIC_JOBS=${HERMETIC_JOBS:-2}
 # The runner's per-test limit (120 s): this one runs whole scripts.
 TEST_TIME_LIMIT=${TEST_TIME_LIMIT:-900}
 
@@ -70,34 +71,42 @@ start_foreign_users() {
 	echo "demo $!" >> $T/foreign/pids
 }
 
-# Clients of the foreign sockets, caught as they connect: every 100 ms the
-# host's established unix connections (one sock_diag dump); for each new one
-# to a foreign socket, the process that holds its other end, as "NAME PID
-# EXE" lines in $T/foreign/clients. Another run on this host (an older
-# copy of the suite, someone's dynprof) may reach them too: its clients are
-# told from ours by their executable (ours are under $B).
-watch_clients() {
-	local path ino peer owner
-	declare -A name seen
-	while read -r n p; do name[$ROOT_HOME/dynamic_profiling_socket_$p]=$n; done < $T/foreign/pids
-	while :; do
-		while read -r path ino peer; do
-			[ -n "${name[$path]:-}" ] && [ -z "${seen[$ino]:-}" ] || continue
-			seen[$ino]=1
-			owner=$(find /proc/[0-9]*/fd -lname "socket:\[$peer\]" 2>/dev/null | head -n 1 | cut -d/ -f3)
-			echo "${name[$path]} ${owner:-?} $(readlink /proc/${owner:-0}/exe 2>/dev/null)" >> $T/foreign/clients
-		done < <(ss -xH state established 2>/dev/null | awk '$4 ~ /dynamic_profiling_socket_/ { print $4, $5, $7 }')
-		sleep 0.1
+# Our clients of the foreign sockets, caught as they connect: every 100 ms
+# the host's established unix connections (one sock_diag dump); while any
+# is to a foreign socket, the sockets our dynprofs hold (processes whose
+# executable is a dynprof of $B, the build under test) are looked up for its
+# other end; each one found is a line "NAME PID EXE" in $T/foreign/clients.
+# Another run on this host (an older copy of the suite, someone's dynprof)
+# may reach the foreign users too: its clients are not ours and not counted.
+our_sockets() { # "INODE PID=EXE" of each socket a dynprof of $B holds
+	local e p
+	# One find for the host's processes (no process per pid: the watcher must stay light).
+	for e in $(find /proc -mindepth 2 -maxdepth 2 -name exe \( -lname "$B/dynprof*" -o -lname "$B/tests/dynprof*" \) 2>/dev/null); do
+		p=${e#/proc/}; p=${p%/exe}
+		ls -l /proc/$p/fd 2>/dev/null | sed -n "s|.*socket:\[\([0-9]*\)\]\$|\1 $p=$(readlink $e)|p"
 	done
 }
-
-# reached NAME: how many clients reached foreign NAME that are not another
-# run's (ours, or gone before they could be told).
-reached() {
-	local n others
-	n=$(grep -c 'client connected' $T/foreign/$1.log)
-	others=$(awk -v n="$1" -v b="$B/" '$1 == n && $3 != "" && index($3, b) != 1' $T/foreign/clients | wc -l)
-	echo $((n > others ? n - others : 0))
+watch_clients() {
+	local conns path ino peer n p
+	declare -A name seen ours
+	while read -r n p; do name[$ROOT_HOME/dynamic_profiling_socket_$p]=$n; done < $T/foreign/pids
+	while :; do
+		# New connections to a foreign socket: each is looked at once (a client
+		# of ours exists while it is connected).
+		conns=$(ss -xH state established 2>/dev/null | awk '$4 ~ /dynamic_profiling_socket_/ { print $4, $5, $7 }' |
+			while read -r path ino peer; do
+				[ -n "${name[$path]:-}" ] && [ -z "${seen[$ino]:-}" ] && echo "$path $ino $peer"
+			done)
+		if [ -n "$conns" ]; then
+			ours=()
+			while read -r ino p; do ours[$ino]=$p; done < <(our_sockets)
+			while read -r path ino peer; do
+				seen[$ino]=1
+				[ -n "${ours[$peer]:-}" ] && echo "${name[$path]} ${ours[$peer]/=/ }" >> $T/foreign/clients
+			done <<<"$conns"
+		fi
+		sleep 0.1
+	done
 }
 
 test_foreign_card_users_receive_nothing_while_discovery_follow_and_launch_tests_run() {
@@ -105,11 +114,24 @@ test_foreign_card_users_receive_nothing_while_discovery_follow_and_launch_tests_
 	: > $T/foreign/clients
 	watch_clients &
 	remember_pid $!
-	local s declared passed failed bad=""
+	# HERMETIC_JOBS scripts at a time (they are hermetic too: side by side
+	# as in a parallel run).
+	# (Waits name the runners: the foreign users are children of ours too.)
+	local s done_pid; declare -A running=()
+	for s in $HERMETIC_SCRIPTS; do
+		while [ ${#running[@]} -ge $HERMETIC_JOBS ]; do
+			done_pid=""
+			wait -n -p done_pid "${!running[@]}"
+			[ -n "$done_pid" ] && unset "running[$done_pid]"
+		done
+		env -u TESTS -u TEST_TIMES DYNPROF_TESTS=$HERMETIC_SUITE \
+			bash $HERMETIC_SUITE/lib/runner.sh $HERMETIC_SUITE/integration/$s.sh > $T/inner.$s 2>&1 &
+		running[$!]=$s
+	done
+	for done_pid in "${!running[@]}"; do wait $done_pid; done
+	local declared passed failed bad=""
 	for s in $HERMETIC_SCRIPTS; do
 		declared=$(grep -c '^test_[a-z0-9_]*()' $HERMETIC_SUITE/integration/$s.sh)
-		env -u TESTS -u TEST_TIMES DYNPROF_TESTS=$HERMETIC_SUITE \
-			bash $HERMETIC_SUITE/lib/runner.sh $HERMETIC_SUITE/integration/$s.sh > $T/inner.$s 2>&1
 		passed=$(grep -c '^PASS ' $T/inner.$s)
 		failed=$(grep -c '^FAIL ' $T/inner.$s)
 		echo "$s.sh: $passed passed, $failed failed of $declared"
@@ -118,15 +140,14 @@ test_foreign_card_users_receive_nothing_while_discovery_follow_and_launch_tests_
 	done
 	sleep 0.3 # the watcher's last look
 	local n p f reached=""
-	echo "clients of the foreign card users (another run's are not counted):"
-	sed 's/^/  /' $T/foreign/clients
 	while read -r n p; do
 		f=$T/foreign/$n.log
 		grep -q 'listening on' $f || fail "foreign $n: its agent logged no listening line: $(cat $f)"
 		all_gone $p && reached="$reached $n(ended)"
-		[ "$(reached $n)" = 0 ] && continue
+		echo "foreign $n: $(grep -c 'client connected' $f) clients, $(awk -v n=$n '$1 == n' $T/foreign/clients | wc -l) of them ours"
+		grep -q "^$n " $T/foreign/clients || continue
 		reached="$reached $n"
-		grep -E 'client connected|params:|start ->|stop ->|quit' $f | head -5 | sed "s/^/  $n: /"
+		grep "^$n " $T/foreign/clients | head -3 | sed 's/^/  ours: /'
 	done < $T/foreign/pids
 	[ -z "$reached" ] || fail "foreign card users reached by the tests:$reached"
 	[ -z "$bad" ] || fail "failed beside foreign card users:$bad"
