@@ -54,32 +54,37 @@ declared_tests() {
 	echo $n
 }
 
-echo "== unit tests"
-for t in "$DYNPROF_BUILD"/tests/unit/*/test_*; do
-	[ -x "$t" ] || continue
-	b=$(basename "$t")
-	declared=$("$t" --count 2>/dev/null)
-	if ! [[ $declared =~ ^[0-9]+$ ]]; then
-		fail_line "$b: --count gave '$declared', not a number of tests"
-		continue
-	fi
-	# Status 1: some test failed (its FAIL line says which); more: a crash or a hang.
-	count < <("$t" 2>&1; echo "STATUS $?")
-	n=$ran
-	[ "$status" -gt 1 ] && fail_line "$b: exited with status $status"
-	check_ran "$b" "$declared" "$n"
-done
+# Unit tests and fuzz replay: one job beside the integration scripts (its
+# lines buffered, counted when it ends, like a script's).
+unit_and_fuzz() {
+	local t b want n
+	echo "== unit tests"
+	for t in "$DYNPROF_BUILD"/tests/unit/*/test_*; do
+		[ -x "$t" ] || continue
+		b=$(basename "$t")
+		want=$("$t" --count 2>/dev/null)
+		if ! [[ $want =~ ^[0-9]+$ ]]; then
+			fail_line "$b: --count gave '$want', not a number of tests"
+			continue
+		fi
+		# Status 1: some test failed (its FAIL line says which); more: a crash or a hang.
+		count < <("$t" 2>&1; echo "STATUS $?")
+		n=$ran
+		[ "$status" -gt 1 ] && fail_line "$b: exited with status $status"
+		check_ran "$b" "$want" "$n"
+	done
 
-# Every parser's fuzz harness, over its seeds and their deterministic
-# mutations (tests/fuzz/replay.c); one PASS line each.
-echo "== fuzz replay"
-for t in "$DYNPROF_BUILD"/tests/fuzz/fuzz_*; do
-	[ -x "$t" ] || continue
-	b=$(basename "$t")
-	count < <("$t" "$here/fuzz/corpus/${b#fuzz_}" 2>&1; echo "STATUS $?")
-	[ "$status" -ne 0 ] && [ "$ran" -eq 0 ] && fail_line "$b: exited with status $status"
-	check_ran "$b" 1 "$ran"
-done
+	# Every parser's fuzz harness, over its seeds and their deterministic
+	# mutations (tests/fuzz/replay.c); one PASS line each.
+	echo "== fuzz replay"
+	for t in "$DYNPROF_BUILD"/tests/fuzz/fuzz_*; do
+		[ -x "$t" ] || continue
+		b=$(basename "$t")
+		count < <("$t" "$here/fuzz/corpus/${b#fuzz_}" 2>&1; echo "STATUS $?")
+		[ "$status" -ne 0 ] && [ "$ran" -eq 0 ] && fail_line "$b: exited with status $status"
+		check_ran "$b" 1 "$ran"
+	done
+}
 
 # Integration scripts run TEST_JOBS at a time (default: one per CPU): each
 # test acts only on what it started (tests/lib/common.sh: cards of its own),
@@ -103,7 +108,7 @@ run_script() { # run_script PATH: its output in $work/NAME.out, its wall time in
 }
 report() { # report PATH: a finished script's output, counted
 	local b; b=$(basename "$1")
-	echo "-- $b ($(cat "$work/$b.secs" 2>/dev/null || echo '?') s)"
+	echo "-- integration/$b ($(cat "$work/$b.secs" 2>/dev/null || echo '?') s)"
 	count < "$work/$b.out"
 	check_ran "$b" "${declared[$b]}" "$ran"
 }
@@ -124,10 +129,20 @@ done
 mapfile -t parallel < <(for s in "${parallel[@]}"; do
 	echo "${last[$(basename "$s")]:-100000} $s"; done | sort -k1,1nr -s | cut -d' ' -f2-)
 
+# (Its own lines only: what it counted there is lost with its subshell.)
+unit_and_fuzz > "$work/unit.out" 2>&1 &
+unit_pid=$!
+report_unit() {
+	[ -n "$unit_pid" ] || return 0
+	wait "$unit_pid"
+	count < "$work/unit.out"
+	unit_pid=""
+}
 declare -A running=() # pid -> script
-reap_one() { # waits for a script of the pool to end, reports it
+reap_one() { # waits for a script of the pool (or the unit tests) to end, reports it
 	local done_pid=""
 	wait -n -p done_pid
+	[ -n "$done_pid" ] && [ "$done_pid" = "$unit_pid" ] && { report_unit; return 0; }
 	[ -n "$done_pid" ] && [ -n "${running[$done_pid]:-}" ] || return 0
 	report "${running[$done_pid]}"
 	unset "running[$done_pid]"
@@ -138,6 +153,7 @@ for s in "${parallel[@]}"; do
 	running[$!]=$s
 done
 while [ ${#running[@]} -gt 0 ]; do reap_one; done
+report_unit
 for s in "${serial[@]}"; do
 	run_script "$s"
 	report "$s"
