@@ -129,7 +129,7 @@ done
 mapfile -t parallel < <(for s in "${parallel[@]}"; do
 	echo "${last[$(basename "$s")]:-100000} $s"; done | sort -k1,1nr -s | cut -d' ' -f2-)
 
-# (Its own lines only: what it counted there is lost with its subshell.)
+# Its lines are counted here when it ends (what its subshell counted is lost with it).
 unit_and_fuzz > "$work/unit.out" 2>&1 &
 unit_pid=$!
 report_unit() {
