@@ -143,7 +143,7 @@ all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
 help:
 	@echo 'make                 build $(BUILD)/dynprof, libdynprof_agent.{so,a}, the demo task'
-	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan'
+	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan; TEST_JOBS=N scripts at a time (default: nproc)'
 	@echo 'make demo            attach to the bundled demo task: one window by command, one by a rule'
 	@echo 'make fuzz            each parser under libFuzzer for FUZZ_SECONDS (30) (clang, libclang-rt)'
 	@echo 'make mutate          break behaviours on purpose (tests/mutate/*.patch), check their tests fail'

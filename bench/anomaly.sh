@@ -26,7 +26,8 @@ HOME_DIR=$(getent passwd "$(id -u)" | cut -d: -f6)
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
-mknod $W/davinci0 c 1 7
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 
 # wait_socket PID: its agent listens.
 wait_socket() {

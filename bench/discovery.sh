@@ -12,7 +12,8 @@ W=$(mktemp -d /tmp/dynprof-bench.XXXXXX)
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
-mknod $W/davinci0 c 1 7
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 
 watcher() { # watcher NAME [args]: dynprof --list --watch --json in the background
 	local name=$1; shift

@@ -15,8 +15,8 @@ W=$(mktemp -d /tmp/dynprof-bench-follow.XXXXXX)
 mon=""
 cleanup() { [ -n "$mon" ] && kill $mon 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
-# A fake card with /dev/vcsa's numbers (bench/open_hook.sh's, not the tests').
-mknod $W/davinci0 c ${BENCH_CARD_NUMBERS:-7 128}
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 
 monitor_on() { # monitor_on [dynprof args]: the follow monitor in the background, ready
 	"$B/dynprof" --pid=auto --follow --device="$W/davinci*" --output=$W/o "$@" < /dev/null \

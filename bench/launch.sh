@@ -10,7 +10,8 @@ ROUNDS=${BENCH_LAUNCH_ROUNDS:-5}
 W=$(mktemp -d /tmp/dynprof-bench-launch.XXXXXX)
 HOME_DIR=$(getent passwd "$(id -u)" | cut -d: -f6)
 trap 'rm -rf $W' EXIT
-mknod $W/davinci0 c 1 7
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 
 # The socket's ctime in µs, once it appears (polled every 2 ms).
 socket_us() { # socket_us PID

@@ -15,9 +15,9 @@ W=$(mktemp -d /tmp/dynprof-bench.XXXXXX)
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
-# A fake card: /dev/vcsa's numbers by default, which nothing else here opens
-# (the tests' fake cards use others, so a test run does not disturb this one).
-mknod $W/davinci0 c ${BENCH_CARD_NUMBERS:-7 128}
+# A fake card of this run's own (bench/cards.sh): a test run does not disturb this one.
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 
 watcher() { # watcher NAME hook|syscalls: dynprof --list --watch --json in the background
 	local name=$1 hook=$2

@@ -13,14 +13,19 @@ B=${DYNPROF_BUILD:-build}
 TARGETS=${BENCH_TARGETS:-8}
 ROUNDS=${BENCH_ROUNDS:-10}
 pids=()
+W=$(mktemp -d /tmp/dynprof-bench-run.XXXXXX)
 
 cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; }
-trap cleanup EXIT
+trap 'cleanup; rm -rf "$W"' EXIT
+# The demo tasks' card (bench/cards.sh), not their own nodes with /dev/full's
+# numbers: another run's --pid=auto would connect to them, rounds lost.
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 
 start_targets() { # start_targets FLUSH_MS
 	pids=()
 	for _ in $(seq "$TARGETS"); do
-		"$B/demo_task" --quiet --step-ms=10 --flush-ms="$1" > /dev/null 2>&1 &
+		"$B/demo_task" --quiet --device=$W/davinci0 --step-ms=10 --flush-ms="$1" > /dev/null 2>&1 &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do

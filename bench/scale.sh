@@ -21,7 +21,16 @@ cleanup() {
 }
 trap 'cleanup; rm -rf $W' EXIT
 ulimit -n "$(ulimit -Hn)"
-mknod $W/davinci0 c 1 7
+. "$(dirname "$0")/cards.sh"
+# Nodes of the one card (davinci0, davinci00, ...), 250 targets each: a
+# node takes 256 opens at a time (bench/cards.sh).
+nodes=()
+most=$(printf '%s\n' $SIZES | sort -n | tail -n 1)
+for ((k = 1; k == 1 || (k - 1) * 250 < most; k++)); do
+	[ $k -le 6 ] || { echo "bench/scale.sh: at most 1500 targets (6 nodes of a card)"; exit 1; }
+	nodes+=($W/davinci$(printf "%0${k}d" 0))
+	bench_card ${nodes[-1]}
+done
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 lines() { grep -Ec -- "$1" $W/out; }
@@ -36,10 +45,11 @@ until_lines() {
 }
 
 start_targets() { # start_targets N
+	local i
 	pids=()
-	for _ in $(seq "$1"); do
+	for ((i = 0; i < $1; i++)); do
 		PROFILING_MODE=dynamic LD_PRELOAD="$B/libdynprof_agent.so" DYNPROF_AGENT_DEVICES="$W/davinci*" \
-			"$B/tests/peers/card_user" $W/davinci0 900 < /dev/null > /dev/null 2>&1 &
+			"$B/tests/peers/card_user" ${nodes[i % ${#nodes[@]}]} 900 < /dev/null > /dev/null 2>&1 &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do

@@ -27,7 +27,8 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
-mknod $W/davinci0 c 1 7
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 
 now_us() { echo $(( $(date +%s%N) / 1000 )); }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -18,7 +18,8 @@ W=$(mktemp -d /tmp/dynprof-soak.XXXXXX)
 dp=""
 cleanup() { [ -n "$dp" ] && kill $dp 2>/dev/null; [ -n "$dp" ] && wait $dp 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
-mknod $W/davinci0 c ${BENCH_CARD_NUMBERS:-7 128}
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 cp "$B/bench/card_job" $W/card_job
 cp "$B/bench/card_job" $W/ruled_job
 

@@ -36,7 +36,8 @@ cleanup() {
 	if [ -n "${BENCH_TRIGGER_KEEP:-}" ]; then echo "(work files kept in $W)"; else rm -rf "$W"; fi
 }
 trap cleanup EXIT
-mknod $W/davinci0 c 1 7
+. "$(dirname "$0")/cards.sh"
+bench_card $W/davinci0
 
 # call_loop with the agent preloaded, holding the card; LOOP_PID once its
 # socket listens. Not run in $(...): the loop must be this shell's child.

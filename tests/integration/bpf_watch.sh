@@ -29,7 +29,17 @@ test_exit_noticed_without_bpf() {
 	exit_is_noticed_at_once --no-bpf
 }
 
-fewer_programs() { [ "$($1 prog show | grep -c raw_tracepoint)" -lt "$2" ]; }
+# The BPF programs a process holds (its fds' prog_id), not the host's: other
+# dynprofs (other tests, other runs) load and free theirs meanwhile.
+progs_of() {
+	local f
+	for f in /proc/$1/fdinfo/*; do sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null; done | sort -u
+}
+none_loaded() { # none_loaded BPFTOOL ID...
+	local bt=$1 id; shift
+	for id in "$@"; do $bt prog show id $id >/dev/null 2>&1 && return 1; done
+	return 0
+}
 
 test_bpf_program_is_loaded_while_running_and_gone_after() {
 	command -v bpftool >/dev/null || [ -x /usr/sbin/bpftool ] || fail "bpftool missing"
@@ -38,9 +48,11 @@ test_bpf_program_is_loaded_while_running_and_gone_after() {
 	{ sleep 1.5; echo quit; } | "$DP" --pid=$a --output=$T/o > $T/out 2>&1 &
 	local dp=$!
 	sleep 0.8
-	$bt prog show | grep -q "name handle_exit\|sched_process_exit\|raw_tracepoint" || { $bt prog show | tail -5; fail "no BPF program while dynprof runs"; }
-	local ids; ids=$($bt prog show | grep -c raw_tracepoint)
+	local ids id; ids=$(progs_of $dp)
+	for id in $ids; do $bt prog show id $id; done > $T/progs
+	grep -q "name handle_exit\|sched_process_exit\|raw_tracepoint" $T/progs ||
+		{ cat $T/progs; fail "no BPF program held by dynprof ($dp) while it runs: ids '$ids'"; }
 	wait $dp
 	# The kernel frees a program shortly after its last fd closes.
-	wait_until 2 fewer_programs $bt "$ids" || fail "BPF program left loaded after exit"
+	wait_until 2 none_loaded $bt $ids || fail "BPF program left loaded after exit: $(for id in $ids; do $bt prog show id $id; done 2>/dev/null | tr -s "\n\t" "  ")"
 }

@@ -244,8 +244,9 @@ key_names_socket_raw() { # FLAVOUR KEY
 }
 test_9x_key_pid_names_the_socket() { key_names_socket_raw 9x $((610000 + RANDOM)); }
 test_85_key_pid_names_the_socket() { key_names_socket_raw 85 $((610000 + RANDOM)); }
-test_9x_key_pid_raw_text_kept_0777() { key_names_socket_raw 9x 0777; }
-test_85_key_pid_raw_text_kept_0777() { key_names_socket_raw 85 0777; }
+# A leading zero like 0777's, on a path no other run's test serves.
+test_9x_key_pid_raw_text_kept_0777() { key_names_socket_raw 9x "$(raw_key)"; }
+test_85_key_pid_raw_text_kept_0777() { key_names_socket_raw 85 "$(raw_key)"; }
 
 test_85_key_in_use_second_falls_back_to_own_pid_first_keeps_it() {
 	local key=$((620000 + RANDOM)) a b

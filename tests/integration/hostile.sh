@@ -4,6 +4,8 @@
 # filesystem its target sees; root's dynprof must leave the host unchanged,
 # create nothing outside --output, end within its bounds, and still give
 # the other targets of the run their windows.
+# serial: it checks that /etc/passwd stays as it was, and other scripts'
+# tests add and remove users (tests/run.sh runs it alone).
 
 . "$DYNPROF_TESTS/lib/users.sh"
 

@@ -91,7 +91,7 @@ test_worker_crash_mid_window_leaves_cleanly() {
 	wait_until 5 grep -q "stop success" $T/out || fail "survivor not stopped"
 	expect_no_line "pid $victim stop"
 	dp_send quit
-	kill -TERM $(pgrep -f "$CARD_USER") 2>/dev/null
+	kill -TERM $(pgrep -f "$CARD_USER $T/") 2>/dev/null # its own workers: their card is under $T
 	wait $DP_PID
 }
 

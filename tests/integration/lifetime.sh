@@ -117,21 +117,24 @@ test_agent_key_not_an_integer_starts_no_server() {
 			fail "key $v: no log line: $(cat $T/key.log)"
 		[ ! -e "$ROOT_HOME/dynamic_profiling_socket_$v" ] && ! has_socket $pid ||
 			fail "key $v: a socket was made"
-		! grep -q dynamic_profiling_socket /proc/$pid/net/unix || fail "key $v: listening"
+		# Its own sockets: /proc/PID/net/unix lists every one of its network namespace.
+		! unix_sockets_of $pid | grep -q dynamic_profiling_socket || fail "key $v: listening"
 		kill $pid
 	done
 }
 
 test_agent_key_raw_text_names_the_socket_0777() {
-	local card pid path=$ROOT_HOME/dynamic_profiling_socket_0777; card=$(make_card 0)
+	# Not 0777 itself: another run's test would serve the same path.
+	local key; key=$(raw_key)
+	local card pid path=$ROOT_HOME/dynamic_profiling_socket_$key; card=$(make_card 0)
 	remember_file "$path"
 	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
-		DYNAMIC_PROFILING_KEY_PID=0777 "$CARD_USER" "$card" 600 > $T/key.log 2>&1 &
+		DYNAMIC_PROFILING_KEY_PID=$key "$CARD_USER" "$card" 600 > $T/key.log 2>&1 &
 	pid=$!
 	remember_pid $pid
-	wait_until 5 test -S "$path" || fail "no socket _0777"
-	[ ! -e "$ROOT_HOME/dynamic_profiling_socket_777" ] || fail "the key was rewritten as 777"
-	# dynprof finds it by the same text (a key read as the number 777 would miss it).
+	wait_until 5 test -S "$path" || fail "no socket _$key"
+	[ ! -e "$ROOT_HOME/dynamic_profiling_socket_${key#0}" ] || fail "the key was rewritten as ${key#0}"
+	# dynprof finds it by the same text (a key read as the number ${key#0} would miss it).
 	local keyed=$pid
 	printf 'start\nstop\n' | dp --pid=$keyed --output=$T/o
 	expect_status 0 $?

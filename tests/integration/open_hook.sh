@@ -122,7 +122,7 @@ test_nothing_of_ours_stays_attached_after_sigkill() {
 test_a_failed_open_is_not_reported() {
 	local good; good=$(make_card 0)
 	mknod $T/dev/davinci5 c 222 0 # a card node without a driver: the check passes, the open fails
-	mknod -m 600 $T/dev/davinci6 c ${FAKE_CARD_NUMBERS[1]} # mode 0600: nobody may not open it
+	mknod -m 600 $T/dev/davinci6 c $(card_numbers 1) # mode 0600: nobody may not open it
 	chmod 755 $T $T/dev
 	hook_watch
 	expect_line 'card opens: cgroup device hook' $T/watch.err

@@ -29,12 +29,18 @@ fill_output() { # fill_output DIR COUNT
 # start_many N: N card users serving the protocol, their agents logging to
 # $T/agents.log; their pids in $T/pids (one a line) once all listen.
 start_many() {
-	local card; card=$(make_card 0)
+	# Nodes of card 0, 250 holders each: a test's card device takes 256 opens
+	# at a time (tests/lib/common.sh).
+	local nodes=() node k
+	for ((k = 0; k == 0 || k * 250 < $1; k++)); do
+		if [ $k = 0 ]; then node=$(make_card 0); else node=$(make_card_alias 0 $k); fi || exit 1
+		nodes+=("$node")
+	done
 	local i pid
 	: > $T/pids
 	for ((i = 0; i < $1; i++)); do
 		PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
-			DYNPROF_AGENT_LOG=1 "$CARD_USER" "$card" 900 < /dev/null > /dev/null 2>> $T/agents.log &
+			DYNPROF_AGENT_LOG=1 "$CARD_USER" "${nodes[i % ${#nodes[@]}]}" 900 < /dev/null > /dev/null 2>> $T/agents.log &
 		pid=$!
 		remember_pid $pid
 		echo $pid >> $T/pids

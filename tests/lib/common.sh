@@ -79,14 +79,90 @@ remove_cgroups() {
 }
 
 # A fake card: a character device node of our own. The kernel filter knows
-# cards by device number, so each fake card borrows the numbers of a device
-# that opens fine and that nothing on a test machine opens on its own:
-# card 0 = /dev/full (1,7), card 1 = /dev/net/tun (10,200), card 2 = vcs (7,0).
-FAKE_CARD_NUMBERS=("1 7" "10 200" "7 0")
+# cards by device number, and --pid=auto, --follow and --list take every
+# process of the host that holds a node with a card's number: borrowed
+# numbers (/dev/full's) would make any other holder of them, another
+# checkout's tests or a demo_task left running, a target of ours, and ours
+# theirs. So each test's cards are devices only the test's processes hold:
+# macvtap devices (a character device per interface, its minor the host's
+# own while the interface lives; it opens like any node wherever it is made)
+# on interfaces in a network namespace of the test's, held by one sleeper
+# that cleanup_test ends with the test's other processes (the namespace and
+# its devices go with it). A macvtap takes at most 256 opens at a time
+# (MAX_TAP_QUEUES): more holders of one card need make_card_alias.
+# DYNPROF_TEST_SHARED_CARDS=1 (a kernel without macvtap): borrowed numbers,
+# card 0 = /dev/full (1,7), card 1 = /dev/net/tun (10,200), card 2 = vcs
+# (7,0), as before; then the suite is not hermetic.
+SHARED_CARD_NUMBERS=("1 7" "10 200" "7 0")
+
+# card_netns: the pid of the test's card sleeper (started on first use), in
+# its own network namespace (a veth pair: the macvtaps' parent) and mount
+# namespace (a sysfs of that network namespace, where the devices' numbers are).
+card_netns() {
+	[ -s $T/.cardns ] && { cat $T/.cardns; return; }
+	# Its fds closed: the caller's $(...) and the lock must not wait for it.
+	unshare --net --mount --propagation private sh -c 'ip link add dpcard type veth peer name dppeer &&
+		mount -t sysfs sysfs /sys && echo ready && exec sleep 100000' \
+		< /dev/null > $T/.cardns.log 2>&1 9>&- &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 grep -q '^ready$' $T/.cardns.log ||
+		fail "cannot make the test's card namespace (macvtap needs CONFIG_MACVTAP; DYNPROF_TEST_SHARED_CARDS=1 borrows numbers instead): $(cat $T/.cardns.log)"
+	echo $pid > $T/.cardns
+	echo $pid
+}
+
+# card_device NAME: "MAJOR MINOR" of the test's device NAME (a macvtap made
+# on first use). Made under a lock: helpers run in $(...) subshells, some at once.
+card_device() {
+	mkdir -p $T/.cards
+	(
+		flock 9
+		if ! [ -s $T/.cards/$1 ]; then
+			local ns dev
+			ns=$(card_netns) || exit 1
+			dev=$(nsenter -t $ns -n -m sh -c "ip link add link dpcard name $1 type macvtap &&
+				cat /sys/class/net/$1/tap*/dev" 2>&1) || fail "cannot make card device $1: $dev"
+			[[ $dev =~ ^[0-9]+:[0-9]+$ ]] || fail "card device $1: no device number ($dev)"
+			echo "${dev/:/ }" > $T/.cards/$1
+		fi
+	) 9> $T/.cards.lock || exit 1
+	cat $T/.cards/$1
+}
+
+card_numbers() { # card_numbers INDEX -> "MAJOR MINOR" of the test's card INDEX
+	if [ "${DYNPROF_TEST_SHARED_CARDS:-}" = 1 ]; then
+		echo "${SHARED_CARD_NUMBERS[$1]}"
+	else
+		card_device card$1
+	fi
+}
+
 make_card() { # make_card INDEX -> path
 	mkdir -p "$T/dev"
-	[ -e "$T/dev/davinci$1" ] || mknod "$T/dev/davinci$1" c ${FAKE_CARD_NUMBERS[$1]}
+	if ! [ -e "$T/dev/davinci$1" ]; then
+		local numbers; numbers=$(card_numbers $1) || exit 1
+		mknod "$T/dev/davinci$1" c $numbers
+	fi
 	echo "$T/dev/davinci$1"
+}
+
+# make_card_alias INDEX K (K >= 1): another node of card INDEX, on a device
+# of its own (256 more holders): $T/dev/davinci, K zeros, INDEX (the same
+# trailing number, so the same card; --device="$T/dev/davinci*" takes it).
+make_card_alias() { # -> path
+	local path=$T/dev/davinci$(printf "%0$(($2 + ${#1}))d" $1)
+	mkdir -p "$T/dev"
+	if ! [ -e "$path" ]; then
+		local numbers
+		if [ "${DYNPROF_TEST_SHARED_CARDS:-}" = 1 ]; then
+			numbers=${SHARED_CARD_NUMBERS[$1]}
+		else
+			numbers=$(card_device card$1alias$2) || exit 1
+		fi
+		mknod "$path" c $numbers
+	fi
+	echo "$path"
 }
 
 # wait_until SECONDS COMMAND...: poll every 20 ms until COMMAND succeeds.
@@ -98,6 +174,20 @@ wait_until() {
 		sleep 0.02
 	done
 }
+
+# The lines of /proc/PID/net/unix for the sockets PID itself holds (the
+# file lists every socket of its network namespace, other processes' too).
+unix_sockets_of() {
+	local inodes
+	inodes=$(ls -l /proc/$1/fd 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' | paste -sd'|')
+	[ -n "$inodes" ] || return 0
+	awk -v re="^($inodes)\$" '$7 ~ re' /proc/$1/net/unix
+}
+
+# A DYNAMIC_PROFILING_KEY_PID with a leading zero (its raw text names the
+# socket, dynamic_profiling_socket_0N) that no other run uses at the same
+# time: N is the pid of this script's runner (its tests run one at a time).
+raw_key() { echo "0$$"; }
 
 socket_of() { echo "$ROOT_HOME/dynamic_profiling_socket_$1"; }
 has_socket() { [ -S "$(socket_of "$1")" ]; }
@@ -156,8 +246,12 @@ start_bad_peer_for() {
 
 # start_demo [demo_task options]: the bundled demo task (exports demo_step,
 # serves the protocol through the linked agent). Echoes its pid once it listens.
+# Without --device it holds the test's card 0 (its own node would borrow
+# /dev/full's numbers: any run's --pid=auto would take it).
 start_demo() { # start_demo [demo_task options] -> pid
-	"$DEMO" --quiet "$@" > "$T/demo.$RANDOM.log" 2>&1 &
+	local device=""
+	[[ " $* " == *" --device="* ]] || { device=--device=$(make_card 0) || exit 1; }
+	"$DEMO" --quiet $device "$@" > "$T/demo.$RANDOM.log" 2>&1 &
 	local pid=$!
 	remember_pid $pid
 	wait_until 5 has_socket $pid || fail "demo_task $pid never opened its socket"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test_* function of one integration script, each in its own
 # subshell with a fresh temporary folder and a time limit, and prints
-# "PASS <name>" or "FAIL <name>: <why>".
+# "PASS <name>" or "FAIL <name>: <why>". With TEST_TIMES=FILE, each test's
+# wall time is appended to FILE as "<seconds> <name>" (tests/run.sh prints
+# the slowest).
 set -u
 script=$1
 . "$DYNPROF_TESTS/lib/common.sh"
@@ -16,6 +18,7 @@ run_one() {
 		return
 	fi
 	out=$(mktemp)
+	local start=$EPOCHREALTIME
 	(
 		T=$(mktemp -d /tmp/dynprof-test.XXXXXX)
 		export T
@@ -29,6 +32,8 @@ run_one() {
 	local guard=$!
 	wait $pid; rc=$?
 	pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null; wait $guard 2>/dev/null
+	[ -n "${TEST_TIMES:-}" ] &&
+		awk -v a="$start" -v b="$EPOCHREALTIME" -v n="$name" 'BEGIN { printf "%.1f %s\n", b - a, n }' >> "$TEST_TIMES"
 	if [ $rc -eq 0 ]; then
 		echo "PASS $name"
 	else
