@@ -119,10 +119,11 @@ static int make_node(struct own_node *n)
 	}
 	snprintf(n->path, sizeof(n->path), "%s/davinci0", n->dir);
 	if (mknod(n->path, S_IFCHR | 0600, makedev(1, 7)) < 0) {
-		fprintf(stderr, "demo_task: mknod %s: %s\n", n->path, strerror(errno));
+		int err = errno;
+
 		rmdir(n->dir);
 		n->dir[0] = '\0';
-		return -1;
+		return -err;
 	}
 	return 0;
 }
@@ -186,10 +187,12 @@ static void install_signals(void)
 static int serve(const struct options *o, const char *node)
 {
 	const char *path;
-	int fd, rc;
+	int fd = -1, rc;
 
-	fd = open(node, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	/* No node (not root): the device is set through the API alone, as a card's open would. */
+	if (node)
+		fd = open(node, O_RDONLY | O_CLOEXEC);
+	if (node && fd < 0) {
 		fprintf(stderr, "demo_task: open %s: %s\n", node, strerror(errno));
 		return 1;
 	}
@@ -200,13 +203,15 @@ static int serve(const struct options *o, const char *node)
 		close(fd);
 		return 1;
 	}
-	dynprof_agent_set_device(node_index(node));
+	dynprof_agent_set_device(node ? node_index(node) : 0);
 	path = dynprof_agent_socket_path();
-	printf("demo_task: pid %d serving %s, card %s\n", (int)getpid(), path ? path : "-", node);
+	printf("demo_task: pid %d serving %s, card %s\n", (int)getpid(), path ? path : "-",
+	       node ? node : "none (device 0 set through the API)");
 	fflush(stdout);
 	run_steps(o);
 	dynprof_agent_shutdown();
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return 0;
 }
 
@@ -222,9 +227,16 @@ int main(int argc, char **argv)
 	install_signals();
 	node = o.device;
 	if (!node || access(node, F_OK) != 0) {
-		if (make_node(&own))
+		rc = make_node(&own);
+		if (rc == -EPERM) {
+			/* Not root: it still serves, holding no card; attach mode needs none. */
+			fprintf(stderr, "demo_task: no card node made (mknod needs root): serving without one; attach with dynprof --pid=%d; for launch or follow mode give a node, e.g. --device=/dev/null\n",
+				(int)getpid());
+		} else if (rc) {
+			fprintf(stderr, "demo_task: mknod %s/davinci0: %s\n", own.dir[0] ? own.dir : "/tmp/demo_task.*", strerror(-rc));
 			return 1;
-		node = own.path;
+		}
+		node = rc ? NULL : own.path;
 	}
 	rc = serve(&o, node);
 	remove_node(&own);

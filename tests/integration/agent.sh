@@ -129,3 +129,27 @@ test_demo_task_serves_through_the_linked_api() {
 	expect_line '^  \{"pid":[0-9]+,"rule":1,"window":1,"start":\{"condition":"call:demo_task:demo_step#100"'
 	[ "$(ls -d $T/demo/PROF_* | wc -l)" = 2 ] || fail "expected two windows: $(ls $T/demo)"
 }
+
+# demo_task as a non-root user: no card node can be made (mknod needs
+# root), so it says so and serves without one; dynprof of the same user
+# attaches and saves a window, as README's quick tour does.
+test_demo_task_runs_as_a_user_without_root() {
+	local u=dpd$$$RANDOM home pid
+	home=$T/demo-home
+	mkdir -p $home
+	useradd -M -N -s /bin/sh -d $home "$u" > /dev/null || fail "useradd $u failed"
+	echo "$u" >> $T/.users
+	chown "$u" $home; chmod 755 $T
+	setpriv --reuid="$(id -u $u)" --regid="$(id -g $u)" --clear-groups --inh-caps=-all \
+		"$DEMO" --quiet > $T/demo.log 2>&1 &
+	pid=$!
+	remember_pid $pid
+	wait_until 5 test -S $home/dynamic_profiling_socket_$pid || fail "the demo did not serve as $u: $(cat $T/demo.log)"
+	grep -q "no card node made (mknod needs root): serving without one; attach with dynprof --pid=$pid" $T/demo.log ||
+		fail "no word on the missing node: $(cat $T/demo.log)"
+	printf 'start\nstop\nquit\n' | setpriv --reuid="$(id -u $u)" --regid="$(id -g $u)" --clear-groups --inh-caps=-all \
+		timeout -s KILL 60 "$DP" --pid=$pid --output=$home/o > $T/out 2>&1
+	expect_status 0 $?
+	expect_line "^dynamic profiling for pid $pid stop success$"
+	[ -n "$(prof_dirs_of $home/o $pid)" ] || fail "no window saved: $(cat $T/out)"
+}
