@@ -180,6 +180,21 @@ test_application_that_never_opens_a_card_is_noticed() {
 	expect_line "summary: 0 targets joined"
 }
 
+# The demo behind a wrapper, as README's tour runs it, without --device: its
+# card is in /tmp, which no default pattern takes; the notice names the node
+# and the exact flag that would take it.
+test_card_named_outside_the_patterns_is_named_with_the_flag_to_add() {
+	printf '#!/bin/sh\nexec %s --quiet\n' "$DEMO" > $T/run.sh
+	chmod +x $T/run.sh
+	launch_bg $T/run.sh
+	wait_until 20 grep -q "no process of the application has opened a card yet" $T/out ||
+		fail "no notice: $(cat $T/out)"
+	expect_line "no process of the application has opened a card yet: pid [0-9]+ holds /tmp/demo_task\.[A-Za-z0-9]+/davinci0, which no card pattern takes; to take it, add --device='/tmp/demo_task\.[A-Za-z0-9]+/\*'"
+	dp_send quit
+	kill -TERM $(pgrep -P $DP_PID) 2>/dev/null # launch mode waits for the application after quit
+	wait $DP_PID
+}
+
 test_exit_status_and_signal_pass_through() {
 	dp --dynamic=on --output=$T/o sh -c 'exit 7' < /dev/null
 	expect_status 7 $?

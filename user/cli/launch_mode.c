@@ -7,6 +7,9 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +23,8 @@
 #include "report/report.h"
 #include "session/session.h"
 #include "model/tracker.h"
+#include "proc/fdscan.h"
+#include "shared/cards.h"
 
 #define MAX_APP_ARGS 256
 #define NO_CARD_NOTICE_MS 10000 /* say that nothing matched after this long */
@@ -95,6 +100,57 @@ static void each_socketless(void *ctx, const struct pm_proc *p)
 		joiner_check_socketless(&f->j, p);
 }
 
+struct named_node {
+	int pid;
+	char path[PATH_MAX];
+};
+
+/* A character device named like a card (cards_named_like_one) among a process's fds. */
+static int named_like_a_card(void *ctx, int fddir, const char *name, int fd, const char *target)
+{
+	struct named_node *n = ctx;
+	struct stat st;
+
+	(void)fd;
+	if (target[0] != '/' || !cards_named_like_one(target) || fstatat(fddir, name, &st, 0) ||
+	    !S_ISCHR(st.st_mode))
+		return 0;
+	snprintf(n->path, sizeof(n->path), "%s", target);
+	return 1;
+}
+
+/*
+ * Nothing matched a card pattern: a process of the tree may hold a node
+ * named like a card elsewhere (the demo's is in /tmp). Say which, and the
+ * exact --device that would take it. True when said.
+ */
+static bool hint_device(struct follower *f)
+{
+	struct named_node n = { 0 };
+	char piddir[32], *slash;
+
+	for (size_t i = 0; i < pidtab_cap(&f->tree) && !n.path[0]; i++) {
+		const struct pidtab_slot *slot = pidtab_slot(&f->tree, i);
+		int dir;
+
+		if (slot->pid <= 0)
+			continue;
+		snprintf(piddir, sizeof(piddir), "/proc/%d", slot->pid);
+		dir = open(piddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dir < 0)
+			continue;
+		n.pid = slot->pid;
+		if (fdscan(dir, named_like_a_card, &n) < 0)
+			n.path[0] = '\0';
+		close(dir);
+	}
+	if (!n.path[0] || !(slash = strrchr(n.path, '/')))
+		return false;
+	report_info("no process of the application has opened a card yet: pid %d holds %s, which no card pattern takes; to take it, add --device='%.*s/*' (dynprof keeps following the application)",
+		    n.pid, n.path, (int)(slash - n.path), n.path);
+	return true;
+}
+
 /*
  * After every console round: join any listening card holder of the tree
  * not joined yet; and when nothing in the tree has opened a card after a
@@ -109,7 +165,8 @@ static void each_round(void *ctx)
 	if (f->card_seen || !f->notice_at || clock_ms() < f->notice_at)
 		return;
 	f->notice_at = 0;
-	report_info("no process of the application has opened a card yet (dynprof keeps following it; see --device)");
+	if (!hint_device(f))
+		report_info("no process of the application has opened a card yet (dynprof keeps following it; see --device)");
 }
 
 /* --application="APP ARGS": split on blanks, as msprof does. */

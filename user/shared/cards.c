@@ -118,3 +118,17 @@ int cards_held_by_pid(const struct card_patterns *p, int pid)
 	closedir(d);
 	return best;
 }
+
+bool cards_named_like_one(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < ARRAY_SIZE(default_globs); i++) {
+		const char *glob_base = strrchr(default_globs[i], '/') + 1;
+
+		if (fnmatch(glob_base, base, 0) == 0)
+			return true;
+	}
+	return false;
+}

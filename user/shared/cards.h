@@ -11,6 +11,7 @@
 #ifndef DYNPROF_CARDS_H
 #define DYNPROF_CARDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "shared/compiler.h"
@@ -42,5 +43,12 @@ void cards_mask_text(unsigned long long mask, char *buf, size_t len);
 
 /* The lowest card index among the process's open fds, or -1 (none). */
 int cards_held_by_pid(const struct card_patterns *p, int pid);
+
+/*
+ * A node named as the default patterns name cards (davinci*, nvidia*, ...)
+ * wherever it is: what a user may have meant as a card, for the hint that
+ * names the --device to add.
+ */
+bool cards_named_like_one(const char *path);
 
 #endif /* DYNPROF_CARDS_H */
