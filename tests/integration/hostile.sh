@@ -333,6 +333,29 @@ test_window_over_the_size_limit_is_refused() {
 	ls /proc/$evil/root/root/.dynprof/*/PROF_*/host/data/real > /dev/null || fail "the window was not left where it was"
 }
 
+# A window of two folders of which only one can be moved (the second is
+# past --window-max-size, left where it is): saved incomplete, never
+# saved, with the refused one named; the other folder is in --output.
+test_window_with_one_of_two_folders_moved_is_saved_incomplete() {
+	local u evil; u=$(make_user)
+	# A second PROF_ folder of its own name pattern beside the window's, too big to move.
+	evil=$(start_filler $u "d=\$(basename \$(cd ../.. && pwd)); two=../../../\${d%????????}RRRRRRRR;
+		[ \$two != ../../../\$d ] || two=../../../\${d%????????}QQQQQQQQ;
+		mkdir -p \$two/host && head -c 4194304 /dev/urandom > \$two/host/real")
+	dp_background --pid=$evil --output=$T/o --window-max-size=1M --events=json:$T/ev
+	dp_send start
+	wait_until 20 grep -q "^filled" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "not filled"; }
+	dp_send stop quit
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "^\[ERROR\] dynprof: pid $evil: cannot move /root/\.dynprof/.* it holds more than --window-max-size, left where it is$"
+	[ "$(prof_dirs_of $T/o $evil | wc -l)" = 1 ] || fail "expected the one small folder in --output, got: $(ls $T/o)"
+	local fates; fates=$(jq -r 'select(.event == "window-close") | .fate' $T/ev | tr '\n' ' ')
+	[ "$fates" = "incomplete " ] || fail "expected one window-close event with fate incomplete, got: '$fates'"
+	[ "$(jq -r '.fate' $T/o/*_dynprof_windows | tr '\n' ' ')" = "incomplete " ] ||
+		fail "expected the window record's fate incomplete, got: $(cat $T/o/*_dynprof_windows)"
+	expect_line "summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o; windows: 0 saved, 1 saved incomplete, 0 lost$"
+}
+
 # Past --window-max-files (a window of many empty files, which would cost
 # --output its inodes), the same; a bad value is refused with one line.
 test_window_over_the_file_limit_is_refused() {

@@ -269,3 +269,24 @@ JOB
 	expect_folders $WORKERS n1 n2
 	expect_line "^  n1: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
 }
+
+# A node whose window was not saved (here: its server answered the STOP
+# "not started", so the window is lost) is named on the coordinator's
+# summary with its counts, even though its dynprof ended well; a node
+# whose windows were all saved is not.
+test_nodes_summary_names_a_node_with_windows_not_saved() {
+	local p1 p2
+	p1=$(start_target)
+	p2=$(start_bad_peer forgets-start)
+	write_node_sh $p1 $p2
+	dp_background --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
+	dp_send start
+	wait_until 30 windows_open 2 || { cat $T/out; fail "windows did not open on both nodes"; }
+	dp_send stop
+	wait_until 30 grep -q "^\[b\] .*window lost" $T/out || { cat $T/out; fail "node b's window was not lost"; }
+	dp_send quit
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end"; }
+	expect_line "^\[b\] \[INFO\] summary: 1 target joined, 1 window opened, 0 PROF_ folders in $T/o/b; windows: 0 saved, 0 saved incomplete, 1 lost$"
+	expect_line "^      \(b: 0 windows saved incomplete, 1 lost\)$"
+	expect_no_line "^      \(a: "
+}
