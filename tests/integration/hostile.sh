@@ -254,13 +254,18 @@ test_control_fifo_is_made_private_and_socket_clients_are_checked() {
 	expect_line "^dynamic profiling for pid $good stop success$"
 }
 
-# During a window, the user bind-mounts a root-only folder onto its
-# window's host/data; its results are copied out of its own filesystem on
-# stop: the copy never crosses the mount, nothing of the root folder is
-# copied or removed, and both windows are saved.
+# During a window, the user bind-mounts a root folder onto its window's
+# host/data; its results are copied out of its own filesystem on stop: the
+# copy never crosses the mount, nothing of the root folder is copied or
+# removed, and both windows are saved. The folder is readable by everyone
+# (0755, files 0644): the copy, acting as the target's user, could read
+# it, so only the mount check keeps it out.
 test_mount_inside_a_window_folder_is_not_crossed() {
 	local u good evil; u=$(make_user)
-	mkdir -m 700 $T/secret && echo secret > $T/secret/f && mkdir $T/secret/sub && echo s2 > $T/secret/sub/g
+	mkdir -m 755 $T/secret && echo secret > $T/secret/f && mkdir -m 755 $T/secret/sub && echo s2 > $T/secret/sub/g
+	chmod 644 $T/secret/f $T/secret/sub/g
+	# The test's folder must let the target's user reach it, or the check says nothing.
+	chmod o+x $T
 	local before; before=$(host_state $T/secret $T/secret/f $T/secret/sub $T/secret/sub/g)
 	good=$(start_target)
 	# Its --output hidden by a tmpfs over the test folder: it writes in its
@@ -280,7 +285,8 @@ test_mount_inside_a_window_folder_is_not_crossed() {
 	expect_line "^\[INFO\] pid $evil: window saved in $T/o/PROF_"
 	local moved; moved=$(prof_dirs_of $T/o $evil)
 	[ -s "$moved/host/end_info" ] || fail "the window's own files not copied: $(ls -R $T/o)"
-	[ ! -e "$moved/host/data/f" ] && [ ! -e "$moved/host/data/sub" ] || fail "the mounted folder was copied"
+	[ ! -e "$moved/host/data/f" ] && [ ! -e "$moved/host/data/sub" ] ||
+		fail "expected nothing of the mount in the copy; got: $(ls -R $moved/host/data)"
 	[ "$before" = "$(host_state $T/secret $T/secret/f $T/secret/sub $T/secret/sub/g)" ] ||
 		fail "the host folder changed: $(ls -laR $T/secret)"
 }
