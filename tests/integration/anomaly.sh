@@ -53,6 +53,17 @@ rules_done() {
 # measure. Each test checks instead, once the run is over, that its first
 # window's measure (or its time) is the anomaly's.
 
+# fired_after_the_slow_call: the first window's start fired once the
+# stepper's slow call had returned (its "return us=" line, logged for calls
+# of STEPPER_LOG_MIN_MS or more), never on what came before it.
+fired_after_the_slow_call() {
+	local ret fired
+	ret=$(sed -n 's/^stepper: return us=//p' $T/stepper.log | head -1)
+	fired=$(field start fired_us)
+	[ -n "$ret" ] && [ -n "$fired" ] || fail "expected the slow call's return and the start's firing time; saw '$ret' and '$fired': $(windows_record)"
+	[ "$fired" -ge "$ret" ] || fail "expected the window to fire after the slow call returned ($ret us); it fired at $fired us: $(windows_record)"
+}
+
 test_slow_window_opens_after_the_first_slow_call_and_not_before() {
 	local pid; pid=$(start_stepper step=30,1,2 wait step=1,300,2 step=20,1,2 pause)
 	dp_background --pid=$pid --output=$T/o --events=json:$T/ev '--window=start=slow:stepper:dp_step>100ms,stop=+200ms'
@@ -90,6 +101,7 @@ test_slow_multiple_waits_for_the_warm_up() {
 	[ $measured -ge 120000 ] || fail "measured $measured us, expected the 120 ms call: $(windows_record)"
 	[ $typical -ge 4000 ] && [ $typical -lt 30000 ] || fail "typical $typical us, expected about 5 ms: $(windows_record)"
 	[ $((measured * 1000)) -gt $((typical * 3000)) ] || fail "fired below 3x: $(windows_record)"
+	fired_after_the_slow_call
 }
 
 test_gap_between_two_calls() {
@@ -168,13 +180,14 @@ test_stall_opens_during_the_stall_and_stops_when_it_moves() {
 	[ $start_fired -ge $((blocked_us + 300000)) ] || fail "fired $(( (start_fired - blocked_us) / 1000 )) ms after the stall began"
 }
 
-# Four threads in dp_step at once, 20 ms each: no call is slow (a per-process
-# timing would see one endless call); then one thread's 400 ms call is.
+# Four threads in dp_step at once, 20 ms each, started 5 ms apart so that
+# some thread is always inside: no call is slow (a per-process timing
+# would see one endless call); then one thread's 400 ms call is.
 test_slow_threads_time_their_own_calls() {
-	local pid; pid=$(start_stepper threads=4,20,20,3 wait step=1,400,0 pause)
+	local pid; pid=$(start_stepper threads=4,20,20,3,5 wait step=1,400,0 pause)
 	dp_background --pid=$pid --output=$T/o '--window=start=slow:stepper:dp_step>150ms,stop=+200ms'
 	attached $pid
-	done_action threads=4,20,20,3
+	done_action threads=4,20,20,3,5
 	kill -USR1 $pid
 	wait_until 10 grep -q "every --window rule is done" $T/out || fail "no window after the slow call: $(cat $T/out)"
 	exec 7>&-
@@ -182,6 +195,7 @@ test_slow_threads_time_their_own_calls() {
 	local measured typical; measured=$(field start measured_us); typical=$(field start typical_us)
 	[ $measured -ge 400000 ] && [ $measured -lt 3000000 ] || fail "measured $measured us: $(windows_record)"
 	[ $typical -ge 15000 ] && [ $typical -lt 100000 ] || fail "typical $typical us, expected about 20 ms"
+	fired_after_the_slow_call
 }
 
 # dp_recurse(3, 10) takes 40 ms, its inner calls 30, 20 and 10: only the

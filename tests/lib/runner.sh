@@ -40,8 +40,10 @@ run_one() {
 	) >"$out" 2>&1 &
 	local pid=$!
 	# A hung test fails alone: kill it at its time limit. The guard holds
-	# none of our output, so a finished test never waits for it.
-	{ sleep "$TEST_TIME_LIMIT"; touch "$why/timed_out"; kill -TERM $pid; } </dev/null >/dev/null 2>&1 &
+	# none of our output, so a finished test never waits for it. Only a
+	# sleep that ran its course marks the time out: the pkill below ends the
+	# sleep of a test that finished, and the guard must then do nothing.
+	{ sleep "$TEST_TIME_LIMIT" && touch "$why/timed_out" && kill -TERM $pid; } </dev/null >/dev/null 2>&1 &
 	local guard=$!
 	wait $pid; rc=$?
 	pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null; wait $guard 2>/dev/null
