@@ -294,3 +294,26 @@ test_fd_limit_raised_or_said_with_how_many_are_needed() {
 	# Said once: not again when an open then fails for it.
 	expect_no_line "out of file descriptors"
 }
+
+# A STOP answered "not started" after a START that succeeded (the server's
+# window ended without us): the window gets its fate at that stop, lost
+# with why, not at the quit after it nor never.
+test_stop_answered_not_started_after_a_start_gives_the_window_its_fate_at_the_stop() {
+	local s; s=$(start_bad_peer forgets-start)
+	dp_background --pid=$s --output=$T/o --events=json:$T/ev
+	dp_send start
+	wait_until 10 window_open || { cat $T/out; fail "no window"; }
+	dp_send stop
+	wait_until 10 grep -q "has not started" $T/out || { cat $T/out; fail "expected the STOP answered 'has not started'"; }
+	wait_until 10 grep -q "window lost" $T/out ||
+		{ cat $T/out; fail "expected the window lost at the stop answered 'not started'; it has no fate yet"; }
+	json_has '.event == "window-close" and .fate == "lost" and (.reason | test("not collecting"))' $T/ev ||
+		fail "expected a window-close event: lost, 'not collecting'; got: $(cat $T/ev)"
+	json_has '.fate == "lost" and .ended == "stop"' $T/o/*_dynprof_windows ||
+		fail "expected a window record line: lost, ended by stop; got: $(cat $T/o/*_dynprof_windows)"
+	dp_send quit
+	wait_until 20 all_gone $DP_PID || fail "dynprof did not end after quit"
+	expect_line "^\[ERROR\] dynprof: pid $s: window lost: the server says it was not collecting; no PROF_ folder of it was found in $T/o$"
+	expect_no_line "not accounted for"
+	expect_accounts $T/o 0 0 1
+}

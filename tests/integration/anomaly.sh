@@ -47,11 +47,21 @@ rules_done() {
 }
 
 
-# quiet_for MS: no window opened in that time (the anomaly has not happened).
-quiet_for() {
-	sleep "$(awk -v ms=$1 'BEGIN { print ms / 1000 }')"
-	grep -q "start success" $T/out && fail "a window opened before the anomaly: $(cat $T/out)"
-	return 0
+# No test waits a while to see that no window opened before its anomaly:
+# dynprof sees a target's calls in their order, so a window that wrongly
+# opened on an ordinary call is the first one, recorded with that call's
+# measure. Each test checks instead, once the run is over, that its first
+# window's measure (or its time) is the anomaly's.
+
+# fired_after_the_slow_call: the first window's start fired once the
+# stepper's slow call had returned (its "return us=" line, logged for calls
+# of STEPPER_LOG_MIN_MS or more), never on what came before it.
+fired_after_the_slow_call() {
+	local ret fired
+	ret=$(sed -n 's/^stepper: return us=//p' $T/stepper.log | head -1)
+	fired=$(field start fired_us)
+	[ -n "$ret" ] && [ -n "$fired" ] || fail "expected the slow call's return and the start's firing time; saw '$ret' and '$fired': $(windows_record)"
+	[ "$fired" -ge "$ret" ] || fail "expected the window to fire after the slow call returned ($ret us); it fired at $fired us: $(windows_record)"
 }
 
 test_slow_window_opens_after_the_first_slow_call_and_not_before() {
@@ -59,7 +69,6 @@ test_slow_window_opens_after_the_first_slow_call_and_not_before() {
 	dp_background --pid=$pid --output=$T/o --events=json:$T/ev '--window=start=slow:stepper:dp_step>100ms,stop=+200ms'
 	attached $pid
 	done_action step=30,1,2
-	quiet_for 400
 	kill -USR1 $pid
 	wait_until 10 grep -q "start success" $T/out || fail "no window after the slow call: $(cat $T/out)"
 	wait_until 10 grep -q "every --window rule is done" $T/out || fail "the window never closed: $(cat $T/out)"
@@ -86,13 +95,13 @@ test_slow_multiple_waits_for_the_warm_up() {
 	dp_background --pid=$pid --output=$T/o '--window=start=slow:stepper:dp_step>3x,stop=+200ms'
 	attached $pid
 	done_action step=20,5,1
-	quiet_for 400
 	rules_done $pid "no window after the 3x call"
 	local measured typical
 	measured=$(field start measured_us); typical=$(field start typical_us)
 	[ $measured -ge 120000 ] || fail "measured $measured us, expected the 120 ms call: $(windows_record)"
 	[ $typical -ge 4000 ] && [ $typical -lt 30000 ] || fail "typical $typical us, expected about 5 ms: $(windows_record)"
 	[ $((measured * 1000)) -gt $((typical * 3000)) ] || fail "fired below 3x: $(windows_record)"
+	fired_after_the_slow_call
 }
 
 test_gap_between_two_calls() {
@@ -100,7 +109,7 @@ test_gap_between_two_calls() {
 	dp_background --pid=$pid --output=$T/o '--window=start=gap:stepper:dp_step>250ms,stop=+200ms'
 	attached $pid
 	done_action step=20,0,10
-	quiet_for 600
+	sleep 0.6 # the gap itself: the stepper stays blocked this long (the anomaly, not a wait)
 	rules_done $pid "no window after the gap"
 	local measured typical
 	measured=$(field start measured_us); typical=$(field start typical_us)
@@ -171,14 +180,14 @@ test_stall_opens_during_the_stall_and_stops_when_it_moves() {
 	[ $start_fired -ge $((blocked_us + 300000)) ] || fail "fired $(( (start_fired - blocked_us) / 1000 )) ms after the stall began"
 }
 
-# Four threads in dp_step at once, 20 ms each: no call is slow (a per-process
-# timing would see one endless call); then one thread's 400 ms call is.
+# Four threads in dp_step at once, 20 ms each, started 5 ms apart so that
+# some thread is always inside: no call is slow (a per-process timing
+# would see one endless call); then one thread's 400 ms call is.
 test_slow_threads_time_their_own_calls() {
-	local pid; pid=$(start_stepper threads=4,20,20,3 wait step=1,400,0 pause)
+	local pid; pid=$(start_stepper threads=4,20,20,3,5 wait step=1,400,0 pause)
 	dp_background --pid=$pid --output=$T/o '--window=start=slow:stepper:dp_step>150ms,stop=+200ms'
 	attached $pid
-	done_action threads=4,20,20,3
-	quiet_for 300
+	done_action threads=4,20,20,3,5
 	kill -USR1 $pid
 	wait_until 10 grep -q "every --window rule is done" $T/out || fail "no window after the slow call: $(cat $T/out)"
 	exec 7>&-
@@ -186,6 +195,7 @@ test_slow_threads_time_their_own_calls() {
 	local measured typical; measured=$(field start measured_us); typical=$(field start typical_us)
 	[ $measured -ge 400000 ] && [ $measured -lt 3000000 ] || fail "measured $measured us: $(windows_record)"
 	[ $typical -ge 15000 ] && [ $typical -lt 100000 ] || fail "typical $typical us, expected about 20 ms"
+	fired_after_the_slow_call
 }
 
 # dp_recurse(3, 10) takes 40 ms, its inner calls 30, 20 and 10: only the
@@ -195,7 +205,6 @@ test_slow_recursion_times_the_outermost_call() {
 	dp_background --pid=$pid --output=$T/o '--window=start=slow:stepper:dp_recurse>3x,stop=+200ms'
 	attached $pid
 	done_action recurse=12,3,10
-	quiet_for 300
 	kill -USR1 $pid
 	wait_until 10 grep -q "every --window rule is done" $T/out || fail "no window after the slow call: $(cat $T/out)"
 	exec 7>&-
@@ -208,16 +217,21 @@ test_slow_recursion_times_the_outermost_call() {
 test_wait_slow_in_commands() {
 	local pid; pid=$(start_stepper step=10,1,1 wait step=1,200,1 pause)
 	printf '%s\n' 'wait slow:stepper:dp_step>100ms' start 'sleep 100ms' stop quit > $T/cmds
-	dp_background --pid=$pid --output=$T/o --commands=$T/cmds
+	dp_background --pid=$pid --output=$T/o --commands=$T/cmds --events=json:$T/ev
 	attached $pid
 	done_action step=10,1,1
-	quiet_for 300
 	kill -USR1 $pid
 	wait_until 10 grep -q "quit success" $T/out || fail "the wait never ended: $(cat $T/out)"
 	exec 7>&-
 	wait $DP_PID
 	expect_status 0 $?
 	expect_line "start success"
+	# The wait ended at the slow call: the window opened after it returned.
+	local ret opened
+	ret=$(sed -n 's/^stepper: return us=//p' $T/stepper.log | head -1)
+	opened=$(sed -n 's/.*"event":"window-open".*"time_us":\([0-9]*\).*/\1/p' $T/ev | head -1)
+	[ -n "$ret" ] && [ -n "$opened" ] || fail "expected the slow call's return and a window-open event; saw '$ret' and '$opened'"
+	[ "$opened" -ge "$ret" ] || fail "expected the window opened after the slow call returned ($ret us); it opened at $opened us"
 }
 
 test_anomaly_rules_that_can_never_fire_are_refused() {

@@ -256,13 +256,18 @@ test_control_fifo_is_made_private_and_socket_clients_are_checked() {
 	expect_line "^dynamic profiling for pid $good stop success$"
 }
 
-# During a window, the user bind-mounts a root-only folder onto its
-# window's host/data; its results are copied out of its own filesystem on
-# stop: the copy never crosses the mount, nothing of the root folder is
-# copied or removed, and both windows are saved.
+# During a window, the user bind-mounts a root folder onto its window's
+# host/data; its results are copied out of its own filesystem on stop: the
+# copy never crosses the mount, nothing of the root folder is copied or
+# removed, and both windows are saved. The folder is readable by everyone
+# (0755, files 0644): the copy, acting as the target's user, could read
+# it, so only the mount check keeps it out.
 test_mount_inside_a_window_folder_is_not_crossed() {
 	local u good evil; u=$(make_user)
-	mkdir -m 700 $T/secret && echo secret > $T/secret/f && mkdir $T/secret/sub && echo s2 > $T/secret/sub/g
+	mkdir -m 755 $T/secret && echo secret > $T/secret/f && mkdir -m 755 $T/secret/sub && echo s2 > $T/secret/sub/g
+	chmod 644 $T/secret/f $T/secret/sub/g
+	# The test's folder must let the target's user reach it, or the check says nothing.
+	chmod o+x $T
 	local before; before=$(host_state $T/secret $T/secret/f $T/secret/sub $T/secret/sub/g)
 	good=$(start_target)
 	# Its --output hidden by a tmpfs over the test folder: it writes in its
@@ -282,7 +287,8 @@ test_mount_inside_a_window_folder_is_not_crossed() {
 	expect_line "^\[INFO\] pid $evil: window saved in $T/o/PROF_"
 	local moved; moved=$(prof_dirs_of $T/o $evil)
 	[ -s "$moved/host/end_info" ] || fail "the window's own files not copied: $(ls -R $T/o)"
-	[ ! -e "$moved/host/data/f" ] && [ ! -e "$moved/host/data/sub" ] || fail "the mounted folder was copied"
+	[ ! -e "$moved/host/data/f" ] && [ ! -e "$moved/host/data/sub" ] ||
+		fail "expected nothing of the mount in the copy; got: $(ls -R $moved/host/data)"
 	[ "$before" = "$(host_state $T/secret $T/secret/f $T/secret/sub $T/secret/sub/g)" ] ||
 		fail "the host folder changed: $(ls -laR $T/secret)"
 }
@@ -333,6 +339,29 @@ test_window_over_the_size_limit_is_refused() {
 	expect_no_line "pid $evil: window saved"
 	[ -z "$(prof_dirs_of $T/o $evil)" ] || fail "a part was left in --output: $(ls $T/o)"
 	ls /proc/$evil/root/root/.dynprof/*/PROF_*/host/data/real > /dev/null || fail "the window was not left where it was"
+}
+
+# A window of two folders of which only one can be moved (the second is
+# past --window-max-size, left where it is): saved incomplete, never
+# saved, with the refused one named; the other folder is in --output.
+test_window_with_one_of_two_folders_moved_is_saved_incomplete() {
+	local u evil; u=$(make_user)
+	# A second PROF_ folder of its own name pattern beside the window's, too big to move.
+	evil=$(start_filler $u "d=\$(basename \$(cd ../.. && pwd)); two=../../../\${d%????????}RRRRRRRR;
+		[ \$two != ../../../\$d ] || two=../../../\${d%????????}QQQQQQQQ;
+		mkdir -p \$two/host && head -c 4194304 /dev/urandom > \$two/host/real")
+	dp_background --pid=$evil --output=$T/o --window-max-size=1M --events=json:$T/ev
+	dp_send start
+	wait_until 20 grep -q "^filled" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "not filled"; }
+	dp_send stop quit
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "^\[ERROR\] dynprof: pid $evil: cannot move /root/\.dynprof/.* it holds more than --window-max-size, left where it is$"
+	[ "$(prof_dirs_of $T/o $evil | wc -l)" = 1 ] || fail "expected the one small folder in --output, got: $(ls $T/o)"
+	local fates; fates=$(jq -r 'select(.event == "window-close") | .fate' $T/ev | tr '\n' ' ')
+	[ "$fates" = "incomplete " ] || fail "expected one window-close event with fate incomplete, got: '$fates'"
+	[ "$(jq -r '.fate' $T/o/*_dynprof_windows | tr '\n' ' ')" = "incomplete " ] ||
+		fail "expected the window record's fate incomplete, got: $(cat $T/o/*_dynprof_windows)"
+	expect_line "summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o; windows: 0 saved, 1 saved incomplete, 0 lost$"
 }
 
 # Past --window-max-files (a window of many empty files, which would cost

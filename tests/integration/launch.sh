@@ -114,22 +114,27 @@ test_application_exiting_during_window_ends_the_console() {
 }
 
 # A launcher that detaches its workers (setsid -f) and exits at once: the
-# run follows the workers until the last exits.
+# run follows the workers until the last exits. The worker lives until the
+# test ends it (after its window), not for a time a loaded machine may
+# overrun before it joined.
 detaching_launcher() {
 	app_script detach.sh <<-EOS
 	#!/bin/sh
-	setsid -f sh -c "sleep 0.5; $(worker 4)"
+	setsid -f sh -c "sleep 0.5; exec $(worker 600)"
 	exit 5
 	EOS
 }
 
 test_launcher_that_detaches_its_workers_is_followed_until_they_exit() {
 	launch_bg $(detaching_launcher)
-	wait_until 10 joined 1 || fail "the detached worker did not join: $(cat $T/out)"
+	wait_until 60 joined 1 || fail "expected the detached worker joined within 60 s: $(cat $T/out)"
+	local w; w=$(sed -n 's/^\[INFO\] target joined: pid \([0-9]*\) .*/\1/p' $T/out | head -1)
+	remember_pid $w
 	dp_send start
-	wait_until 10 grep -q "start success" $T/out || fail "no start: $(cat $T/out)"
+	wait_until 30 grep -q "start success" $T/out || fail "expected its start success: $(cat $T/out)"
 	dp_send stop
-	wait_until 10 grep -q "stop success" $T/out || fail "no stop: $(cat $T/out)"
+	wait_until 30 grep -q "stop success" $T/out || fail "expected its stop success: $(cat $T/out)"
+	kill -TERM $w
 	wait $DP_PID
 	expect_status 5 $? # still the application's status
 	expect_line "^\[INFO\] application exited with status 5$"

@@ -91,3 +91,35 @@ test_quit_of_one_target_is_not_joined_again() {
 	wait $DP_PID
 	expect_status 0 $?
 }
+
+# A pid that `quit pid=N` let go, once that process is gone and the kernel
+# gives the pid to a new card user: the new process is joined (the
+# dismissal was of the process, its start time, not of the number).
+joined_twice() { [ "$(grep -c "^\[INFO\] target joined: pid $1 " $T/out)" -ge 2 ]; }
+test_dismissed_pid_reused_by_a_new_card_user_is_joined() {
+	local card gone new="" try p; card=$(make_card 0)
+	gone=$(start_target)
+	monitor_bg
+	wait_until 10 grep -q "^\[INFO\] target joined: pid $gone " $T/out || { cat $T/out; fail "no join of $gone"; }
+	"$DP" --remote=$T/ctl quit pid=$gone > $T/r 2>&1
+	expect_line "^ack quit" $T/r
+	wait_until 10 grep -q "^dynamic profiling for pid $gone quit success$" $T/out || { cat $T/out; fail "no quit of $gone"; }
+	kill -KILL $gone
+	wait_until 10 test ! -e /proc/$gone || fail "pid $gone was not freed"
+	# Hand the same pid to a new card user (retry: other forks race us).
+	for try in $(seq 20); do
+		echo $((gone - 1)) > /proc/sys/kernel/ns_last_pid
+		env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+			"$CARD_USER" "$card" 600 > $T/target.new.log 2>&1 &
+		p=$!
+		remember_pid $p
+		[ $p -eq $gone ] && { new=$p; break; }
+		kill -KILL $p
+	done
+	[ -n "$new" ] || fail "could not reuse pid $gone"
+	wait_until 20 joined_twice $gone ||
+		{ cat $T/out; fail "expected the new card user at the reused pid $gone joined; it stays dismissed"; }
+	"$DP" --remote=$T/ctl quit > /dev/null
+	wait $DP_PID
+	expect_status 0 $?
+}

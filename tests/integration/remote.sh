@@ -457,3 +457,26 @@ for i in range(300):
 	[ "$(grep -c 'refused' $T/out)" = 3 ] || fail "$(grep refused $T/out | head -5)"
 	expect_line "^\[WARNING\] dynprof: --control: refused 1 more clients in [0-9]+ s \(the last: uid $(id -u $u), pid [0-9]+\): neither root nor the socket's owner \(uid 0\)$"
 }
+
+# A target's command line with bytes that are not printable ASCII (here a
+# byte 0xff, not UTF-8, in its argv[0]): status --json gives its command
+# escaped (\xff as four characters), as valid UTF-8 JSON, and the status
+# text carries no such byte either.
+test_status_json_gives_the_command_escaped() {
+	local card pid; card=$(make_card 0)
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		bash -c 'exec -a "$0" "$@"' $'job\xffname' "$CARD_USER" "$card" 600 > $T/target.log 2>&1 &
+	pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "target $pid never opened its socket"
+	tr '\0' ' ' < /proc/$pid/cmdline | grep -q $'\xff' || fail "the byte is not in its command line"
+	dp_control --pid=$pid
+	remote status --json
+	expect_ack status
+	local cmd; cmd=$(jget "[t['command'] for t in s['targets'] if t['pid']==$pid][0]") ||
+		fail "status --json is not UTF-8 JSON: $(od -c $T/r | head -5)"
+	[[ $cmd == 'job\xffname '* ]] || fail "expected the command 'job\\xffname ...', got: '$cmd'"
+	remote status
+	expect_ack status
+	! LC_ALL=C grep -q $'[\x80-\xff]' $T/r || fail "a byte past ASCII in the status text: $(od -c $T/r | head)"
+}

@@ -99,9 +99,10 @@ test_many_targets_with_a_full_output_all_joined_started_stopped() {
 
 test_launch_joins_and_leaves_in_waves_none_refused() {
 	# Waves of workers that join and leave: more joins than the old fixed
-	# table held (1024, never reused); each is seen, none is refused. Each
-	# worker lives 3 s: time to be joined on a loaded machine (a join takes
-	# about 10 ms).
+	# table held (1024, never reused); each is seen, none is refused. A
+	# wave's workers live until dynprof said each joined (bounded by 120 s,
+	# no fixed lifetime a loaded machine could overrun), then are ended;
+	# the script ends once the last wave's leaves are said.
 	local wave=50 waves=$(((SCALE_JOINS + 49) / 50)) total
 	total=$((wave * waves))
 	ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
@@ -109,13 +110,27 @@ test_launch_joins_and_leaves_in_waves_none_refused() {
 	cat > $T/waves.sh <<-EOS
 	#!/bin/bash
 	ulimit -Sn > $T/app-limit
-	for ((w = 0; w < $waves; w++)); do
-		for ((i = 0; i < $wave; i++)); do
-			env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 3 &
+	said() { # said WHAT PIDS...: until dynprof's output says "target WHAT: pid P" of each
+		local end=\$((SECONDS + 120)) p
+		local what=\$1; shift
+		for p in "\$@"; do
+			while ! grep -q "target \$what: pid \$p " $T/out; do
+				[ \$SECONDS -lt \$end ] || return 1
+				sleep 0.05
+			done
 		done
+	}
+	for ((w = 0; w < $waves; w++)); do
+		pids=()
+		for ((i = 0; i < $wave; i++)); do
+			env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 600 &
+			pids+=(\$!)
+		done
+		said joined "\${pids[@]}" || echo "wave \$w: not every worker joined within 120 s" >&2
+		kill -TERM "\${pids[@]}"
 		wait
 	done
-	sleep 2 # the last wave's leaves seen before the run ends with this script
+	said left "\${pids[@]}" || echo "the last wave's leaves were not all said within 120 s" >&2
 	EOS
 	chmod +x $T/waves.sh
 	ulimit -Sn 512 # raised by dynprof for itself; the application gets this one

@@ -66,6 +66,9 @@ node_copy_pid() { # node_copy_pid NODE
 windows_open() { # windows_open COUNT: that many "start success" lines
 	[ "$(count_lines 'start success')" -ge "$1" ]
 }
+windows_stopped() { # windows_stopped COUNT: that many "stop success" lines
+	[ "$(count_lines 'stop success')" -ge "$1" ]
+}
 
 coordinator_gone() { ! kill -0 $DP_PID 2>/dev/null; }
 
@@ -85,8 +88,14 @@ test_slurm_job_rule_every_node() {
 test_slurm_job_console_one_time() {
 	cluster_up 3
 	start_job 3
-	{ echo start; sleep 3; echo stop; sleep 0.5; echo quit; } |
-		timeout -s KILL 90 "$DP" --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=1s --events=json > $T/out 2>&1
+	dp_background --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=1s --events=json
+	dp_send start
+	wait_until 60 windows_open $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows open"; }
+	dp_send stop
+	wait_until 60 windows_stopped $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows stopped"; }
+	dp_send quit
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end after quit"; }
+	wait $DP_PID
 	expect_status 0 $?
 	expect_folders $WORKERS n1 n2 n3
 	expect_line '^\[INFO\] start: every node opens its windows at'
@@ -158,10 +167,17 @@ test_slurm_sigint_stops_every_node() {
 	wait $DP_PID
 	expect_status 130 $?
 	expect_line 'received SIGINT: stopping the windows on every node'
+	# Every node's copy stopped each of its windows (a STOP answered), saved them, and said so.
+	local n got
 	for n in n1 n2 n3; do
-		expect_line "^\[$n\] \[INFO\] summary: $WORKERS targets joined, $WORKERS windows opened, $WORKERS PROF_ folders in $T/o/$n; windows: $WORKERS saved"
+		got=$(count_lines "^\[$n\] dynamic profiling for pid [0-9]+ stop success$")
+		[ "$got" -eq $WORKERS ] || { cat $T/out; fail "$n: expected $WORKERS windows stopped, saw $got"; }
+		expect_line "^\[$n\] \[INFO\] summary: $WORKERS targets joined, $WORKERS windows opened, $WORKERS PROF_ folders in $T/o/$n; windows: $WORKERS saved, 0 saved incomplete, 0 lost$"
+		[ -z "$(find $T/o/$n -maxdepth 1 -name 'PROF_*' '!' -exec test -s '{}/host/end_info' ';' -print)" ] ||
+			fail "$n: a PROF_ folder without host/end_info (a window not stopped)"
 	done
 	expect_folders $WORKERS n1 n2 n3
+	expect_line '^\[INFO\] every node stopped its windows$'
 }
 
 test_slurm_job_not_running() {
@@ -212,8 +228,14 @@ test_nodes_local_launcher() {
 	p1=$(start_target)
 	p2=$(start_target)
 	write_node_sh $p1 $p2
-	{ echo start; sleep 1; echo stop; sleep 0.3; echo quit; } |
-		timeout -s KILL 60 "$DP" --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o > $T/out 2>&1
+	dp_background --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o
+	dp_send start
+	wait_until 30 windows_open 2 || { cat $T/out; fail "expected 2 windows open"; }
+	dp_send stop
+	wait_until 30 windows_stopped 2 || { cat $T/out; fail "expected 2 windows stopped"; }
+	dp_send quit
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end after quit"; }
+	wait $DP_PID
 	expect_status 0 $?
 	[ "$(sort $T/launched | tr '\n' ' ')" = "launched on a launched on b " ] || fail "launcher not run once per node"
 	expect_folders 1 a b
@@ -280,4 +302,25 @@ JOB
 	expect_line '^\[ERROR\] dynprof: 1 of 3 nodes failed: n3$'
 	expect_folders $WORKERS n1 n2
 	expect_line "^  n1: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
+}
+
+# A node whose window was not saved (here: its server answered the STOP
+# "not started", so the window is lost) is named on the coordinator's
+# summary with its counts, even though its dynprof ended well; a node
+# whose windows were all saved is not.
+test_nodes_summary_names_a_node_with_windows_not_saved() {
+	local p1 p2
+	p1=$(start_target)
+	p2=$(start_bad_peer forgets-start)
+	write_node_sh $p1 $p2
+	dp_background --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
+	dp_send start
+	wait_until 30 windows_open 2 || { cat $T/out; fail "windows did not open on both nodes"; }
+	dp_send stop
+	wait_until 30 grep -q "^\[b\] .*window lost" $T/out || { cat $T/out; fail "node b's window was not lost"; }
+	dp_send quit
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end"; }
+	expect_line "^\[b\] \[INFO\] summary: 1 target joined, 1 window opened, 0 PROF_ folders in $T/o/b; windows: 0 saved, 0 saved incomplete, 1 lost$"
+	expect_line "^      \(b: 0 windows saved incomplete, 1 lost\)$"
+	expect_no_line "^      \(a: "
 }

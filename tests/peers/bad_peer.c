@@ -21,6 +21,8 @@
  *                  "Idle link too long time.", close
  *  slow-stop       a normal v2 server whose STOP reply comes after
  *                  $BAD_PEER_DELAY_MS (default 3000) ms
+ *  forgets-start   a normal v2 server that answers every STOP 4 (not
+ *                  started), as one whose window ended without the client
  *  log             a normal v2 server that appends one line per request
  *                  to $BAD_PEER_LOG: "params <json>", "start", "stop", "quit"
  *  fork-holder     Params ack, then a forked child holds the connection
@@ -174,6 +176,7 @@ static void log_line(const char *what, const char *arg)
 struct normal_opts {
 	int stop_delay_ms;
 	int log;
+	int forget; /* STOP: "not started" even after a START that succeeded */
 };
 
 static int answer_quit(int fd, const struct normal_opts *o)
@@ -201,7 +204,7 @@ static int answer_normal(int fd, const struct proto_v2_msg *m, int *started,
 	case V2_STOP_REQ:
 		if (o->log)
 			log_line("stop", NULL);
-		code = *started ? V2_SUCCESS : V2_NOT_START;
+		code = *started && !o->forget ? V2_SUCCESS : V2_NOT_START;
 		*started = 0;
 		if (o->stop_delay_ms && !pause_ms(o->stop_delay_ms))
 			return -1;
@@ -295,6 +298,13 @@ static int mode_slow_stop(int fd)
 	return serve_normal(fd, &o);
 }
 
+static int mode_forgets_start(int fd)
+{
+	struct normal_opts o = { .forget = 1 };
+
+	return serve_normal(fd, &o);
+}
+
 static int mode_log(int fd)
 {
 	struct normal_opts o = { .log = 1 };
@@ -345,6 +355,7 @@ static const struct mode {
 	{ "v1-disconnect", mode_v1_disconnect },
 	{ "slow-stop", mode_slow_stop },
 	{ "log", mode_log },
+	{ "forgets-start", mode_forgets_start },
 	{ "fork-holder", mode_fork_holder },
 };
 

@@ -10,7 +10,10 @@
  *                        preloaded agent, the process then has a device)
  *   step=N,IN,GAP        N calls of dp_step(IN): each sleeps IN ms inside,
  *                        then GAP ms pass before the next call
- *   threads=K,N,IN,GAP   K threads doing step=N,IN,GAP at once
+ *   threads=K,N,IN,GAP[,STAGGER]
+ *                        K threads doing step=N,IN,GAP at once; thread i
+ *                        begins i*STAGGER ms after the first (default 0),
+ *                        so that their calls overlap instead of keeping step
  *   recurse=N,D,IN       N calls of dp_recurse(D, IN): it calls itself D
  *                        deep, and every level sleeps IN ms once the one
  *                        it called returned: the outermost call takes
@@ -78,7 +81,7 @@ __attribute__((visibility("default"), noinline)) int dp_recurse(int depth, int i
 }
 
 struct steps {
-	long n, in, gap;
+	long n, in, gap, delay; /* delay: ms before the first call (a thread's stagger) */
 };
 
 static void do_steps(const struct steps *s)
@@ -91,21 +94,27 @@ static void do_steps(const struct steps *s)
 
 static void *thread_main(void *arg)
 {
-	do_steps(arg);
+	const struct steps *s = arg;
+
+	sleep_ms(s->delay);
+	do_steps(s);
 	return NULL;
 }
 
 static int run_threads(const char *spec)
 {
 	pthread_t t[64];
-	struct steps s;
-	long k;
+	struct steps s[64];
+	long k, n, in, gap, stagger = 0;
+	int got = sscanf(spec, "%ld,%ld,%ld,%ld,%ld", &k, &n, &in, &gap, &stagger);
 
-	if (sscanf(spec, "%ld,%ld,%ld,%ld", &k, &s.n, &s.in, &s.gap) != 4 || k < 1 || k > 64)
+	if (got < 4 || k < 1 || k > 64 || stagger < 0)
 		return -1;
-	for (long i = 0; i < k; i++)
-		if (pthread_create(&t[i], NULL, thread_main, &s) != 0)
+	for (long i = 0; i < k; i++) {
+		s[i] = (struct steps){ n, in, gap, i * stagger };
+		if (pthread_create(&t[i], NULL, thread_main, &s[i]) != 0)
 			return -1;
+	}
 	for (long i = 0; i < k; i++)
 		pthread_join(t[i], NULL);
 	return 0;
@@ -131,7 +140,7 @@ static void wait_signal(int go)
 
 static int run(const char *a)
 {
-	struct steps s;
+	struct steps s = { 0 };
 	long n, d, in;
 
 	if (!strcmp(a, "wait"))

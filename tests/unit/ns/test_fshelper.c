@@ -336,6 +336,12 @@ static void hostile_window(void)
 		}
 		close(fd);
 	}
+	/* A file ending in a hole (`truncate -s 1M`): no data at all. */
+	put("home/.dynprof/77/PROF_A/host/hole", "", 0644, NOBODY);
+	snprintf(name, sizeof(name), "%s/home/.dynprof/77/PROF_A/host/hole", base);
+	if (truncate(name, 1 << 20)) {
+		/* checked below */
+	}
 	/* 30 folders deep, and a name of 255 bytes at the bottom. */
 	strcpy(rel, "home/.dynprof/77/PROF_A");
 	for (int i = 0; i < 30; i++) {
@@ -382,6 +388,9 @@ TEST(copy_streams_only_folders_and_regular_data)
 	REQUIRE(stat(p, &st) == 0);
 	CHECK(st.st_size == (1 << 30));
 	CHECK(st.st_blocks < 1024); /* the hole stayed a hole */
+	snprintf(p, sizeof(p), "%s/out/PROF_A/host/hole", base);
+	REQUIRE(stat(p, &st) == 0);
+	CHECK_INT(st.st_size, 1 << 20); /* not short: its size is the source's */
 	CHECK(done.bytes < 100000);
 	snprintf(p, sizeof(p), "out/PROF_A");
 	for (int i = 0; i < 30; i++)

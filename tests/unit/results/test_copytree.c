@@ -56,10 +56,13 @@ static mode_t mode_of(const char *dir, const char *name)
 	return lstat(path, &st) ? 0 : st.st_mode;
 }
 
+#define HOLE_SIZE (1 << 20)
+
 /*
  * A PROF_-like tree under base/src: files (one 0640), a nested folder with
- * a big file, a symlink to a file outside, a FIFO. `outside` is the file
- * the symlink points at.
+ * a big file, a file that ends in a hole (`truncate -s 1M`: no data at
+ * all), a symlink to a file outside, a FIFO. `outside` is the file the
+ * symlink points at.
  */
 static bool make_tree(const char *base, const char *outside)
 {
@@ -69,7 +72,11 @@ static bool make_tree(const char *base, const char *outside)
 	snprintf(src, sizeof(src), "%s/src", base);
 	snprintf(sub, sizeof(sub), "%s/device_0/data", src);
 	memset(big, 'b', sizeof(big) - 1);
-	if (mkdir(src, 0750) || !put_file(src, "info.json", "{\"a\":1}", 0640))
+	if (mkdir(src, 0750) || !put_file(src, "info.json", "{\"a\":1}", 0640) ||
+	    !put_file(src, "hole.bin", "", 0644))
+		return false;
+	snprintf(path, sizeof(path), "%s/hole.bin", src);
+	if (truncate(path, HOLE_SIZE))
 		return false;
 	snprintf(path, sizeof(path), "%s/device_0", src);
 	if (mkdir(path, 0755) || mkdir(sub, 0700) || !put_file(sub, "big.bin", big, 0600))
@@ -85,7 +92,7 @@ static bool make_tree(const char *base, const char *outside)
 static void clean(const char *base, const char *dst, const char *outside)
 {
 	static const char *const names[] = { "device_0/data/big.bin", "device_0/data", "device_0",
-					     "info.json", "link", "fifo", NULL };
+					     "info.json", "hole.bin", "link", "fifo", NULL };
 	char path[300];
 
 	for (int w = 0; w < 2; w++) {
@@ -124,6 +131,10 @@ static void check_moved(const char *src, const char *dst)
 
 		snprintf(big, sizeof(big), "%s/big.bin", data);
 		CHECK(stat(big, &st) == 0 && st.st_size == 199999);
+		/* A hole at its end is copied as a hole, and the size kept. */
+		snprintf(big, sizeof(big), "%s/hole.bin", dst);
+		CHECK(stat(big, &st) == 0);
+		CHECK_INT(st.st_size, HOLE_SIZE);
 	}
 }
 
