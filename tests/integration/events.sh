@@ -11,7 +11,7 @@ test_events_attach_start_stop_quit() {
 	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o --events=json:$T/ev
 	expect_status 0 $?
 	[ "$(stat -c %a $T/ev)" = 640 ] || fail "events file mode $(stat -c %a $T/ev)"
-	ev_line target-join "\"pid\":$pid,\"nspid\":$pid,\"command\":\"card_user\""
+	ev_line target-join "\"pid\":$pid,\"nspid\":$pid,\"container\":null,\"command\":\"card_user\""
 	ev_line window-open "\"pid\":$pid"
 	ev_line window-close "\"pid\":$pid,\"prof\":\\[\"$T/o/PROF_"
 	ev_line target-leave "\"pid\":$pid,\"reason\":\"quit\""
