@@ -314,7 +314,8 @@ list_attach_copy_out() {
 	pid=$(eng_pid $name); n=$(named $name)
 	wait_until 10 test -S /proc/$pid/root/root/dynamic_profiling_socket_1 || fail "no socket in $name"
 	dpe --list $(list_of $name) > $T/out
-	expect_line "^$pid +1 +$n +root +0 +/proc/$pid/root/root/dynamic_profiling_socket_1 +$EXE $CARD_IN 600$"
+	local user=root; [ $ENG = podmanu ] && user=$PU # the host's name of its uid
+	expect_line "^$pid +1 +$n +$user +0 +/proc/$pid/root/root/dynamic_profiling_socket_1 +$EXE $CARD_IN 600$"
 	dpe --list --json $(list_of $name) > $T/list
 	if [ "$n" = - ]; then
 		grep -q "\"pid\":$pid,.*\"container\":null,\"container_name\":null" $T/list || fail "named: $(cat $T/list)"

@@ -13,6 +13,7 @@
 #include "proc/procfs.h"
 #include "model/procscan.h"
 #include "model/containername.h"
+#include "model/engine_conf.h"
 #include "shared/decimal.h"
 
 #define STAT_MAX   4096         /* one line; comm is at most 16 bytes */
@@ -304,6 +305,10 @@ static void read_container(int piddir, struct pm_proc *p)
 	procmodel_container_id(t.text, p->container, sizeof(p->container));
 	if (!p->container[0] && p->nslevels > own_pid_levels())
 		procmodel_container_guess(t.text, p->container, sizeof(p->container));
+	/* containerd's /<namespace>/<id> (engine_conf.h): named "<namespace>/<id>" below. */
+	if (!p->container[0] && p->nslevels > own_pid_levels() &&
+	    containerd_task_name(t.text, p->container, sizeof(p->container)))
+		p->container[0] = '\0';
 	release_text(&t);
 	if (!p->container[0])
 		return;
