@@ -519,3 +519,72 @@ test_podman_busy_held_from_another_container() { busy_across podman other; }
 test_ctr_busy_held_from_the_host() { busy_across ctr host; }
 test_ctr_busy_held_in_the_same_container() { busy_across ctr same; }
 test_ctr_busy_held_from_another_container() { busy_across ctr other; }
+
+# `docker rename` while a monitor runs: a joined target keeps the name it
+# had when this run first saw it (its folders stay in --output/<that name>/,
+# container=OLD selects it, container=NEW does not); a new dynprof, as
+# --list, shows the new name. README: Containers.
+test_docker_rename_keeps_the_join_time_name() {
+	local old=dpt-r$SFX new=dpt-n$SFX pid; eng_up docker
+	monitor --exe=$EXE
+	eng_run $old
+	pid=$(eng_pid $old)
+	wait_until 20 grep -q "^\[INFO\] target joined: pid $pid " $T/out || { cat $T/out; fail "not joined"; }
+	docker_cli rename $old $new || fail "docker rename failed"
+	dpe --list --container=$new > $T/list
+	grep -Eq "^$pid +1 +$new " $T/list || fail "--list has not the new name: $(cat $T/list)"
+	remote start container=$new
+	grep -q "no target matches container=$new" $T/r || { cat $T/r; fail "the new name selected a joined target"; }
+	remote start container=$old
+	grep -q "pid $pid: start" $T/r || { cat $T/r; fail "the join-time name did not select it"; }
+	remote stop container=$old
+	wait_until 10 grep -q "pid $pid: window saved in $T/o/$old/PROF_" $T/out || { cat $T/out; fail "not saved under $old"; }
+	dp_send quit
+	wait $DP_PID
+}
+
+# Podman on any storage driver: its containers.json is <driver>-containers/
+# beneath the graphroot (vfs: no overlay here, or chosen), not only overlay's.
+test_podman_vfs_storage_is_named() {
+	local name=dpt-v$SFX pid
+	PODMAN_STORE="--root=$T/podman/root --runroot=$T/podman/run --storage-driver=vfs"
+	eng_up podman
+	eng_run $name
+	pid=$(eng_pid $name)
+	[ -s $T/podman/root/vfs-containers/containers.json ] || fail "not on vfs: $(ls $T/podman/root)"
+	dpe --list --container=$name > $T/out
+	expect_line "^$pid +1 +$name "
+}
+
+# The graphroot podman's storage.conf names (podman given no --root): found
+# through that storage.conf ($DYNPROF_STORAGE_CONF for the test, else
+# /etc/containers/storage.conf), with its driver.
+test_podman_graphroot_from_storage_conf() {
+	local name=dpt-g$SFX pid
+	mkdir -p $T/podman
+	printf '[storage]\ndriver = "vfs"\nrunroot = "%s"\ngraphroot = "%s"\n' $T/podman/crun $T/podman/cstore > $T/storage.conf
+	export CONTAINERS_STORAGE_CONF=$T/storage.conf
+	PODMAN_STORE=""
+	eng_up podman
+	eng_run $name
+	pid=$(eng_pid $name)
+	[ -s $T/podman/cstore/vfs-containers/containers.json ] || fail "storage.conf not taken: $(ls -R $T/podman | head)"
+	DPENV=(DYNPROF_STORAGE_CONF=$T/storage.conf)
+	dpe --list --container=$name > $T/out
+	expect_line "^$pid +1 +$name "
+}
+
+# A server that does not answer: the error names the host pid and the
+# container beside msprof's words (which name the socket file, the same
+# in every container).
+test_docker_connect_error_names_the_host_pid_and_container() {
+	local name=dpt-e$SFX pid; eng_up docker
+	eng_run $name
+	pid=$(eng_pid $name)
+	local s=/proc/$pid/root/root/dynamic_profiling_socket_1
+	wait_until 10 test -S $s || fail "no socket"
+	# The agent's socket replaced by one nobody listens on.
+	rm -f $s && python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" $s || fail "no stale socket"
+	dpe --pid=$pid --output=$T/o < /dev/null > $T/out 2>&1
+	expect_line "cannot connect to server for pid dynamic_profiling_socket_1, maybe server is closed \(.*; pid $pid in container $name, socket $s\)$"
+}
