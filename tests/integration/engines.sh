@@ -588,3 +588,20 @@ test_docker_connect_error_names_the_host_pid_and_container() {
 	dpe --pid=$pid --output=$T/o < /dev/null > $T/out 2>&1
 	expect_line "cannot connect to server for pid dynamic_profiling_socket_1, maybe server is closed \(.*; pid $pid in container $name, socket $s\)$"
 }
+
+test_podman_rootless_busy_held_from_the_host() { busy_across podmanu host; }
+test_podman_rootless_busy_held_in_the_same_container() { busy_across podmanu same; }
+test_podman_rootless_busy_held_from_another_container() { busy_across podmanu other; }
+
+# A long container name moves its column: every row's SOCKET and COMMAND
+# start where the header's do.
+test_docker_long_name_keeps_list_columns() {
+	local long=dpt-a-rather-long-container-name-$SFX short=dpt-s$SFX; eng_up docker
+	eng_run $long
+	eng_run $short
+	dpe --list --container=$long --container=$short > $T/out
+	[ "$(grep -c ' /proc/' $T/out)" = 2 ] || { cat $T/out; fail "not two rows"; }
+	awk 'NR == 1 { s = index($0, "SOCKET"); c = index($0, "COMMAND"); next }
+	     { if (index($0, " /proc/") + 1 != s || index($0, " /job/") + 1 != c) bad = 1 }
+	     END { exit bad }' $T/out || { cat $T/out; fail "columns broken"; }
+}
