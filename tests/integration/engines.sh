@@ -398,8 +398,10 @@ follow_remote_stop_kill() {
 	expect_line "^\[WARNING\] pid $pb: window saved incomplete in $where/PROF_[0-9_]+00000001[A-R]{8}: it has no host/end_info"
 	dp_send quit
 	wait $DP_PID
-	# The join event names the container.
+	# The join event names the container; so do the --control windows' records.
 	local c=null; [ "$na" != - ] && c="\"$na\""
+	[ "$(grep -c "^{\"pid\":$pa,\"nspid\":1,\"container\":$c,\"command\":\"$EXE $CARD_IN 600\",\"window\":[12]," $T/o/*_dynprof_windows)" = 2 ] ||
+		fail "window records without container and command: $(cat $T/o/*_dynprof_windows)"
 	grep -q "\"event\":\"target-join\",.*\"pid\":$pa,\"nspid\":1,\"container\":$c," $T/ev ||
 		fail "target-join without its container: $(cat $T/ev)"
 }
