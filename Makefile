@@ -327,8 +327,10 @@ check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 	$(Q)tools/check-private.sh
 
 # Everything the tests run (tests/mutate.sh builds this in its scratch copy).
+# The benchmarks' programs too: they link the tool's objects, and a change
+# that breaks them must fail the suite, not the next `make bench`.
 test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) \
-	$(FAKEHAL_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES)
+	$(FAKEHAL_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES) $(BENCH_BINS)
 
 # Packages only the tests use (a real SLURM cluster): installed when missing,
 # as root; without them the SLURM tests fail saying so, the others run.

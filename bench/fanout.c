@@ -36,7 +36,7 @@ static void restore_stdout(int saved)
 	close(saved);
 }
 
-static int open_session(struct session *s, struct options *o, const char *pids, char *argv_pid)
+static int open_session(struct session **s, struct options *o, const char *pids, char *argv_pid)
 {
 	char *argv[] = { "fanout", argv_pid, NULL };
 
@@ -57,14 +57,14 @@ static int64_t window_parallel(struct session *all)
 }
 
 /* One window in every target, one target at a time (msprof's loop). */
-static int64_t window_serial(struct session *one, int n)
+static int64_t window_serial(struct session **one, int n)
 {
 	int64_t t0 = clock_ms();
 
 	for (int i = 0; i < n; i++)
-		session_command(&one[i], PROTO_CMD_START);
+		session_command(one[i], PROTO_CMD_START);
 	for (int i = 0; i < n; i++)
-		session_command(&one[i], PROTO_CMD_STOP);
+		session_command(one[i], PROTO_CMD_STOP);
 	return clock_ms() - t0;
 }
 
@@ -78,7 +78,7 @@ static int cmp64(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	static char pidarg[MAX_TARGETS + 1][4096];
-	struct session all, one[MAX_TARGETS];
+	struct session *all, *one[MAX_TARGETS];
 	struct options oall, oone[MAX_TARGETS];
 	int rounds = argc > 1 ? atoi(argv[1]) : 0, n = argc - 2, saved;
 	int64_t par[256], ser[256];
@@ -95,17 +95,17 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		if (open_session(&all, &oall, list, pidarg[MAX_TARGETS]))
 			goto fail;
-		par[r] = window_parallel(&all);
-		session_shutdown(&all);
-		session_close(&all);
+		par[r] = window_parallel(all);
+		session_shutdown(all);
+		session_close(all);
 		options_free(&oall);
 		for (int i = 0; i < n; i++)
 			if (open_session(&one[i], &oone[i], argv[i + 2], pidarg[i]))
 				goto fail;
 		ser[r] = window_serial(one, n);
 		for (int i = 0; i < n; i++) {
-			session_shutdown(&one[i]);
-			session_close(&one[i]);
+			session_shutdown(one[i]);
+			session_close(one[i]);
 			options_free(&oone[i]);
 		}
 	}

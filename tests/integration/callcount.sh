@@ -222,3 +222,26 @@ test_library_seen_only_inside_a_mount_namespace_is_counted() {
 	expect_line "^fired probe=0 pid=$c count=77 thresholds=77$"
 	expect_line "^count probe=0 pid=$c 77$"
 }
+
+# A rule or a commands file's wait that cannot work here (a probe, as
+# non-root) is refused before any target is touched: the one line names
+# the rule, and the target's server never sees a client.
+test_probe_rule_that_cannot_work_is_refused_before_connecting() {
+	local pid line
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_LOG=1 sleep 600 > $T/agent.log 2>&1 &
+	pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "no target socket"
+	printf 'wait call:libc:getpid#5\nstop\n' > $T/cmds
+	chmod 755 $T; chmod 644 $T/cmds # nobody reads the commands file
+	for args in "--window=start=call:libc:getpid#100,stop=+1s" "--commands=$T/cmds"; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+			"$DP" --pid=$pid --output=$T/o-$RANDOM $args < /dev/null > $T/out 2>&1
+		expect_status 255 $?
+		line=$(head -n 1 $T/out)
+		[[ "$line" == "[ERROR] Argument --"*"call:libc:getpid"*"': call:, slow:, gap: and stall: conditions need BPF uprobes: not root" ]] ||
+			fail "$args: first line: $line"
+		[ "$(wc -l < $T/out)" = 1 ] || fail "$args: more than the refusal: $(cat $T/out)"
+	done
+	! grep -q "client connected" $T/agent.log || fail "the target was connected to: $(cat $T/agent.log)"
+}

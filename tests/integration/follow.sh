@@ -4,6 +4,8 @@
 # joins again; rules apply to each joiner from its join; the run ends
 # only on quit or a signal.
 
+. "$DYNPROF_TESTS/lib/users.sh"
+
 follow_bg() { # follow_bg [dynprof args]: a follow run in the background, commands through dp_send
 	dp_background --pid=auto --follow --output=$T/o --device="$T/dev/davinci*" "$@"
 	wait_until 10 grep -q '^\[INFO\] following card users' $T/out || { cat $T/out; fail "follow mode did not start"; }
@@ -110,6 +112,39 @@ test_user_filter_takes_names_from_the_targets_passwd() {
 	# The host's name of its uid takes a container's job too (its own passwd says trainer).
 	follow_bg --user=root
 	wait_until 10 joined_pid $pid || { cat $T/out; fail "--user=root did not take the container's job"; }
+}
+
+# The console's user= selector means what --user means: a name from the
+# target's own passwd. A real unprivileged user's target, root of its own
+# user namespace, whose passwd alone names that uid 0 (the host has no such
+# user): start and stop user=NAME act on it and not on the host's job, as
+# --user=NAME takes it and not the host's.
+test_user_selector_takes_names_from_the_targets_passwd() {
+	local u host evil inner=inner$RANDOM; u=$(make_user)
+	mkdir -m 1777 $T/o
+	# Over its /etc, not its /etc/passwd: a useradd elsewhere on the host
+	# renames a new passwd into place, which a file bind mount does not survive.
+	mkdir $T/u/$u/etc && echo "$inner:x:0:0::/root:/bin/sh" > $T/u/$u/etc/passwd
+	host=$(start_target)
+	evil=$(start_hostile_target $u "mount --bind $T/u/$u/etc /etc || exit 1")
+	! getent passwd $inner > /dev/null || fail "the host has a user $inner"
+	follow_bg
+	wait_until 10 joined_pid $evil || { cat $T/out; fail "the namespace's job did not join"; }
+	wait_until 10 joined_pid $host || { cat $T/out; fail "the host job did not join"; }
+	dp_send "start user=$inner"
+	wait_until 20 grep -q "^dynamic profiling for pid $evil start success$" $T/out ||
+		{ cat $T/out; fail "start user=$inner did not start pid $evil"; }
+	dp_send "stop user=$inner"
+	wait_until 20 grep -q "^dynamic profiling for pid $evil stop success$" $T/out ||
+		{ cat $T/out; fail "stop user=$inner did not stop pid $evil"; }
+	dp_send quit
+	wait $DP_PID
+	expect_status 0 $?
+	expect_no_line "pid $host start success"
+	rm -f $T/in
+	follow_bg --user=$inner
+	wait_until 10 joined_pid $evil || { cat $T/out; fail "--user=$inner did not take pid $evil"; }
+	never_joins $host
 }
 
 test_exe_filter_matches_the_path_or_its_base_name() {

@@ -177,6 +177,18 @@ test_slurm_job_not_running() {
 	expect_status 255 $?
 }
 
+# A job's name is the user's: one that reads like scontrol's fields poses as none.
+test_slurm_job_named_like_its_fields_is_still_pending() {
+	cluster_up 1
+	J=$(sbatch --parsable -N1 --hold -J 'x JobState=RUNNING NodeList=nodeZ' --wrap 'sleep 60') ||
+		fail "sbatch failed"
+	scontrol show job -o $J | grep -q 'JobName=x JobState=RUNNING NodeList=nodeZ' || fail "name: $(scontrol show job -o $J)"
+	dp --slurm-job=$J --output=$T/o </dev/null
+	expect_status 255 $?
+	expect_line "^\[ERROR\] dynprof: job $J is PENDING, not RUNNING: no node runs it$"
+	expect_no_line nodeZ
+}
+
 # --nodes through a launcher that is a local shell command: node.sh gives
 # each "node" its own target in place of --pid=auto, as ssh would reach
 # another host's.

@@ -30,6 +30,20 @@ static int parse_rules(struct automation *a, const struct options *o)
 	return 0;
 }
 
+/* What this host cannot give a rule or a commands file's wait (BPF uprobes): known before any connect. */
+static int needs_refused(const struct automation *a)
+{
+	const struct condition *conds[MAX_SCRIPT_CONDS];
+	int n = a->commands ? script_conditions(a->commands, conds, MAX_SCRIPT_CONDS) : 0;
+	char err[700];
+
+	if (triggers_check_needs(a->rules, a->nrules, NULL, 0, err, sizeof(err)))
+		return report_error("Argument --window: %s", err), -1;
+	if (triggers_check_needs(NULL, 0, conds, n, err, sizeof(err)))
+		return report_error("Argument --commands: wait %s", err), -1;
+	return 0;
+}
+
 int automation_prepare(struct automation *a, const struct options *o)
 {
 	char err[600];
@@ -42,6 +56,8 @@ int automation_prepare(struct automation *a, const struct options *o)
 		if (!a->commands || script_load_file(a->commands, o->commands))
 			return -1;
 	}
+	if (needs_refused(a))
+		return -1;
 	if (o->control && !(a->control = control_open(o->control, err, sizeof(err)))) {
 		report_error("Argument %s", err);
 		return -1;

@@ -15,13 +15,12 @@
 #include "control/remote.h"
 #include "control/script.h"
 #include "trigger/triggers.h"
-#include "cli/launch.h"
 #include "model/tracker.h"
 #include "model/procmodel.h"
 #include "report/report.h"
 
 #define LINE_MAX_LEN 4096
-#define FIXED_POLL 5   /* signals, stdin, exits, the tracker, the application */
+#define FIXED_POLL 5   /* signals, stdin, exits, the tracker, the mode's fd */
 #define TRIGGER_POLL 2 /* triggers_pollfds: its signal/file fd and the call counter */
 
 static const char usage_text[] =
@@ -41,9 +40,9 @@ static const char usage_more[] =
 struct console {
 	struct session *s;
 	struct discover *disc;
-	struct tracker *tracker; /* launch mode: follows the application's tree */
-	struct launch *app;      /* launch mode: the application */
+	struct tracker *tracker;
 	const struct console_sources *src;
+	const struct console_mode *mode; /* src's */
 	int sigfd;
 	bool tty;
 	bool input_open;
@@ -54,7 +53,6 @@ struct console {
 	bool exits_failing; /* reading target exits failed last round (said once) */
 	struct pollfd *pfds; /* room for every fd polled: grows with the targets */
 	size_t npfds;
-	bool app_gone;      /* launch mode: the application exited, its tree lives on */
 	int64_t started_ms; /* when the console began (status's uptime) */
 };
 
@@ -108,7 +106,7 @@ static void quit(struct console *c, int status)
 /* Rules keep a run going after its input ends; otherwise the end of input is quit. */
 static void input_ended(struct console *c)
 {
-	if (triggers_have_rules(c->src->triggers) || c->src->remote || c->src->follow)
+	if (triggers_have_rules(c->src->triggers) || c->src->remote || c->mode->endless)
 		return;
 	quit(c, 0);
 }
@@ -160,7 +158,7 @@ static void console_stats(void *ctx, struct status_stats *st)
 {
 	const struct console *c = ctx;
 
-	st->mode = c->app ? "launch" : session_is_launch(c->s) ? "follow" : "attach";
+	st->mode = c->mode->name;
 	st->started_ms = c->started_ms;
 	if (c->tracker) {
 		struct procmodel *m = tracker_model(c->tracker);
@@ -316,9 +314,9 @@ static void on_signal_number(struct console *c, int sig)
 		quit(c, 128 + sig);
 	/* Whatever phase it came in (a stalled STOP, the shutdown itself), the status tells it. */
 	c->exit_status = 128 + sig;
-	/* Windows are closed first; then the application gets the same signal. */
-	if (c->app)
-		launch_signal(c->app, sig);
+	/* Windows are closed first; then the mode hears of it (launch: the application gets it). */
+	if (c->mode->signalled)
+		c->mode->signalled(c->src->ctx, sig);
 }
 
 static void on_signal(struct console *c)
@@ -363,32 +361,6 @@ static void tick_tracker(struct console *c)
 		report_warning("dynprof: %s; trying again", why);
 }
 
-/* Launch mode: the application ended first; close what is open. */
-static void on_app_exit(struct console *c)
-{
-	int alive = c->src->tree_alive ? c->src->tree_alive(c->src->tick_ctx) : 0;
-
-	report_info("application exited with status %d", launch_exit_status(c->app));
-	if (alive > 0) {
-		/* A launcher that detached its workers: they are the run. */
-		report_info("%d process%s of its tree still run%s (detached workers): following %s until %s exit (--follow-detached=off: end with the application)",
-			    alive, alive == 1 ? "" : "es", alive == 1 ? "s" : "", alive == 1 ? "it" : "them",
-			    alive == 1 ? "it" : "they");
-		c->app_gone = true;
-		return;
-	}
-	quit(c, launch_exit_status(c->app));
-}
-
-/* Launch mode, the application gone: the last detached process of its tree exited. */
-static void check_tree_end(struct console *c)
-{
-	if (c->src->tree_alive(c->src->tick_ctx) > 0)
-		return;
-	report_info("the last process of the application's tree exited");
-	quit(c, launch_exit_status(c->app));
-}
-
 /* The poll timeout: the tracker's, a trigger's, a script's sleep or wait, whichever is first. */
 static int poll_timeout(const struct console *c)
 {
@@ -421,15 +393,13 @@ static void run_scripts(struct console *c)
 		remote_step(c->src->remote);
 	if (c->exit_status < 0 && c->src->quit_requested && *c->src->quit_requested)
 		quit(c, 0);
-	if (c->exit_status < 0 && c->src->triggers && !c->app && !c->src->follow &&
+	if (c->exit_status < 0 && c->src->triggers && c->mode->fixed_targets &&
 	    triggers_exhausted(c->src->triggers)) {
 		report_info("every --window rule is done: dynamic profiling ends");
 		quit(c, 0);
 	}
 }
 
-/* One poll round over stdin, the signal fd, the exit watcher, the tracker,
- * the application and the targets. */
 /* Room for this round's pollfds: one per live target, and the rest. NULL: out of memory. */
 static struct pollfd *poll_room(struct console *c, int *max)
 {
@@ -447,9 +417,11 @@ static struct pollfd *poll_room(struct console *c, int *max)
 	return c->pfds;
 }
 
+/* One poll round over stdin, the signal fd, the exit watcher, the tracker,
+ * the mode's fd and the targets. */
 static void poll_once(struct console *c)
 {
-	int n = 0, fixed, first_extra, first_remote, max;
+	int n = 0, fixed, first_extra, first_remote, max, status;
 	struct pollfd *pfds = poll_room(c, &max);
 
 	if (!pfds) { /* a target left unwatched would go unnoticed: end cleanly instead */
@@ -462,7 +434,7 @@ static void poll_once(struct console *c)
 	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->disc ? discover_fd(c->disc) : -1, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->tracker ? tracker_fd(c->tracker) : -1, .events = POLLIN };
-	pfds[n++] = (struct pollfd){ .fd = c->app && !c->app_gone ? c->app->pidfd : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->mode->wake_fd ? c->mode->wake_fd(c->src->ctx) : -1, .events = POLLIN };
 	fixed = n;
 	n += session_idle_pollfds(c->s, pfds + n, max - n);
 	first_extra = n;
@@ -491,14 +463,12 @@ static void poll_once(struct console *c)
 	for (int i = first_remote; i < n; i++)
 		if (pfds[i].revents)
 			remote_event(c->src->remote, &pfds[i]);
-	if (pfds[1].revents && (session_live(c->s) || c->app || c->src->follow))
+	if (pfds[1].revents && (session_live(c->s) || !c->mode->fixed_targets))
 		on_input(c);
-	if (c->exit_status < 0 && c->app && !c->app_gone && launch_poll(c->app))
-		on_app_exit(c);
-	else if (c->exit_status < 0 && c->app_gone)
-		check_tree_end(c);
-	if (c->exit_status < 0 && c->src->on_tick)
-		c->src->on_tick(c->src->tick_ctx);
+	if (c->exit_status < 0 && c->mode->ended && c->mode->ended(c->src->ctx, &status))
+		quit(c, status);
+	if (c->exit_status < 0 && c->mode->on_tick)
+		c->mode->on_tick(c->src->ctx);
 	if (c->exit_status < 0)
 		run_scripts(c);
 	/* Console, --commands, --control and rules all wait here: no target may idle out. */
@@ -509,8 +479,8 @@ static void poll_once(struct console *c)
 int console_run(struct session *s, const struct console_sources *src)
 {
 	struct console c = {
-		.s = s, .disc = src->disc, .tracker = src->tracker, .app = src->app, .src = src,
-		.tty = isatty(STDIN_FILENO), .input_open = !src->no_input && !src->commands,
+		.s = s, .disc = src->disc, .tracker = src->tracker, .src = src, .mode = src->mode,
+		.tty = isatty(STDIN_FILENO), .input_open = !src->mode->no_input && !src->commands,
 		.exit_status = -1,
 	};
 
@@ -529,7 +499,7 @@ int console_run(struct session *s, const struct console_sources *src)
 	prompt(&c);
 	run_scripts(&c);
 	while (c.exit_status < 0) {
-		if (session_live(s) == 0 && !c.app && !src->follow) {
+		if (session_live(s) == 0 && c.mode->fixed_targets) {
 			if (late_signal(&c))
 				break;
 			report_info("no target left: dynamic profiling ends");

@@ -3,16 +3,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cli/automation.h"
-#include "cli/console.h"
 #include "cli/follow_mode.h"
 #include "cli/joiner.h"
+#include "cli/run.h"
 #include "common/pidtab.h"
-#include "results/output.h"
 #include "report/report.h"
 #include "model/tracker.h"
 #include "session/session.h"
-#include "session/target_select.h"
+#include "model/match.h"
 
 /* The filters' answer for a process, kept until it execs or exits (a user name costs a read). */
 #define WANTED ((void *)1)
@@ -31,7 +29,7 @@ static bool wanted(struct follow *f, const struct pm_proc *p)
 	void *v = pidtab_get(&f->verdict, p->pid);
 
 	if (!v) {
-		v = target_select_wanted(f->o, p) ? WANTED : UNWANTED;
+		v = match_filters(f->o, p) ? WANTED : UNWANTED;
 		if (pidtab_put(&f->verdict, p->pid, v)) {
 			/* Out of memory: asked again next time, nothing lost. */
 		}
@@ -87,51 +85,60 @@ static void each_round(void *ctx)
 	}
 }
 
-static int run(const struct options *o, struct automation *a, const char *output)
+/* The session every card user of the host may join. */
+static int open_session(void *ctx, struct run *r)
 {
-	struct console_sources src = { 0 };
-	struct follow f = { .o = o };
-	struct session *s;
-	int rc = EXIT_OPTION_ERROR;
+	struct follow *f = ctx;
 
-	session_open_follow(&s, o, output);
-	joiner_init(&f.j, s, false);
-	pidtab_init(&f.holders);
-	pidtab_init(&f.verdict);
-	f.j.t = joiner_tracker_open(o, s, on_change, &f);
-	if (!f.j.t || automation_start(a, s, tracker_model(f.j.t)))
-		goto out;
-	/* Joins after the engine started: a present target is a joiner like any later one. */
-	f.ready = true;
-	each_round(&f);
+	session_open_follow(&r->s, r->o, r->output);
+	joiner_init(&f->j, r->s, false);
+	pidtab_init(&f->holders);
+	pidtab_init(&f->verdict);
+	return 0;
+}
+
+static int open_tracker(void *ctx, struct run *r)
+{
+	struct follow *f = ctx;
+
+	r->tracker = f->j.t = joiner_tracker_open(r->o, r->s, on_change, f);
+	return r->tracker ? 0 : -1;
+}
+
+/* Joins after the engine started: a present target is a joiner like any later one. */
+static int first_joins(void *ctx, struct run *r)
+{
+	struct follow *f = ctx;
+	const struct options *o = r->o;
+
+	f->ready = true;
+	each_round(f);
 	report_info("following card users on the host and in its containers%s: %d target%s now; the run ends on quit, SIGINT or SIGTERM",
 		    o->ncontainers || o->nusers || o->nexes ? " (those --container, --user and --exe take)" : "",
-		    session_live(s), session_live(s) == 1 ? "" : "s");
-	src = (struct console_sources){ .tracker = f.j.t, .on_tick = each_round, .tick_ctx = &f,
-					.follow = true };
-	automation_sources(a, &src);
-	rc = console_run(s, &src);
-	session_print_summary(s);
-out:
-	tracker_close(f.j.t);
-	pidtab_free(&f.holders);
-	pidtab_free(&f.verdict);
-	joiner_free(&f.j);
-	session_close(s);
-	return rc;
+		    session_live(r->s), session_live(r->s) == 1 ? "" : "s");
+	return 0;
+}
+
+static void close_follow(void *ctx, struct run *r)
+{
+	struct follow *f = ctx;
+
+	(void)r;
+	pidtab_free(&f->holders);
+	pidtab_free(&f->verdict);
+	joiner_free(&f->j);
 }
 
 int follow_mode_run(const struct options *o)
 {
-	char output[PATH_MAX];
-	struct automation a;
-	int rc;
+	static const struct run_mode follow = {
+		.console = { .name = "follow", .endless = true, .on_tick = each_round },
+		.open = open_session,
+		.watch = open_tracker,
+		.begin = first_joins,
+		.close = close_follow,
+	};
+	struct follow f = { .o = o };
 
-	if (automation_prepare(&a, o) || output_prepare(o->output, output, sizeof(output))) {
-		automation_close(&a);
-		return EXIT_OPTION_ERROR;
-	}
-	rc = run(o, &a, output);
-	automation_close(&a);
-	return rc;
+	return run_mode_run(o, &follow, &f);
 }

@@ -4,7 +4,7 @@
  * [--user=U ...] [--exe=GLOB ...]`. Every process of the host or of any
  * of its containers that holds a card and whose socket listens joins the
  * session when the kernel tells (or at start, when it is already there),
- * if the filters take it (target_select_wanted); it leaves when it exits
+ * if the filters take it (match_filters); it leaves when it exits
  * or execs, and a new process joins again. A process dismissed by
  * `quit SEL` is not taken again. The run ends only on quit or a signal.
  */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "model/procscan.h"
 #include "model/tracker.h"
 #include "shared/clock.h"
+#include "sock/sockstate.h"
 #include "session/target_select.h"
 
 #define NO_SOCKET_NOTICE_MS 3000 /* CANN opens its socket within a second of its card */
@@ -99,11 +101,27 @@ static bool exec_after_join(struct joiner *j, const struct pm_proc *p)
 	return !joined || joined != image_hash(p->exe, p->cmdline);
 }
 
+/*
+ * The model's socket state can be older than the session's news: a target
+ * whose connection ended with its exit (a container's stop) is dropped by
+ * the session before the model sees that exit, and listens there still.
+ * So a join is tried only when the socket listens now (out of memory: as
+ * the model says).
+ */
+static bool listens_now(int pid)
+{
+	struct sockstate *now = malloc(sizeof(*now)); /* ~12 KiB */
+	bool yes = !now || (sockstate_read(pid, now) == 0 && now->state == PM_SOCKET_LISTENING);
+
+	free(now);
+	return yes;
+}
+
 void joiner_try(struct joiner *j, const struct pm_proc *p)
 {
 	/* A process `quit SEL` let go is not taken again (launch and follow mode alike). */
 	if (!p->cards || p->socket_state != PM_SOCKET_LISTENING || session_has_target(j->s, p->pid) ||
-	    pidtab_get(&j->failed, p->pid) || session_dismissed(j->s, p->pid))
+	    pidtab_get(&j->failed, p->pid) || session_dismissed(j->s, p->pid) || !listens_now(p->pid))
 		return;
 	/* A failed join is printed by session_join; not retried until the process changes. */
 	if (session_join(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))

@@ -10,25 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/automation.h"
 #include "cli/console.h"
 #include "cli/joiner.h"
 #include "shared/clock.h"
 #include "cli/launch.h"
 #include "cli/launch_mode.h"
-#include "results/output.h"
+#include "cli/run.h"
 #include "common/pidtab.h"
 #include "report/report.h"
 #include "session/session.h"
 #include "model/tracker.h"
-#include "session/target_select.h"
 
 #define MAX_APP_ARGS 256
 #define NO_CARD_NOTICE_MS 10000 /* say that nothing matched after this long */
 
 struct follower {
 	struct joiner j;       /* the session, the tracker, failed joins, socketless ones */
+	char **argv;           /* the application's command line */
+	struct launch app;     /* valid once root is set */
 	pid_t root;            /* the application; 0 until it runs */
+	bool app_gone;         /* the application exited, its tree lives on */
+	bool follow_detached;  /* --follow-detached: its tree's exit ends the run, not its own */
 	struct pidtab tree;    /* pids of the application's tree, seen at fork */
 	bool card_seen;        /* some process of the tree held a card */
 	int64_t notice_at;     /* when to say nothing matched yet */
@@ -147,9 +149,8 @@ static void wait_forwarding_signals(struct launch *app)
 }
 
 /* Processes of the tree still in the model (the application's detached workers once it exited). */
-static int tree_alive(void *ctx)
+static int tree_alive(const struct follower *f)
 {
-	struct follower *f = ctx;
 	int n = 0;
 
 	for (size_t i = 0; i < pidtab_cap(&f->tree); i++) {
@@ -174,70 +175,129 @@ static const char *devices_env(const struct options *o, char *buf, size_t len)
 	return used < len ? buf : NULL;
 }
 
-static int run(const struct options *o, struct automation *a, char **argv, const char *output)
+/* The session the tree's card holders join as they come. */
+static int open_session(void *ctx, struct run *r)
+{
+	struct follower *f = ctx;
+
+	session_open_launch(&r->s, r->o, r->output);
+	joiner_init(&f->j, r->s, r->o->msprof_key);
+	pidtab_init(&f->tree);
+	return 0;
+}
+
+/* Tracking before the application starts: no process of it escapes. */
+static int open_tracker(void *ctx, struct run *r)
+{
+	struct follower *f = ctx;
+
+	r->tracker = f->j.t = joiner_tracker_open(r->o, r->s, on_change, f);
+	return r->tracker ? 0 : -1;
+}
+
+static int start_app(void *ctx, struct run *r)
 {
 	char devices[4096];
-	struct console_sources src = { 0 };
-	struct follower f = { 0 };
-	struct launch app;
-	struct session *s;
-	int rc = EXIT_OPTION_ERROR;
+	struct follower *f = ctx;
+	int rc = launch_start(&f->app, f->argv, r->o->msprof_key, r->o->app_stdin,
+			      devices_env(r->o, devices, sizeof(devices)));
 
-	session_open_launch(&s, o, output);
-	joiner_init(&f.j, s, o->msprof_key);
-	pidtab_init(&f.tree);
-	/* Tracking first: no process of the application escapes it. */
-	f.j.t = joiner_tracker_open(o, s, on_change, &f);
-	if (!f.j.t)
-		goto out;
-	if (automation_start(a, s, tracker_model(f.j.t)))
-		goto out;
-	rc = launch_start(&app, argv, o->msprof_key, o->app_stdin, devices_env(o, devices, sizeof(devices)));
 	if (rc) {
-		report_error("dynprof: cannot start %s: %s", argv[0], strerror(-rc));
-		rc = EXIT_OPTION_ERROR;
-		goto out;
+		report_error("dynprof: cannot start %s: %s", f->argv[0], strerror(-rc));
+		return -1;
 	}
-	f.root = app.pid;
-	f.notice_at = clock_ms() + NO_CARD_NOTICE_MS;
-	report_info("application %s started: pid %d", argv[0], app.pid);
-	src = (struct console_sources){ .tracker = f.j.t, .app = &app, .no_input = o->app_stdin,
-					.on_tick = each_round, .tick_ctx = &f,
-					.tree_alive = o->follow_detached ? tree_alive : NULL };
-	automation_sources(a, &src);
-	if (console_run(s, &src)) {
-		/* Launch mode ends with the application's status; the console's only ended the console. */
+	f->root = f->app.pid;
+	f->notice_at = clock_ms() + NO_CARD_NOTICE_MS;
+	report_info("application %s started: pid %d", f->argv[0], f->app.pid);
+	return 0;
+}
+
+/* The console wakes when the application exits; once it did, its pidfd would wake it every round. */
+static int app_fd(void *ctx)
+{
+	struct follower *f = ctx;
+
+	return f->app_gone ? -1 : f->app.pidfd;
+}
+
+/* The application ended first: the run ends with it, or with the last detached process of its tree. */
+static bool app_ended(void *ctx, int *status)
+{
+	struct follower *f = ctx;
+	int alive;
+
+	if (f->app_gone) {
+		if (tree_alive(f) > 0)
+			return false;
+		report_info("the last process of the application's tree exited");
+		*status = launch_exit_status(&f->app);
+		return true;
 	}
-	if (!launch_poll(&app)) /* not after "application exited" */
+	if (!launch_poll(&f->app))
+		return false;
+	alive = f->follow_detached ? tree_alive(f) : 0;
+	report_info("application exited with status %d", launch_exit_status(&f->app));
+	if (alive > 0) {
+		/* A launcher that detached its workers: they are the run. */
+		report_info("%d process%s of its tree still run%s (detached workers): following %s until %s exit (--follow-detached=off: end with the application)",
+			    alive, alive == 1 ? "" : "es", alive == 1 ? "s" : "", alive == 1 ? "it" : "them",
+			    alive == 1 ? "it" : "they");
+		f->app_gone = true;
+		return false;
+	}
+	*status = launch_exit_status(&f->app);
+	return true;
+}
+
+/* Windows are closed first; then the application gets the same signal. */
+static void pass_signal(void *ctx, int sig)
+{
+	struct follower *f = ctx;
+
+	launch_signal(&f->app, sig);
+}
+
+/* Launch mode ends with the application's status; the console's only ended the console. */
+static int wait_app(void *ctx, struct run *r, int status)
+{
+	struct follower *f = ctx;
+
+	(void)r;
+	(void)status;
+	if (!launch_poll(&f->app)) /* not after "application exited" */
 		report_info("waiting for app process exit......");
-	wait_forwarding_signals(&app);
-	session_print_summary(s);
-	rc = launch_exit_status(&app);
-	launch_close(&app);
-out:
-	tracker_close(f.j.t);
-	pidtab_free(&f.tree);
-	joiner_free(&f.j);
-	session_close(s);
-	return rc;
+	wait_forwarding_signals(&f->app);
+	return launch_exit_status(&f->app);
+}
+
+static void close_follower(void *ctx, struct run *r)
+{
+	struct follower *f = ctx;
+
+	(void)r;
+	if (f->root)
+		launch_close(&f->app);
+	pidtab_free(&f->tree);
+	joiner_free(&f->j);
 }
 
 int launch_mode_run(const struct options *o)
 {
-	char *args[MAX_APP_ARGS], buf[8192], output[PATH_MAX];
-	char **argv = o->app_argv;
-	struct automation a;
-	int rc;
+	char *args[MAX_APP_ARGS], buf[8192];
+	struct follower f = { .argv = o->app_argv, .follow_detached = o->follow_detached };
+	const struct run_mode launch = {
+		.console = { .name = "launch", .no_input = o->app_stdin, .wake_fd = app_fd,
+			     .ended = app_ended, .on_tick = each_round, .signalled = pass_signal },
+		.open = open_session,
+		.watch = open_tracker,
+		.begin = start_app,
+		.finish = wait_app,
+		.close = close_follower,
+	};
 
-	if (o->application && !(argv = split_application(o->application, args, buf, sizeof(buf)))) {
+	if (o->application && !(f.argv = split_application(o->application, args, buf, sizeof(buf)))) {
 		report_error("Argument --application: empty application.");
 		return EXIT_OPTION_ERROR;
 	}
-	if (automation_prepare(&a, o) || output_prepare(o->output, output, sizeof(output))) {
-		automation_close(&a);
-		return EXIT_OPTION_ERROR;
-	}
-	rc = run(o, &a, argv, output);
-	automation_close(&a);
-	return rc;
+	return run_mode_run(o, &launch, &f);
 }

@@ -3,7 +3,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +12,13 @@
 
 #include "cli/console.h"
 #include "cli/listing.h"
+#include "common/hostpw.h"
 #include "report/escape.h"
 #include "sock/socklocate.h"
 #include "proc/procfs.h"
 #include "report/report.h"
 #include "model/tracker.h"
+#include "model/match.h"
 #include "session/target_select.h"
 #include "shared/clock.h"
 
@@ -101,12 +102,7 @@ static const char *socket_state_name(enum pm_socket_state s)
 /* The user's name on this host, else the number. */
 static void user_text(uid_t uid, char *buf, size_t len)
 {
-	struct passwd pw, *res = NULL;
-	char tmp[1024];
-
-	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
-		snprintf(buf, len, "%s", pw.pw_name);
-	else
+	if (hostpw_name(uid, buf, len))
 		snprintf(buf, len, "%u", (unsigned)uid);
 }
 
@@ -288,7 +284,7 @@ static void table_flush(struct table *tb)
 
 static bool selected(const struct options *o, const struct pm_proc *p)
 {
-	return p->cards && target_select_wanted(o, p);
+	return p->cards && match_filters(o, p);
 }
 
 static void collect_row(void *ctx, const struct pm_proc *p)
@@ -374,7 +370,7 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	/* A card user's changes only; a close that took its last card counts. */
 	if (!p->cards && what != PM_CHANGE_CARD_CLOSE)
 		return;
-	if (!target_select_wanted(o, p))
+	if (!match_filters(o, p))
 		return;
 	if (o->json) {
 		cJSON *j = proc_json(p);

@@ -14,12 +14,20 @@
 #include "cli/console.h"
 #include "cli/remote_client.h"
 #include "control/control.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "shared/clock.h"
 
 #define EXIT_ACK 0
 #define EXIT_REFUSED 1
 #define EXIT_UNREACHED 2
+
+/*
+ * The longest line a monitor sends: control.c queues at most twice its
+ * CONTROL_SNDBUF (4 MiB) for a client and drops one whose line does not
+ * fit. A longer line is not dynprof's: the connection ends there.
+ */
+#define REPLY_LINE_MAX (16u << 20)
 
 struct reader {
 	char *buf;
@@ -69,6 +77,30 @@ static const char *connect_hint(int err)
 	}
 }
 
+/*
+ * A monitor runs as root or as the caller (the socket is 0600): a socket
+ * served by anyone else is not dynprof's (a path in /tmp bound by another
+ * user once the monitor ended). Nothing is sent to it. fd, or -1 (printed).
+ */
+static int served_by_us(int fd, const char *path)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		report_error("dynprof: --remote: %s: cannot tell who serves it: %s; nothing sent", path,
+			     strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (cred.uid == 0 || cred.uid == getuid())
+		return fd;
+	close(fd);
+	report_error("dynprof: --remote: %s is not dynprof's control socket: it is served by uid %u, neither root nor you; nothing sent",
+		     path, (unsigned)cred.uid);
+	return -1;
+}
+
 /* The connected socket, or -1 (printed). */
 static int connect_to(const char *path)
 {
@@ -89,7 +121,7 @@ static int connect_to(const char *path)
 		return -1;
 	}
 	if (connect(fd, (const struct sockaddr *)&addr, sizeof(addr)) == 0)
-		return fd;
+		return served_by_us(fd, path);
 	e = errno;
 	close(fd);
 	report_error("dynprof: --remote: cannot connect to %s: %s", path, connect_hint(e));
@@ -129,10 +161,19 @@ static int send_line(int fd, const char *path, const char *line)
 	return 0;
 }
 
-/* One whole line: printed; the exit status once it ends the answer, else -1. */
+/*
+ * One whole line: printed, escaped (report/escape.h: what reaches the
+ * terminal cannot move the cursor or start a forged line; dynprof's own
+ * lines are printable already); the exit status once it ends the answer,
+ * else -1.
+ */
 static int on_line(struct reader *r, const char *line)
 {
-	printf("%s\n", line);
+	bool plain = text_is_plain(line);
+	char *shown = plain ? NULL : text_escape_dup(line);
+
+	printf("%s\n", plain ? line : shown ? shown : "?"); /* "?": no memory to escape it */
+	free(shown);
 	fflush(stdout);
 	if (r->acked)
 		return -1; /* events: the stream */
@@ -169,15 +210,21 @@ static int read_some(struct reader *r, int fd, const char *path)
 {
 	ssize_t n;
 
+	if (r->len >= REPLY_LINE_MAX) {
+		report_error("dynprof: --remote: %s sent a line longer than %u MiB: not dynprof's answer",
+			     path, REPLY_LINE_MAX >> 20);
+		return EXIT_UNREACHED;
+	}
 	if (r->cap - r->len < 4096) {
-		char *grown = realloc(r->buf, r->cap * 2 + 8192);
+		size_t cap = r->cap * 2 + 8192 > REPLY_LINE_MAX + 1 ? REPLY_LINE_MAX + 1 : r->cap * 2 + 8192;
+		char *grown = realloc(r->buf, cap);
 
 		if (!grown) {
 			report_error("dynprof: --remote: out of memory reading the answer");
 			return EXIT_UNREACHED;
 		}
 		r->buf = grown;
-		r->cap = r->cap * 2 + 8192;
+		r->cap = cap;
 	}
 	n = recv(fd, r->buf + r->len, r->cap - r->len - 1, 0);
 	if (n < 0 && errno == EINTR)

@@ -32,23 +32,45 @@ static int add_name(struct cluster_plan *p, const char *name, size_t len)
 	return 0;
 }
 
-/* One field of `scontrol show job -o`'s line ("Name=value"), copied into buf. */
-static bool job_field(const char *line, const char *name, char *buf, size_t len)
+static bool state_char(char c)
 {
-	size_t n = strlen(name);
-
-	for (const char *p = line; (p = strstr(p, name)); p += n) {
-		if ((p == line || p[-1] == ' ') && p[n] == '=') {
-			size_t v = strcspn(p + n + 1, " \n");
-
-			snprintf(buf, len, "%.*s", (int)v, p + n + 1);
-			return true;
-		}
-	}
-	return false;
+	return (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static int scontrol(char *const argv[], char *out, size_t len)
+/* What a hostlist holds ("n[1-3,7],gpu-a.b"): no blank, no '=', nothing a name could add. */
+static bool nodelist_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("._-,[]", c));
+}
+
+int cluster_plan_parse_queue(const char *out, char *state, size_t slen, char *nodes, size_t nlen)
+{
+	size_t s = 0, n;
+
+	state[0] = nodes[0] = '\0';
+	while (state_char(out[s]))
+		s++;
+	if (s == 0 || s >= slen || (out[s] != ' ' && out[s] != '\n' && out[s]))
+		return -EINVAL;
+	memcpy(state, out, s);
+	state[s] = '\0';
+	if (out[s] != ' ')
+		return 0;
+	out += s + 1;
+	for (n = 0; nodelist_char(out[n]); n++)
+		;
+	if (n >= nlen || (out[n] != '\n' && out[n])) {
+		state[0] = '\0';
+		return -EINVAL;
+	}
+	memcpy(nodes, out, n);
+	nodes[n] = '\0';
+	return 0;
+}
+
+/* A SLURM client command (scontrol, squeue); the message names it by `what`. */
+static int slurm_cmd(char *const argv[], const char *what, char *out, size_t len)
 {
 	char err[512];
 	int rc = cluster_capture(argv, out, len, err, sizeof(err), SCONTROL_TIMEOUT_MS);
@@ -56,7 +78,7 @@ static int scontrol(char *const argv[], char *out, size_t len)
 	if (rc == 0)
 		return 0;
 	err[strcspn(err, "\n")] = '\0';
-	report_error("dynprof: scontrol %s %s: %s", argv[1], argv[2],
+	report_error("dynprof: %s: %s", what,
 		     rc == -ENOENT ? "not found (SLURM's client commands must be in PATH)" :
 		     rc < 0	   ? strerror(-rc) :
 		     err[0]	   ? err :
@@ -64,40 +86,51 @@ static int scontrol(char *const argv[], char *out, size_t len)
 	return -1;
 }
 
+/*
+ * squeue asked for the state and the node list alone ("%T %N"), so that no
+ * value a user chooses (the job's name, its comment, its working folder)
+ * is in the text: `scontrol show job -o` puts them all on the line, where
+ * a job named "x JobState=RUNNING NodeList=nodeZ" poses as those fields.
+ * --states=all: a job that ended is still shown while slurmctld keeps it.
+ */
+#define QUEUE_ARGV(job) { "squeue", "--noheader", "--states=all", "--format=%T %N", "--jobs", (char *)(job), NULL }
+
 int cluster_plan_job_state(const char *job, char *state, size_t len)
 {
-	char *show[] = { "scontrol", "show", "job", "-o", (char *)job, NULL };
-	char line[65536];
+	char *argv[] = QUEUE_ARGV(job);
+	char out[65536], nodes[16384];
 
 	state[0] = '\0';
-	if (cluster_capture(show, line, sizeof(line), NULL, 0, SCONTROL_TIMEOUT_MS) ||
-	    !job_field(line, "JobState", state, len) || !state[0])
+	if (cluster_capture(argv, out, sizeof(out), NULL, 0, SCONTROL_TIMEOUT_MS) ||
+	    cluster_plan_parse_queue(out, state, len, nodes, sizeof(nodes)))
 		return -1;
 	return 0;
 }
 
-/* The job's nodes: it must be running; its NodeList expanded by scontrol show hostnames. */
+/* The job's nodes: it must be running; its node list expanded by scontrol show hostnames. */
 static int slurm_nodes(struct cluster_plan *p, const char *job)
 {
-	char *show[] = { "scontrol", "show", "job", "-o", (char *)job, NULL };
-	char line[65536], state[64] = "", list[16384] = "";
+	char *queue[] = QUEUE_ARGV(job);
+	char out[65536], state[64] = "", list[16384] = "";
 	char *hosts[] = { "scontrol", "show", "hostnames", list, NULL };
 	static char names[CLUSTER_MAX_NODES * CLUSTER_NAME_MAX];
 
-	if (scontrol(show, line, sizeof(line)))
+	if (slurm_cmd(queue, "squeue --jobs", out, sizeof(out)))
 		return -1;
-	job_field(line, "JobState", state, sizeof(state));
+	if (cluster_plan_parse_queue(out, state, sizeof(state), list, sizeof(list))) {
+		report_error("dynprof: job %s: squeue's answer is not a state and a node list", job);
+		return -1;
+	}
 	if (strcmp(state, "RUNNING")) {
 		report_error("dynprof: job %s is %s, not RUNNING: no node runs it", job,
 			     state[0] ? state : "unknown");
 		return -1;
 	}
-	if (!job_field(line, "NodeList", list, sizeof(list)) || !list[0] ||
-	    !strcmp(list, "(null)")) {
-		report_error("dynprof: job %s: scontrol shows no NodeList", job);
+	if (!list[0]) {
+		report_error("dynprof: job %s: squeue shows no node list", job);
 		return -1;
 	}
-	if (scontrol(hosts, names, sizeof(names)))
+	if (slurm_cmd(hosts, "scontrol show hostnames", names, sizeof(names)))
 		return -1;
 	for (char *s = strtok(names, "\n"); s; s = strtok(NULL, "\n"))
 		if (add_name(p, s, strlen(s)))

@@ -41,6 +41,13 @@ void cluster_plan_free(struct cluster_plan *p);
 int cluster_plan_job_state(const char *job, char *state, size_t len) DP_MUST_CHECK;
 
 /*
+ * For unit tests: the first line of `squeue --format="%T %N"` (a state of
+ * capitals and '_', then a node list, empty for a pending job): 0 with
+ * both set, -EINVAL when the line is anything else.
+ */
+int cluster_plan_parse_queue(const char *out, char *state, size_t slen, char *nodes, size_t nlen);
+
+/*
  * The command to start: srun over every node (index < 0), or node i's
  * launcher command (`sh -c` over the template with {node} replaced, then
  * the node copy's words quoted). malloc'd, NULL-terminated, freed with

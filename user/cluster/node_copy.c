@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/attach_mode.h"
 #include "cluster/cluster_exec.h"
 #include "cluster/node_copy.h"
 #include "config/rule.h"
@@ -255,7 +256,7 @@ static int start_relay(void)
 	return 0;
 }
 
-int node_copy_run(struct options *o, int (*attach)(const struct options *o))
+int node_copy_run(struct options *o)
 {
 	static char list[MAX_JOB_PIDS * 11], output[PATH_MAX];
 	char host[256];
@@ -282,7 +283,7 @@ int node_copy_run(struct options *o, int (*attach)(const struct options *o))
 		o->output = output;
 		if (o->slurm_job)
 			o->pid_list = list;
-		rc = attach(o);
+		rc = attach_mode_run(o);
 	}
 	printf(NODE_COPY_TAG "%s exit=%d\n", name, rc);
 	fflush(stdout);

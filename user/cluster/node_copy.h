@@ -24,7 +24,7 @@
 /* The frame's prefix: a coordinator matches it at the start of a line. */
 #define NODE_COPY_TAG "@dynprof-node "
 
-/* Run the node copy; `attach` is attach mode (main.c). Returns dynprof's exit status. */
-int node_copy_run(struct options *o, int (*attach)(const struct options *o)) DP_MUST_CHECK;
+/* Run the node copy (attach mode, cli/attach_mode.h). Returns dynprof's exit status. */
+int node_copy_run(struct options *o) DP_MUST_CHECK;
 
 #endif /* DYNPROF_NODE_COPY_H */

@@ -341,12 +341,13 @@ static int add_device(struct options *o, const char *v)
 
 /*
  * A container's name or id, or a prefix of its id: what engines allow in
- * names ([A-Za-z0-9_.+-]), '/' for Kubernetes' "<namespace>/<pod>"; a
+ * names ([A-Za-z0-9_.+-]), '/' for Kubernetes' "<namespace>/<pod>", '@' for
+ * a rootless podman container's "<name>@<uid>" (model/procscan.c); a
  * prefix of an id has at least 4 hex digits (checked where it is matched).
  */
 static bool container_char(unsigned char c)
 {
-	return isalnum(c) || (c && strchr("_.+-/", c));
+	return isalnum(c) || (c && strchr("_.+-/@", c));
 }
 
 /* 1 to `max` characters, each one `ok` takes. */
@@ -1029,8 +1030,8 @@ void options_print_help(void)
 "                          --events)\n"
 "  --remote=PATH CMD...    be the client of a running dynprof's\n"
 "                          --control=unix:PATH: send CMD (its words joined by\n"
-"                          spaces), print the reply (start, stop, quit: a line\n"
-"                          per target first); exit 0 on ack, 1 on error: (a\n"
+"                          spaces), print the reply (start, stop, quit: what\n"
+"                          each target answered); exit 0 on ack, 1 on error: (a\n"
 "                          target refused, none matched), 2 when PATH cannot\n"
 "                          be reached or gives no answer within --timeout\n"
 "                          (default 60 s); start|stop|quit --json: JSON; events\n"

@@ -67,7 +67,7 @@ struct options {
 	bool follow;             /* --follow (with --pid=auto): card users join as they come */
 	/*
 	 * Filters of --pid=auto (and --list for --container), each repeatable:
-	 * any value of one option, every option given (target_select_wanted).
+	 * any value of one option, every option given (match_filters).
 	 * --pid=N --container=X: exactly one container, where N is the pid inside.
 	 */
 	int ncontainers;         /* --container=NAME|ID (its name, id or a prefix of the id) */

@@ -131,13 +131,16 @@ void rule_free(struct window_rule *r);
 
 /*
  * Which targets a start, stop or quit is for. Matched when the command
- * runs (control/script.c), against the targets present then:
+ * runs (control/select.c), against the targets present then, with the
+ * meaning --container and --user have (model/match.h):
  *   all                 every target (as no selector): the session's window
  *   pid=N               the target whose host pid is N
  *   container=ID|NAME   as --container: the engine's name, the full id, or
  *                       an id prefix of at least 4 hex digits
- *   user=NAME|UID       the target's real uid on the host; a NAME is looked
- *                       up in the host's passwd (not the container's)
+ *   user=NAME|UID       as --user: a UID is the target's real uid on the
+ *                       host; a NAME the host's name of it, or the name the
+ *                       target's own passwd gives it (a container's users
+ *                       are its own)
  */
 enum sel_kind { SEL_ALL = 0, SEL_PID, SEL_CONTAINER, SEL_USER };
 

@@ -24,6 +24,7 @@
 #define CONTROL_BACKLOG 16
 #define CONTROL_SNDBUF (4 << 20) /* bytes a client's replies may queue (the kernel doubles it) */
 #define ACCEPT_BURST 32 /* accepts per event, so a flood cannot starve the rest */
+#define REFUSED_QUIET_MS 10000 /* after a refusal is told, the next ones are counted this long */
 
 static const char too_many_msg[] = "error: too many control clients\n";
 
@@ -59,6 +60,16 @@ struct control {
 	struct client clients[CONTROL_MAX_CLIENTS];
 	int next_id;
 	bool listening; /* our events listener is set (some client streams) */
+	/*
+	 * Refused clients: the first is told whole, then one line a
+	 * REFUSED_QUIET_MS at most counts the others, so that a user who
+	 * connects in a loop cannot flood the monitor's output.
+	 */
+	struct {
+		int64_t told_ms; /* the last warning line; 0 none yet */
+		unsigned untold; /* refused since, not told */
+		struct ucred last;
+	} refused;
 };
 
 static void update_listener(struct control *ctl);
@@ -273,8 +284,21 @@ static bool peer_allowed(int fd, struct ucred *cred)
 	return cred->uid == 0 || cred->uid == geteuid();
 }
 
-static void refuse_peer(int fd, const struct ucred *cred)
+/* The refusals counted since the last line, told now (when there are any). */
+static void tell_refused(struct control *ctl, int64_t now)
 {
+	if (!ctl->refused.untold)
+		return;
+	report_warning("dynprof: --control: refused %u more clients in %lld s (the last: uid %u, pid %d): neither root nor the socket's owner (uid %u)",
+		       ctl->refused.untold, (long long)(now - ctl->refused.told_ms + 999) / 1000,
+		       (unsigned)ctl->refused.last.uid, (int)ctl->refused.last.pid, (unsigned)geteuid());
+	ctl->refused.untold = 0;
+	ctl->refused.told_ms = now;
+}
+
+static void refuse_peer(struct control *ctl, int fd, const struct ucred *cred)
+{
+	int64_t now = clock_ms();
 	char msg[160];
 	int len = snprintf(msg, sizeof(msg),
 			   "error: permission denied (uid %u is neither root nor the socket's owner)\n",
@@ -283,8 +307,17 @@ static void refuse_peer(int fd, const struct ucred *cred)
 	/* Best effort: it is closed whether or not the line fits. */
 	(void)send(fd, msg, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
+	/* One told less than REFUSED_QUIET_MS ago, or some not told yet: counted, told once that time is over. */
+	if (ctl->refused.untold || (ctl->refused.told_ms && now - ctl->refused.told_ms < REFUSED_QUIET_MS)) {
+		ctl->refused.untold++;
+		ctl->refused.last = *cred;
+		if (now - ctl->refused.told_ms >= REFUSED_QUIET_MS)
+			tell_refused(ctl, now);
+		return;
+	}
 	report_warning("dynprof: --control: refused a client: uid %u (pid %d) is neither root nor the socket's owner (uid %u)",
 		       (unsigned)cred->uid, (int)cred->pid, (unsigned)geteuid());
+	ctl->refused.told_ms = now;
 }
 
 static void accept_clients(struct control *ctl)
@@ -294,7 +327,7 @@ static void accept_clients(struct control *ctl)
 		struct ucred cred;
 
 		if (fd >= 0 && !peer_allowed(fd, &cred))
-			refuse_peer(fd, &cred);
+			refuse_peer(ctl, fd, &cred);
 		else if (fd >= 0)
 			add_client(ctl, fd);
 		else if (errno != EINTR && errno != ECONNABORTED)
@@ -515,6 +548,7 @@ void control_close(struct control *ctl)
 {
 	if (!ctl)
 		return;
+	tell_refused(ctl, clock_ms());
 	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		if (ctl->clients[i].fd >= 0)
 			drop_client(&ctl->clients[i]);
@@ -595,6 +629,9 @@ void control_event(struct control *ctl, const struct pollfd *pfd, control_line_f
 
 	if (!ctl || pfd->fd < 0 || !pfd->revents)
 		return;
+	/* No timer of its own: the count is told at the next event past the quiet time, or at close. */
+	if (ctl->refused.untold && clock_ms() - ctl->refused.told_ms >= REFUSED_QUIET_MS)
+		tell_refused(ctl, clock_ms());
 	if (pfd->fd == ctl->fd) {
 		if (ctl->is_unix)
 			accept_clients(ctl);

@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +322,36 @@ static bool finished(struct script *sc, const struct script_cmd *cmd)
 	return false;
 }
 
+/*
+ * A reply line built in parts, cut (with "...") past SCRIPT_REPLY_MAX: a
+ * stop of many targets names every folder, which a client reads as one line.
+ */
+#define SCRIPT_REPLY_MAX 16384
+/* A reply line built in parts. */
+struct line_buf {
+	char buf[SCRIPT_REPLY_MAX];
+	size_t n;
+};
+
+__attribute__((format(printf, 2, 3))) static void line_add(struct line_buf *l, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (l->n >= sizeof(l->buf) - 1)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(l->buf + l->n, sizeof(l->buf) - l->n, fmt, ap);
+	va_end(ap);
+	if (w < 0)
+		return;
+	l->n += (size_t)w;
+	if (l->n >= sizeof(l->buf) - 1) {
+		l->n = sizeof(l->buf) - 1;
+		memcpy(l->buf + l->n - 3, "...", 3);
+	}
+}
+
 /* A command's word for a target's answer: what msprof's line says. */
 static const char *answer_word(int status)
 {
@@ -350,36 +381,31 @@ static bool target_ok(const struct session *s, int i, enum script_op op)
 	return op != SCRIPT_STOP || !w || w->number == 0 || w->fate != WINDOW_LOST;
 }
 
-static void answer_target_text(struct script *sc, const struct script_cmd *cmd, int i)
+/* One target's answer in the reply line's text: "pid 123 success", a stop's folders. */
+static void target_text(struct line_buf *l, const struct session *s, const struct script_cmd *cmd, int i)
 {
-	const struct session *s = sc->host.s;
 	const struct window_account *w = session_target_last_window(s, i);
-	char line[1024];
-	int n = snprintf(line, sizeof(line), "pid %d: %s %s", session_target_pid(s, i),
-			 script_op_name(cmd->op), answer_word(session_target_last_status(s, i)));
+	int status = session_target_last_status(s, i);
 
-	if (cmd->op == SCRIPT_STOP && w && w->number > 0 && session_target_last_status(s, i) == PROTO_OK) {
-		n += snprintf(line + n, sizeof(line) - (size_t)n, ", window %s", window_fate_name(w->fate));
-		for (int k = 0; k < w->nprof && n < (int)sizeof(line); k++)
-			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s/%s", k ? "," : ":",
-				      session_output(s), w->prof[k]);
-		if (w->fate != WINDOW_SAVED && w->reason[0] && n < (int)sizeof(line))
-			snprintf(line + n, sizeof(line) - (size_t)n, " (%s)", w->reason);
-	}
-	sc->reply(sc->reply_ctx, line);
+	line_add(l, "%spid %d %s", l->n ? ", " : "", session_target_pid(s, i), answer_word(status));
+	if (cmd->op != SCRIPT_STOP || !w || w->number == 0 || status != PROTO_OK)
+		return;
+	line_add(l, ", window %s", window_fate_name(w->fate));
+	for (int k = 0; k < w->nprof; k++)
+		line_add(l, " %s/%s", session_output(s), w->prof[k]);
+	if (w->fate != WINDOW_SAVED && w->reason[0])
+		line_add(l, " (%s)", w->reason);
 }
 
-static void answer_target_json(struct script *sc, const struct script_cmd *cmd, int i, bool ok)
+static cJSON *target_json(const struct session *s, const struct script_cmd *cmd, int i, bool ok)
 {
-	const struct session *s = sc->host.s;
 	const struct window_account *w = session_target_last_window(s, i);
 	cJSON *j = cJSON_CreateObject(), *folders;
-	char path[2 * PATH_MAX], *text;
+	char path[2 * PATH_MAX];
 
 	if (!j)
-		return;
+		return NULL;
 	cJSON_AddNumberToObject(j, "pid", session_target_pid(s, i));
-	cJSON_AddStringToObject(j, "command", script_op_name(cmd->op));
 	cJSON_AddBoolToObject(j, "ok", ok);
 	cJSON_AddStringToObject(j, "result", answer_word(session_target_last_status(s, i)));
 	if (cmd->op == SCRIPT_STOP && w && w->number > 0 && session_target_last_status(s, i) == PROTO_OK) {
@@ -392,20 +418,16 @@ static void answer_target_json(struct script *sc, const struct script_cmd *cmd, 
 		if (w->reason[0])
 			cJSON_AddStringToObject(j, "reason", w->reason);
 	}
-	text = cJSON_PrintUnformatted(j);
-	cJSON_Delete(j);
-	if (text)
-		sc->reply(sc->reply_ctx, text);
-	free(text);
+	return j;
 }
 
 /*
- * After start, stop or quit for a client: one line per target it reached,
- * what each answered. Returns how many failed; *reached how many it reached.
+ * What each target the command reached answered, into `l` (text) or `arr`
+ * (JSON). Returns how many failed; *reached how many it reached.
  */
-static int answer_targets(struct script *sc, const struct script_cmd *cmd, int *reached)
+static int collect_targets(const struct session *s, const struct script_cmd *cmd, struct line_buf *l,
+			   cJSON *arr, int *reached)
 {
-	const struct session *s = sc->host.s;
 	int failed = 0;
 
 	*reached = 0;
@@ -417,30 +439,46 @@ static int answer_targets(struct script *sc, const struct script_cmd *cmd, int *
 		ok = target_ok(s, i, cmd->op);
 		(*reached)++;
 		failed += !ok;
-		if (cmd->json)
-			answer_target_json(sc, cmd, i, ok);
+		if (arr)
+			cJSON_AddItemToArray(arr, target_json(s, cmd, i, ok));
 		else
-			answer_target_text(sc, cmd, i);
+			target_text(l, s, cmd, i);
 	}
 	return failed;
 }
 
-/* The last line of a start, stop or quit: ack when every target it reached did it. */
+/*
+ * The one reply line of a start, stop or quit: "ack start" when every target
+ * it reached did it, else "error: start failed in N of M targets"; then what
+ * each answered (": pid 1 success, pid 2 already started"), or with --json a
+ * JSON object ({"targets":[...]}) after a space. One line, so a FIFO or
+ * socket script still reads one reply per command.
+ */
 static void answer_targeted(struct script *sc, const struct script_cmd *cmd, unsigned serial_before)
 {
+	struct line_buf head = { .n = 0 }, each = { .n = 0 };
+	cJSON *obj = cmd->json ? cJSON_CreateObject() : NULL;
+	cJSON *arr = obj ? cJSON_AddArrayToObject(obj, "targets") : NULL;
 	int reached = 0, failed = 0;
-	char line[160];
+	char *json = NULL;
 
-	if (sc->reply && session_command_serial(sc->host.s) != serial_before)
-		failed = answer_targets(sc, cmd, &reached);
-	if (!failed) {
-		answer(sc, "ack %s", script_op_name(cmd->op));
-		return;
-	}
-	/* Only a client is answered per target (the console printed msprof's lines). */
-	snprintf(line, sizeof(line), "error: %s failed in %d of %d target%s", script_op_name(cmd->op),
-		 failed, reached, reached == 1 ? "" : "s");
-	sc->reply(sc->reply_ctx, line);
+	if (session_command_serial(sc->host.s) != serial_before)
+		failed = collect_targets(sc->host.s, cmd, &each, arr, &reached);
+	if (failed)
+		line_add(&head, "error: %s failed in %d of %d target%s", script_op_name(cmd->op), failed,
+			 reached, reached == 1 ? "" : "s");
+	else
+		line_add(&head, "ack %s", script_op_name(cmd->op));
+	if (obj && (json = cJSON_PrintUnformatted(obj)))
+		line_add(&head, " %s", json);
+	else if (each.n)
+		line_add(&head, ": %s", each.buf);
+	cJSON_Delete(obj);
+	free(json);
+	if (sc->reply)
+		sc->reply(sc->reply_ctx, head.buf);
+	else if (failed)
+		report_error("dynprof: commands: %s", head.buf + strlen("error: "));
 }
 
 void script_step(struct script *sc)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The targets a selector (config/rule.h) names, among those in the
- * session now.
+ * session now, as model/match.h matches a process: a user name is the
+ * target's own (its passwd's), as --user takes it.
  *
- * Errors: convention 2 of docs/ERRORS.md (-1, the line in err).
+ * Errors: none; matching nothing is said in err (convention 2 of
+ * docs/ERRORS.md: the line in err).
  */
 #ifndef DYNPROF_SELECT_H
 #define DYNPROF_SELECT_H
@@ -17,8 +19,7 @@
 
 /*
  * Mark in `which` (session_target_count(s) entries) the live targets that
- * `sel` matches. Returns how many; 0 with err "no target matches SEL";
- * -1 with err when a user name is not in the host's passwd.
+ * `sel` matches. Returns how many; 0 with err "no target matches SEL".
  */
 int select_targets(const struct session *s, const struct selector *sel, bool *which, char *err,
 		   size_t errlen) DP_MUST_CHECK;

@@ -2,7 +2,6 @@
 /* The `status` answer (see status.h). */
 #include <cjson/cJSON.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "control/status.h"
+#include "common/hostpw.h"
 #include "report/escape.h"
 #include "shared/cards.h"
 #include "shared/clock.h"
@@ -24,12 +24,8 @@ static const struct status_stats no_stats = { .mode = "attach" };
 /* The user's name on this host, else "" (the number is shown). */
 static void user_name(unsigned uid, char *buf, size_t len)
 {
-	struct passwd pw, *res = NULL;
-	char tmp[1024];
-
-	buf[0] = '\0';
-	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
-		snprintf(buf, len, "%s", pw.pw_name);
+	if (hostpw_name(uid, buf, len))
+		buf[0] = '\0';
 }
 
 static int64_t uptime_s(const struct status_stats *st)

@@ -142,29 +142,68 @@ static const char *path_id(const char *p, const char *end, size_t *idlen)
 	return found;
 }
 
-void procmodel_container_id(const char *cgroup_text, char *id, size_t len)
+bool procmodel_cgroup_line(const char **cursor, struct cgroup_line *l)
 {
-	const char *line = cgroup_text, *found = NULL;
-	size_t idlen = CONTAINER_ID_LEN;
+	const char *line = *cursor;
 
-	if (!id || len == 0)
-		return;
-	id[0] = '\0';
-	if (!cgroup_text)
-		return;
-	/* All hierarchies of one process name the same container: the first wins. */
-	while (*line && !found) {
+	while (line && *line) {
 		const char *eol = strchr(line, '\n');
 		const char *end = eol ? eol : line + strlen(line);
 		const char *c1 = memchr(line, ':', (size_t)(end - line));
 		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
 
-		if (c2)
-			found = path_id(c2 + 1, end, &idlen);
-		line = eol ? eol + 1 : end;
+		*cursor = line = eol ? eol + 1 : end;
+		if (c2) {
+			l->controllers = c1 + 1;
+			l->controllers_len = (size_t)(c2 - c1 - 1);
+			l->path = c2 + 1;
+			l->path_len = (size_t)(end - c2 - 1);
+			return true;
+		}
 	}
-	if (found)
-		snprintf(id, len, "%.*s", (int)idlen, found);
+	return false;
+}
+
+void procmodel_container_id_in(const char *path, size_t n, char *id, size_t len)
+{
+	size_t idlen = CONTAINER_ID_LEN;
+	const char *found = path_id(path, path + n, &idlen);
+
+	if (len)
+		snprintf(id, len, "%.*s", found ? (int)idlen : 0, found ? found : "");
+}
+
+void procmodel_container_id(const char *cgroup_text, char *id, size_t len)
+{
+	const char *cursor = cgroup_text;
+	struct cgroup_line l;
+
+	if (!id || len == 0)
+		return;
+	id[0] = '\0';
+	/* All hierarchies of one process name the same container: the first wins. */
+	while (!id[0] && procmodel_cgroup_line(&cursor, &l))
+		procmodel_container_id_in(l.path, l.path_len, id, len);
+}
+
+void procmodel_rootless_id(const char *path, size_t n, char *id, size_t len)
+{
+	const char *p = path, *end = path + n, *found = NULL;
+
+	while (p < end) {
+		const char *slash = memchr(p, '/', (size_t)(end - p));
+		const char *ce = slash ? slash : end;
+		size_t k = (size_t)(ce - p), plen;
+
+		if (k > 6 && !memcmp(ce - 6, ".scope", 6))
+			k -= 6;
+		if (has_prefix(p, k, "libpod-", &plen) && k - plen == CONTAINER_ID_LEN &&
+		    all_hex(p + plen, CONTAINER_ID_LEN))
+			found = p + plen;
+		p = slash ? slash + 1 : end;
+	}
+	if (len)
+		snprintf(id, len, "%.*s", found ? CONTAINER_ID_LEN : 0, found ? found : "");
 }
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
@@ -220,26 +259,25 @@ static const char *path_guess(const char *p, const char *end, size_t *n)
 	return first;
 }
 
+void procmodel_container_guess_in(const char *path, size_t n, char *name, size_t len)
+{
+	size_t k = 0;
+	const char *found = path_guess(path, path + n, &k);
+
+	if (len)
+		snprintf(name, len, "%.*s", found ? (int)k : 0, found ? found : "");
+}
+
 void procmodel_container_guess(const char *cgroup_text, char *name, size_t len)
 {
-	const char *line = cgroup_text, *found = NULL;
-	size_t n = 0;
+	const char *cursor = cgroup_text;
+	struct cgroup_line l;
 
 	if (!name || len == 0)
 		return;
 	name[0] = '\0';
-	while (cgroup_text && *line && !found) {
-		const char *eol = strchr(line, '\n');
-		const char *end = eol ? eol : line + strlen(line);
-		const char *c1 = memchr(line, ':', (size_t)(end - line));
-		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
-
-		if (c2)
-			found = path_guess(c2 + 1, end, &n);
-		line = eol ? eol + 1 : end;
-	}
-	if (found)
-		snprintf(name, len, "%.*s", (int)n, found);
+	while (!name[0] && procmodel_cgroup_line(&cursor, &l))
+		procmodel_container_guess_in(l.path, l.path_len, name, len);
 }
 
 bool pm_proc_in_container(const struct pm_proc *p, const char *want)

@@ -33,4 +33,21 @@ void procmodel_container_id(const char *cgroup_text, char *id, size_t len);
  */
 void procmodel_container_guess(const char *cgroup_text, char *name, size_t len);
 
+/* One line of /proc/<pid>/cgroup: "<hierarchy>:<controllers>:<path>" ("" controllers: v2). */
+struct cgroup_line {
+	const char *controllers, *path;
+	size_t controllers_len, path_len;
+};
+/* The next line at *cursor (advanced past it); false at the end. NULL text: none. */
+bool procmodel_cgroup_line(const char **cursor, struct cgroup_line *l);
+/* procmodel_container_id and _guess for one path [path, path+n). */
+void procmodel_container_id_in(const char *path, size_t n, char *id, size_t len);
+void procmodel_container_guess_in(const char *path, size_t n, char *name, size_t len);
+/*
+ * Rootless podman's id in [path, path+n): the deepest "libpod-<64 hex>"
+ * (".scope" or not), else "". Only for the part of a path below a folder
+ * that a user owns (cgowner.h): there no other engine's form is taken.
+ */
+void procmodel_rootless_id(const char *path, size_t n, char *id, size_t len);
+
 #endif /* DYNPROF_CONTAINER_H */

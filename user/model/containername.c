@@ -4,15 +4,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/rootfile.h"
+#include "common/hostpw.h"
 #include "model/containername.h"
 #include "model/engine_conf.h"
 #include "proc/procfs.h"
@@ -24,6 +25,7 @@
 
 struct cached {
 	char id[72];
+	uid_t source; /* 0: the engines' state; else that user's own (rootless podman) */
 	char name[96];
 	int64_t at_ms;
 	bool found;
@@ -118,11 +120,16 @@ int container_name_from_oci(const char *json, char *name, size_t len)
 	return rc;
 }
 
-/* `rel` inside the folder `root`, read as hostile (containername.h); NULL when not readable. */
-static char *read_state(const char *root, const char *rel)
+/*
+ * `rel` inside the folder `root`, read as hostile (containername.h), and
+ * only when root or `owner` owns it: an engine's state is written by root,
+ * a rootless user's by that user; NULL when not readable or not theirs.
+ */
+static char *read_state(const char *root, const char *rel, uid_t owner)
 {
 	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), fd;
 	char *buf = NULL;
+	struct stat st;
 	size_t n;
 
 	if (rootfd < 0)
@@ -131,7 +138,8 @@ static char *read_state(const char *root, const char *rel)
 	close(rootfd);
 	if (fd < 0)
 		return NULL;
-	if (rootfile_read(fd, CONTAINER_STATE_MAX, &buf, &n))
+	if (fstat(fd, &st) || (st.st_uid != 0 && st.st_uid != owner) ||
+	    rootfile_read(fd, CONTAINER_STATE_MAX, &buf, &n))
 		buf = NULL;
 	close(fd);
 	return buf;
@@ -146,10 +154,10 @@ static const char *env_or(const char *var, const char *dflt)
 
 typedef int (*parse_fn)(const char *json, const char *id, char *name, size_t len);
 
-static int from_file(const char *root, const char *rel, parse_fn parse, const char *id, char *name,
-		     size_t len)
+static int from_file(const char *root, const char *rel, uid_t owner, parse_fn parse, const char *id,
+		     char *name, size_t len)
 {
-	char *json = read_state(root, rel);
+	char *json = read_state(root, rel, owner);
 	int rc = json ? parse(json, id, name, len) : -ENOENT;
 
 	free(json);
@@ -171,46 +179,47 @@ static int oci_parse(const char *json, const char *id, char *name, size_t len)
 /* Rootless podman: the graphroot in the owner's home (as the host's passwd names it). */
 static int rootless_storage(uid_t uid, const char *id, char *name, size_t len)
 {
-	struct passwd pw, *res = NULL;
-	char tmp[2048], root[PATH_MAX];
+	char home[PATH_MAX], root[PATH_MAX + 64];
 
-	if (uid == 0 || getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) || !res || pw.pw_dir[0] != '/')
+	if (uid == 0 || hostpw_home(uid, home, sizeof(home)) || home[0] != '/')
 		return -ENOENT;
-	snprintf(root, sizeof(root), "%s/.local/share/containers/storage", pw.pw_dir);
-	return from_file(root, "overlay-containers/containers.json", container_name_from_storage, id, name,
-			 len);
+	snprintf(root, sizeof(root), "%s/.local/share/containers/storage", home);
+	return from_file(root, "overlay-containers/containers.json", uid, container_name_from_storage, id,
+			 name, len);
 }
 
-static int lookup(const char *id, uid_t uid, char *name, size_t len)
+/* The engines, run by root: their state is root's. */
+static int lookup_engines(const char *id, char *name, size_t len)
 {
 	char rel[PATH_MAX], root[PATH_MAX];
 
 	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", id);
-	if (!from_file(env_or("DYNPROF_DOCKER_ROOT", "/var/lib/docker"), rel, docker_parse, id, name, len))
+	if (!from_file(env_or("DYNPROF_DOCKER_ROOT", "/var/lib/docker"), rel, 0, docker_parse, id, name, len))
 		return 0;
 	snprintf(rel, sizeof(rel), "io.containerd.runtime.v2.task/k8s.io/%s/config.json", id);
-	if (!from_file(env_or("DYNPROF_CONTAINERD_STATE", "/run/containerd"), rel, oci_parse, id, name, len))
+	if (!from_file(env_or("DYNPROF_CONTAINERD_STATE", "/run/containerd"), rel, 0, oci_parse, id, name, len))
 		return 0;
 	snprintf(rel, sizeof(rel), "overlay-containers/%s/userdata/config.json", id);
-	if (!from_file(env_or("DYNPROF_STORAGE_RUNROOT", "/run/containers/storage"), rel, oci_parse, id, name,
-		       len))
+	if (!from_file(env_or("DYNPROF_STORAGE_RUNROOT", "/run/containers/storage"), rel, 0, oci_parse, id,
+		       name, len))
 		return 0;
 	/* Any storage driver, the graphroot storage.conf names (engine_conf.h). */
 	for (int i = 0; !storage_place(i, "/var/lib/containers/storage", root, sizeof(root), rel, sizeof(rel)); i++)
-		if (!from_file(root, rel, container_name_from_storage, id, name, len))
+		if (!from_file(root, rel, 0, container_name_from_storage, id, name, len))
 			return 0;
-	return rootless_storage(uid, id, name, len);
+	return -ENOENT;
 }
 
-static struct cached *cache_find(const char *id)
+/* By id and source: one user's containers.json names only that user's containers. */
+static struct cached *cache_find(const char *id, uid_t source)
 {
 	for (size_t i = 0; i < CACHE_SLOTS; i++)
-		if (!strcmp(cache[i].id, id))
+		if (cache[i].source == source && !strcmp(cache[i].id, id))
 			return &cache[i];
 	return NULL;
 }
 
-void container_name_lookup(const char *id, uid_t uid, char *name, size_t len)
+void container_name_lookup(const char *id, uid_t source, char *name, size_t len)
 {
 	struct cached *c;
 	int64_t now = clock_ms();
@@ -221,13 +230,15 @@ void container_name_lookup(const char *id, uid_t uid, char *name, size_t len)
 	/* Only an engine's 64-hex id names a state folder: nothing else goes into a path. */
 	if (strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64)
 		return;
-	c = cache_find(id);
+	c = cache_find(id, source);
 	if (!c || (!c->found && now - c->at_ms > MISS_KEEP_MS)) {
 		if (!c) {
 			c = &cache[cache_next++ % CACHE_SLOTS];
 			snprintf(c->id, sizeof(c->id), "%s", id);
+			c->source = source;
 		}
-		c->found = !lookup(id, uid, c->name, sizeof(c->name));
+		c->found = !(source ? rootless_storage(source, id, c->name, sizeof(c->name))
+				    : lookup_engines(id, c->name, sizeof(c->name)));
 		if (!c->found)
 			c->name[0] = '\0';
 		c->at_ms = now;

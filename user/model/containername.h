@@ -9,8 +9,9 @@
  *   podman      <graphroot>/overlay-containers/containers.json, the "names"
  *               of the entry whose "id" is <id> (containers/storage, which
  *               podman and cri-o share); graphroot: $DYNPROF_STORAGE_ROOT,
- *               else /var/lib/containers/storage, then the process owner's
- *               ~/.local/share/containers/storage (rootless podman)
+ *               else /var/lib/containers/storage; rootless podman: the
+ *               ~/.local/share/containers/storage of the user whose
+ *               cgroup folder holds the container
  *   Kubernetes  the OCI config.json of the container's bundle, annotations
  *               io.kubernetes.cri.sandbox-namespace / sandbox-name
  *               (containerd: $DYNPROF_CONTAINERD_STATE, else /run/containerd,
@@ -40,11 +41,14 @@
 #define CONTAINER_STATE_MAX (8u << 20) /* a containers.json of thousands of containers */
 
 /*
- * The name of container `id` (64 hex) run by user `uid`, "" when no state
- * names it. Answers are kept a while (a name found for good; none found for
+ * The name of container `id` (64 hex) from `source`'s state, "" when none
+ * names it. Source 0: the engines' state (docker, containerd, cri-o, root
+ * podman), files owned by root only; source U: user U's rootless podman
+ * storage in U's home (as the host's passwd gives it), files owned by U or
+ * root, for a container in a cgroup folder of U's own (cgowner.h). Answers are kept a while (a name found for good; none found for
  * a few seconds), so a scan of thousands of processes reads each file once.
  */
-void container_name_lookup(const char *id, uid_t uid, char *name, size_t len);
+void container_name_lookup(const char *id, uid_t source, char *name, size_t len);
 
 /* Pure parsers, for unit tests: 0 with `name` set, -ENOENT, -EINVAL. */
 int container_name_from_docker(const char *json, char *name, size_t len) DP_MUST_CHECK;

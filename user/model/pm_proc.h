@@ -31,9 +31,11 @@ struct pm_proc {
 	char exe[256];                  /* /proc/<pid>/exe ("" unreadable: kernel thread,
 					   another user's process when not root) */
 	char cmdline[512];              /* argv joined by spaces, cut to fit ("" kernel thread) */
-	char container[72];             /* container id (full 64 hex, or runc/crun's id), "" on the host */
+	char container[80];             /* container id (full 64 hex, or runc/crun's id; rootless
+					   podman's "<64 hex>@<uid>"), "" on the host */
 	char container_name[96];        /* its name: the engine's (docker, podman), "<namespace>/<pod>"
-					   (Kubernetes), runc/crun's id; "" unknown */
+					   (Kubernetes), runc/crun's id, rootless podman's
+					   "<name>@<uid>"; "" unknown */
 	uint64_t cards;                 /* bit N set: holds card N (indexes above 63 not kept) */
 	/*
 	 * The socket, for card holders only (a process without cards has

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/rootfile.h"
+#include "model/cgowner.h"
 #include "model/container.h"
 #include "proc/fdscan.h"
 #include "proc/procfs.h"
@@ -290,21 +291,41 @@ static int own_pid_levels(void)
 }
 
 /*
- * The container's id and name (container.c, containername.c). A bare
- * top-level cgroup folder (runc/crun's cgroupfs driver) names a container
- * only for a process in a pid namespace below dynprof's own.
+ * A rootless podman container is its user's: its id and name say whose
+ * ("<id>@<uid>", "<name>@<uid>"), so that no user's container can pass for
+ * an engine's or another user's (by name, id or id prefix: --container,
+ * start/stop container=, the folder in --output).
+ */
+static void rootless_container(struct pm_proc *p, uid_t owner)
+{
+	char id[sizeof(p->container)], name[sizeof(p->container_name)];
+
+	snprintf(id, sizeof(id), "%s", p->container);
+	container_name_lookup(id, owner, name, sizeof(name));
+	if (snprintf(p->container, sizeof(p->container), "%s@%u", id, (unsigned)owner) >=
+	    (int)sizeof(p->container))
+		p->container[0] = '\0';
+	else if (name[0] && snprintf(p->container_name, sizeof(p->container_name), "%s@%u", name,
+				     (unsigned)owner) >= (int)sizeof(p->container_name))
+		p->container_name[0] = '\0';
+}
+
+/*
+ * The container's id and name (container.c, cgowner.c, containername.c):
+ * only from cgroup folders root made. A bare top-level cgroup folder
+ * (runc/crun's cgroupfs driver) names a container only for a process in a
+ * pid namespace below dynprof's own.
  */
 static void read_container(int piddir, struct pm_proc *p)
 {
 	char buf[2048];
 	struct text_buf t;
+	uid_t owner;
 
 	p->container[0] = p->container_name[0] = '\0';
 	if (read_text(piddir, "cgroup", buf, sizeof(buf), CGROUP_MAX, &t))
 		return;
-	procmodel_container_id(t.text, p->container, sizeof(p->container));
-	if (!p->container[0] && p->nslevels > own_pid_levels())
-		procmodel_container_guess(t.text, p->container, sizeof(p->container));
+	cgowner_container(t.text, p->nslevels > own_pid_levels(), p->container, sizeof(p->container), &owner);
 	/* containerd's /<namespace>/<id> (engine_conf.h): named "<namespace>/<id>" below. */
 	if (!p->container[0] && p->nslevels > own_pid_levels() &&
 	    containerd_task_name(t.text, p->container, sizeof(p->container)))
@@ -312,7 +333,11 @@ static void read_container(int piddir, struct pm_proc *p)
 	release_text(&t);
 	if (!p->container[0])
 		return;
-	container_name_lookup(p->container, p->uid, p->container_name, sizeof(p->container_name));
+	if (owner) {
+		rootless_container(p, owner);
+		return;
+	}
+	container_name_lookup(p->container, 0, p->container_name, sizeof(p->container_name));
 	if (!p->container_name[0] && strlen(p->container) != 64) /* runc/crun: the id is the name */
 		snprintf(p->container_name, sizeof(p->container_name), "%s", p->container);
 }

@@ -21,11 +21,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <grp.h>
 
+#include "common/fsident.h"
 #include "ns/fshelper_child.h"
 #include "ns/fshelper_wire.h"
 
@@ -72,40 +72,12 @@ static bool cancelled(void)
 
 /* ---- looking at entries ------------------------------------------------------ */
 
-struct ident {
-	dev_t dev;
-	ino_t ino;
-	uint64_t mnt;
-	mode_t mode;
-	off_t size;
-};
-
-static int look(int dirfd, const char *name, int flags, struct ident *id)
-{
-	struct statx sx;
-
-	if (statx(dirfd, name, flags | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		  STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE | STATX_MNT_ID, &sx))
-		return -errno;
-	id->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-	id->ino = sx.stx_ino;
-	id->mnt = sx.stx_mask & STATX_MNT_ID ? sx.stx_mnt_id : 0;
-	id->mode = sx.stx_mode;
-	id->size = (off_t)sx.stx_size;
-	return 0;
-}
-
-static bool same_mount(const struct ident *a, const struct ident *b)
-{
-	return a->dev == b->dev && (!a->mnt || !b->mnt || a->mnt == b->mnt);
-}
-
 /* The fd opened is the entry looked at (not swapped in between). */
-static bool opened_is(int fd, const struct ident *want)
+static bool opened_is(int fd, const struct fs_ident *want)
 {
-	struct ident now;
+	struct fs_ident now;
 
-	return look(fd, "", AT_EMPTY_PATH, &now) == 0 && now.dev == want->dev &&
+	return fs_ident_at(fd, "", AT_EMPTY_PATH, &now) == 0 && now.dev == want->dev &&
 	       now.ino == want->ino && (now.mode & S_IFMT) == (want->mode & S_IFMT);
 }
 
@@ -213,13 +185,13 @@ static int send_data(int fd, off_t size)
 static void serve_read(const char *path, uint64_t max)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), rc;
-	struct ident id;
+	struct fs_ident id;
 
 	if (fd < 0) {
 		send_done(-errno);
 		return;
 	}
-	rc = look(fd, "", AT_EMPTY_PATH, &id);
+	rc = fs_ident_at(fd, "", AT_EMPTY_PATH, &id);
 	if (rc == 0 && !S_ISREG(id.mode))
 		rc = -EMEDIUMTYPE;
 	else if (rc == 0 && (uint64_t)id.size > max)
@@ -242,7 +214,7 @@ static char result_names[2][256]; /* sub1, sub2 of the held folder */
  */
 static int own_dir(int parent, const char *name)
 {
-	struct ident p, d;
+	struct fs_ident p, d;
 	struct stat st;
 	int fd, err = 0;
 
@@ -251,9 +223,10 @@ static int own_dir(int parent, const char *name)
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? -ENOTDIR : -errno;
-	if (look(parent, "", AT_EMPTY_PATH, &p) || look(fd, "", AT_EMPTY_PATH, &d) || fstat(fd, &st))
+	if (fs_ident_at(parent, "", AT_EMPTY_PATH, &p) || fs_ident_at(fd, "", AT_EMPTY_PATH, &d) ||
+	    fstat(fd, &st))
 		err = -EIO;
-	else if (!same_mount(&p, &d))
+	else if (!fs_ident_same_mount(&p, &d))
 		err = -EXDEV;
 	else if (st.st_uid != geteuid())
 		err = -EPERM;
@@ -349,9 +322,9 @@ static void serve_list(void)
 	}
 	walk_begin(&w, result_fd);
 	while ((name = walk_next(&w, &err))) {
-		struct ident id;
+		struct fs_ident id;
 
-		if (look(result_fd, name, 0, &id))
+		if (fs_ident_at(result_fd, name, 0, &id))
 			continue; /* gone since */
 		if (send_msg(FSH_REP_ENTRY, 0, (uint64_t)kind_of(id.mode), 0, name, strlen(name) + 1))
 			_exit(0);
@@ -362,7 +335,7 @@ static void serve_list(void)
 /* ---- COPY ------------------------------------------------------------------------- */
 
 struct copy {
-	struct ident root;
+	struct fs_ident root;
 	char rel[4096];
 };
 
@@ -373,7 +346,7 @@ static int skip(const char *rel, int kind, int err)
 
 static int copy_dir(struct copy *c, int dirfd, size_t rlen, int depth);
 
-static int copy_file(struct copy *c, int dirfd, const char *name, const struct ident *id)
+static int copy_file(struct copy *c, int dirfd, const char *name, const struct fs_ident *id)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), rc;
 
@@ -396,18 +369,18 @@ static int copy_file(struct copy *c, int dirfd, const char *name, const struct i
 static int copy_entry(struct copy *c, int dirfd, const char *name, size_t rlen, int depth)
 {
 	size_t nlen = strlen(name);
-	struct ident id;
+	struct fs_ident id;
 	int rc, fd;
 
 	if (rlen + 1 + nlen + 1 > sizeof(c->rel))
 		return skip(c->rel, FSH_KIND_OTHER, -ENAMETOOLONG);
 	c->rel[rlen] = rlen ? '/' : '\0';
 	memcpy(c->rel + rlen + !!rlen, name, nlen + 1);
-	if (look(dirfd, name, 0, &id))
+	if (fs_ident_at(dirfd, name, 0, &id))
 		return 0; /* gone since it was listed */
 	if (!S_ISDIR(id.mode) && !S_ISREG(id.mode))
 		return skip(c->rel, kind_of(id.mode), 0);
-	if (!same_mount(&c->root, &id))
+	if (!fs_ident_same_mount(&c->root, &id))
 		return skip(c->rel, FSH_KIND_MOUNT, -EXDEV);
 	if (S_ISREG(id.mode))
 		return copy_file(c, dirfd, name, &id);
@@ -444,7 +417,7 @@ static int copy_dir(struct copy *c, int dirfd, size_t rlen, int depth)
 
 static struct copy copying;
 
-static int open_held(const char *name, struct ident *id)
+static int open_held(const char *name, struct fs_ident *id)
 {
 	int fd;
 
@@ -455,7 +428,7 @@ static int open_held(const char *name, struct ident *id)
 	fd = openat(result_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? -ENOTDIR : -errno;
-	if (look(fd, "", AT_EMPTY_PATH, id)) {
+	if (fs_ident_at(fd, "", AT_EMPTY_PATH, id)) {
 		close(fd);
 		return -EIO;
 	}
@@ -478,10 +451,10 @@ static void serve_copy(const char *name)
 
 /* ---- REMOVE ------------------------------------------------------------------------ */
 
-static int remove_tree(const struct ident *root, int parent, const char *name, int depth);
+static int remove_tree(const struct fs_ident *root, int parent, const char *name, int depth);
 
 /* One pass over dirfd: *removed counts what went, *left what stays (other mounts). */
-static int remove_pass(const struct ident *root, int dirfd, int depth, int *removed, int *left)
+static int remove_pass(const struct fs_ident *root, int dirfd, int depth, int *removed, int *left)
 {
 	struct dirwalk w;
 	const char *name;
@@ -490,11 +463,11 @@ static int remove_pass(const struct ident *root, int dirfd, int depth, int *remo
 	*removed = *left = 0;
 	walk_begin(&w, dirfd);
 	while (rc == 0 && (name = walk_next(&w, &err))) {
-		struct ident id;
+		struct fs_ident id;
 
-		if (look(dirfd, name, 0, &id))
+		if (fs_ident_at(dirfd, name, 0, &id))
 			continue;
-		if (!same_mount(root, &id)) {
+		if (!fs_ident_same_mount(root, &id)) {
 			++*left;
 			continue;
 		}
@@ -513,7 +486,7 @@ static int remove_pass(const struct ident *root, int dirfd, int depth, int *remo
 }
 
 /* 0 removed, 1 left with what is on other mounts, or a negative errno. */
-static int remove_tree(const struct ident *root, int parent, const char *name, int depth)
+static int remove_tree(const struct fs_ident *root, int parent, const char *name, int depth)
 {
 	int fd, rc = 0, removed = 1, left = 0;
 
@@ -535,7 +508,7 @@ static int remove_tree(const struct ident *root, int parent, const char *name, i
 
 static void serve_remove(const char *name)
 {
-	struct ident root;
+	struct fs_ident root;
 	int fd = open_held(name, &root), rc;
 
 	if (fd < 0) {

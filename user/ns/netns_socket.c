@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fdpass.h"
 #include "ns/netns_socket.h"
 
 #define HELPER_WAIT_MS 2000 /* a fork, two setns and a socket: well under this */
@@ -85,24 +86,9 @@ static int make_socket(void *arg)
 /* Child side: send the fd, or the errno as 4 bytes without one. Only syscalls. */
 static void send_result(int chan, int result)
 {
-	char ctl[CMSG_SPACE(sizeof(int))];
 	int32_t word = result < 0 ? result : 0;
-	struct iovec iov = { .iov_base = &word, .iov_len = sizeof(word) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (result >= 0) {
-		struct cmsghdr *c;
-
-		memset(ctl, 0, sizeof(ctl));
-		msg.msg_control = ctl;
-		msg.msg_controllen = sizeof(ctl);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &result, sizeof(int));
-	}
-	while (sendmsg(chan, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
+	while (fdpass_send(chan, &word, sizeof(word), result, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 }
 
@@ -129,16 +115,10 @@ static void helper_child(const struct netns *ns, int chan, helper_step step, voi
 /* Parent: the child's answer, within the deadline. */
 static int receive_result(int chan)
 {
-	char ctl[CMSG_SPACE(sizeof(int))];
 	int32_t word = -EIO;
-	struct iovec iov = { .iov_base = &word, .iov_len = sizeof(word) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
 	struct pollfd pfd = { .fd = chan, .events = POLLIN };
-	struct cmsghdr *c;
 	ssize_t n;
-	int fd = -1, rc;
+	int fd, rc;
 
 	do
 		rc = poll(&pfd, 1, HELPER_WAIT_MS);
@@ -146,20 +126,14 @@ static int receive_result(int chan)
 	if (rc <= 0)
 		return rc == 0 ? -ETIMEDOUT : -errno;
 	do
-		n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
+		n = fdpass_recv(chan, &word, sizeof(word), 0, &fd);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if (n != sizeof(word))
-		return -EIO;
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (word < 0) {
+	if (n != sizeof(word) || word < 0) {
 		if (fd >= 0)
 			close(fd);
-		return word;
+		return n != sizeof(word) ? -EIO : word;
 	}
 	return fd >= 0 ? fd : -EIO;
 }

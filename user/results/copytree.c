@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/fsident.h"
 #include "results/copytree.h"
 
 #ifndef SYS_openat2
@@ -49,42 +49,19 @@ bool copytree_signal_pending(void)
 		sigismember(&pending, SIGHUP) == 1);
 }
 
-struct entry {
-	mode_t mode;
-	off_t size;
-	dev_t dev;
-	ino_t ino;
-	uint64_t mnt_id;
-};
-
-static int entry_at(int dirfd, const char *name, int flags, struct entry *e)
-{
-	struct statx sx;
-
-	if (statx(dirfd, name, flags | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		  STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE | STATX_MNT_ID, &sx))
-		return -errno;
-	e->mode = sx.stx_mode;
-	e->size = (off_t)sx.stx_size;
-	e->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-	e->ino = sx.stx_ino;
-	e->mnt_id = sx.stx_mask & STATX_MNT_ID ? sx.stx_mnt_id : 0;
-	return 0;
-}
-
 /* On the window folder's mount (a mount point's name reads as the mounted root). */
-static bool on_tree(const struct tree *t, const struct entry *e)
+static bool on_tree(const struct tree *t, const struct fs_ident *e)
 {
-	return e->dev == t->dev && (!t->mnt_id || !e->mnt_id || e->mnt_id == t->mnt_id);
+	return e->dev == t->dev && (!t->mnt_id || !e->mnt || e->mnt == t->mnt_id);
 }
 
 /* The open fd is the entry looked at, on the tree: not swapped since. */
-static bool fd_is(int fd, const struct tree *t, const struct entry *e)
+static bool fd_is(int fd, const struct tree *t, const struct fs_ident *e)
 {
-	struct entry now = { 0 };
+	struct fs_ident now = { 0 };
 
-	return entry_at(fd, "", AT_EMPTY_PATH, &now) == 0 && on_tree(t, &now) && now.ino == e->ino &&
-	       now.dev == e->dev && (now.mode & S_IFMT) == (e->mode & S_IFMT);
+	return fs_ident_at(fd, "", AT_EMPTY_PATH, &now) == 0 && on_tree(t, &now) &&
+	       now.ino == e->ino && now.dev == e->dev && (now.mode & S_IFMT) == (e->mode & S_IFMT);
 }
 
 /*
@@ -180,7 +157,7 @@ static int copy_bytes(struct tree *t, int in, int out, off_t size)
 	return rc;
 }
 
-static int copy_file(struct tree *t, int sdir, int ddir, const char *name, const struct entry *e)
+static int copy_file(struct tree *t, int sdir, int ddir, const char *name, const struct fs_ident *e)
 {
 	/* O_NONBLOCK: the name may have become a FIFO or device since it was looked at. */
 	int in = open_beneath(sdir, name, O_RDONLY | O_NONBLOCK | O_NOCTTY), out, rc;
@@ -208,10 +185,10 @@ static int copy_dir(struct tree *t, int sdir, int ddir, int depth);
 
 static int copy_entry(struct tree *t, int sdir, int ddir, const char *name, int depth)
 {
-	struct entry e;
+	struct fs_ident e;
 	int s, d, rc;
 
-	rc = entry_at(sdir, name, 0, &e);
+	rc = fs_ident_at(sdir, name, 0, &e);
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
 	if (!on_tree(t, &e) || !(S_ISREG(e.mode) || S_ISDIR(e.mode))) {
@@ -264,7 +241,8 @@ static int copy_dir(struct tree *t, int sdir, int ddir, int depth)
 	return rc;
 }
 
-static int remove_dir(struct tree *t, int parent, const char *name, const struct entry *e, int depth);
+static int remove_dir(struct tree *t, int parent, const char *name, const struct fs_ident *e,
+		      int depth);
 
 /*
  * One pass over dirfd removing what it sees; *removed counts the entries.
@@ -286,12 +264,12 @@ static int remove_pass(struct tree *t, int dirfd, int depth, int *removed)
 	}
 	rewinddir(dir); /* the dup shares the caller's offset */
 	while (rc == 0 && (de = readdir(dir))) {
-		struct entry e;
+		struct fs_ident e;
 		int err;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		err = entry_at(dirfd, de->d_name, 0, &e);
+		err = fs_ident_at(dirfd, de->d_name, 0, &e);
 		if (err) {
 			rc = err == -ENOENT ? 0 : err;
 			continue;
@@ -323,7 +301,8 @@ static int remove_contents(struct tree *t, int dirfd, int depth)
 }
 
 /* A folder that still holds what was left alone stays: not an error. */
-static int remove_dir(struct tree *t, int parent, const char *name, const struct entry *e, int depth)
+static int remove_dir(struct tree *t, int parent, const char *name, const struct fs_ident *e,
+		      int depth)
 {
 	int fd, rc;
 
@@ -375,13 +354,13 @@ static int move_by_rename(const char *src, const char *dst)
 static int copy_then_remove(int s, const char *dst, unsigned long long max_bytes)
 {
 	struct tree t = { .left = max_bytes };
-	struct entry root;
-	int d, rc = entry_at(s, "", AT_EMPTY_PATH, &root);
+	struct fs_ident root;
+	int d, rc = fs_ident_at(s, "", AT_EMPTY_PATH, &root);
 
 	if (rc)
 		return rc;
 	t.dev = root.dev;
-	t.mnt_id = root.mnt_id;
+	t.mnt_id = root.mnt;
 	if (mkdir(dst, 0750))
 		return -errno;
 	d = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -391,11 +370,11 @@ static int copy_then_remove(int s, const char *dst, unsigned long long max_bytes
 	} else if (d >= 0) {
 		/* Stopped (a signal, the limit, an error): the source stays whole, the part copied goes. */
 		struct tree ours = { 0 };
-		struct entry me;
+		struct fs_ident me;
 
-		if (entry_at(d, "", AT_EMPTY_PATH, &me) == 0) {
+		if (fs_ident_at(d, "", AT_EMPTY_PATH, &me) == 0) {
 			ours.dev = me.dev;
-			ours.mnt_id = me.mnt_id;
+			ours.mnt_id = me.mnt;
 			(void)remove_contents(&ours, d, 0);
 			rmdir(dst);
 		}
@@ -426,14 +405,14 @@ int copytree_move(const char *src, const char *dst, unsigned long long max_bytes
 int copytree_remove(int parent, const char *name)
 {
 	struct tree t = { 0 };
-	struct entry e;
-	int rc = entry_at(parent, name, 0, &e);
+	struct fs_ident e;
+	int rc = fs_ident_at(parent, name, 0, &e);
 
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
 	if (!S_ISDIR(e.mode))
 		return -ENOTDIR;
 	t.dev = e.dev;
-	t.mnt_id = e.mnt_id;
+	t.mnt_id = e.mnt;
 	return remove_dir(&t, parent, name, &e, 0);
 }

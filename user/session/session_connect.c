@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fsident.h"
 #include "common/grow.h"
 #include "common/rootfile.h"
 #include "shared/clock.h"
@@ -206,16 +207,6 @@ static bool visible_in_target(const char *dir, int pid)
 	return procfs_same_file(dir, inside);
 }
 
-/* The mount id of an open fd (0 when the kernel does not say: before 5.8). */
-static uint64_t mount_of(int fd)
-{
-	struct statx sx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID))
-		return 0;
-	return sx.stx_mnt_id;
-}
-
 /*
  * mkdir `name` under dirfd for the target's user, and open it. Everything
  * is checked on the opened fd, never by name (a bind mount defeats
@@ -236,8 +227,8 @@ static int make_owned_dir(int dirfd, const char *name, uid_t uid)
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? -ENOTDIR : -errno;
-	here = mount_of(dirfd);
-	there = mount_of(fd);
+	here = fs_mount_of(dirfd);
+	there = fs_mount_of(fd);
 	if (fstat(fd, &st))
 		err = -errno;
 	else if (here && there && here != there)

@@ -58,7 +58,7 @@ struct target {
 				    shows it, or runc's); "" on the host (target_origin.h) */
 	char command[256];       /* its command line when it joined */
 	/* Who it is, for selectors and status (target_origin_read); unknown: 0 / "". */
-	char container_id[72];   /* full id (64 hex, or runc's), "" on the host */
+	char container_id[80];   /* full id (64 hex, or runc's; "<id>@<uid>" rootless), "" on the host */
 	char container_name[96]; /* the engine's name, "" unknown */
 	unsigned uid;            /* real uid on the host */
 	bool uid_known;

@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* --pid=auto and --container=ID (see target_select.h). */
 #include <errno.h>
-#include <fnmatch.h>
-#include <pwd.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "report/report.h"
-#include "proc/procfs.h"
 #include "model/container.h"
-#include "ns/targetfs.h"
-#include "shared/decimal.h"
+#include "model/match.h"
 #include "session/target_select.h"
 #include "model/tracker.h"
 
@@ -25,81 +20,6 @@ struct selection {
 	int want_nspid; /* with --container: the pid inside; 0 for auto */
 	int found;
 };
-
-static bool in_container(const struct options *o, const struct pm_proc *p)
-{
-	if (!o->ncontainers)
-		return true;
-	for (int i = 0; i < o->ncontainers; i++)
-		if (pm_proc_in_container(p, o->containers[i]))
-			return true;
-	return false;
-}
-
-/* The uid user `name` has in the passwd file of p's own root, read with p's rights. */
-static int uid_in_root(const struct pm_proc *p, const char *name, uid_t *uid)
-{
-	struct targetfs fs;
-	char *text = NULL;
-	size_t n;
-	int err = targetfs_open(&fs, p->pid);
-
-	if (err)
-		return err;
-	err = targetfs_read(&fs, "/etc/passwd", PROCFS_PASSWD_MAX, &text, &n);
-	targetfs_close(&fs);
-	if (!err)
-		err = passwd_parse_uid(text, name, uid);
-	free(text);
-	return err;
-}
-
-/* The host's passwd names p's host uid `name` (as control's user= selector reads it). */
-static bool host_user_is(const struct pm_proc *p, const char *name)
-{
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-
-	return !getpwnam_r(name, &pw, buf, sizeof(buf), &res) && res && pw.pw_uid == p->uid;
-}
-
-/*
- * A uid is the host's; a name is the host's name of p's uid, or the name
- * p's own passwd gives its uid (a container's users are its own: a uid of
- * its user namespace, compared with p's uid as that namespace numbers it).
- */
-static bool user_is(const struct pm_proc *p, const char *want)
-{
-	uid_t named, inner;
-	uint64_t uid;
-
-	if (!decimal_u64(want, 0, UINT32_MAX - 1, &uid))
-		return p->uid == (uid_t)uid;
-	return host_user_is(p, want) || (!procfs_inner_uid(p->pid, p->uid, &inner) &&
-					 !uid_in_root(p, want, &named) && named == inner);
-}
-
-static bool exe_is(const struct pm_proc *p, const char *glob)
-{
-	const char *base = strrchr(p->exe, '/');
-
-	return p->exe[0] && (!fnmatch(glob, p->exe, 0) || !fnmatch(glob, base ? base + 1 : p->exe, 0));
-}
-
-static bool any_of(const struct pm_proc *p, const char *const *values, int n,
-		   bool (*is)(const struct pm_proc *p, const char *v))
-{
-	for (int i = 0; i < n; i++)
-		if (is(p, values[i]))
-			return true;
-	return n == 0;
-}
-
-bool target_select_wanted(const struct options *o, const struct pm_proc *p)
-{
-	return in_container(o, p) && any_of(p, o->exes, o->nexes, exe_is) &&
-	       any_of(p, o->users, o->nusers, user_is);
-}
 
 static void add(struct selection *s, int pid)
 {
@@ -122,7 +42,7 @@ static void pick_auto(void *ctx, const struct pm_proc *p)
 {
 	struct selection *s = ctx;
 
-	if (p->cards && p->socket_state == PM_SOCKET_LISTENING && target_select_wanted(s->o, p))
+	if (p->cards && p->socket_state == PM_SOCKET_LISTENING && match_filters(s->o, p))
 		add(s, p->pid);
 }
 
@@ -183,7 +103,7 @@ static void tell_nosocket(void *ctx, const struct pm_proc *p)
 	const struct nosock *n = ctx;
 	char why[512];
 
-	if (!p->cards || p->socket_state != PM_SOCKET_NONE || !target_select_wanted(n->s->o, p))
+	if (!p->cards || p->socket_state != PM_SOCKET_NONE || !match_filters(n->s->o, p))
 		return;
 	target_select_nosocket_why(n->m, p, why, sizeof(why));
 	report_info("pid %d holds a card but serves no socket: %s", p->pid, why);

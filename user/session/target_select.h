@@ -31,16 +31,6 @@ struct procmodel;
 struct pm_proc;
 
 /*
- * The filters of --pid=auto: p is in one of the --container values, its
- * exe (path or base name) matches one --exe glob, and its user is one of
- * --user (a number: p's uid on the host; a name: the host's passwd's name
- * of that uid, or the name the passwd file of p's own root gives p's uid
- * in its user namespace).
- * An option not given matches every process.
- */
-bool target_select_wanted(const struct options *o, const struct pm_proc *p);
-
-/*
  * Processes dynprof cannot look into (not root: other users' fds are not
  * readable, so their cards are not seen): their number, 0 as root.
  */

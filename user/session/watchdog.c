@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fdpass.h"
 #include "report/report.h"
 #include "session/watchdog.h"
 #include "session/watchdog_impl.h"
@@ -48,26 +49,12 @@ static int wait_for(short events)
 /* One message, with `fd` as SCM_RIGHTS when >= 0. 0 or a negative errno. */
 static int send_msg(const struct wd_msg *m, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
 	for (;;) {
 		int rc;
 
-		n = sendmsg(wd.chan, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = fdpass_send(wd.chan, m, sizeof(*m), fd, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n == (ssize_t)sizeof(*m))
 			return 0;
 		if (n >= 0)

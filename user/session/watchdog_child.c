@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/fdpass.h"
 #include "common/proctitle.h"
 #include "dynprof/proto.h"
 #include "shared/clock.h"
@@ -237,17 +238,6 @@ static void end_windows(pid_t parent, int timeout_ms)
 
 /* ---- while dynprof lives ------------------------------------------------ */
 
-static int received_fd(struct msghdr *msg)
-{
-	int fd = -1;
-
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 static void on_message(int chan, const struct wd_msg *m, int fd)
 {
 	struct entry *e = slot(m->key);
@@ -282,19 +272,17 @@ static void on_message(int chan, const struct wd_msg *m, int fd)
 /* 1: keep serving; 0: dynprof is gone; -1: told done. */
 static int serve_one(int chan)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct wd_msg m;
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	ssize_t n = recvmsg(chan, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	int fd;
+	ssize_t n = fdpass_recv(chan, &m, sizeof(m), MSG_DONTWAIT, &fd);
 
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 1 : 0;
-	if (n == 0)
+	if (n == 0) {
+		if (fd >= 0)
+			close(fd);
 		return 0; /* the end of the pair: dynprof's last copy of it closed */
-	fd = received_fd(&msg);
+	}
 	if (n != (ssize_t)sizeof(m)) {
 		if (fd >= 0)
 			close(fd);

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stddef.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "dynprof/proto.h"
 #include "common/pidtab.h"
 #include "common/rootfile.h"
+#include "common/hostpw.h"
 #include "proc/fdscan.h"
 #include "sock/netunix.h"
 #include "proc/procfs.h"
@@ -26,7 +26,6 @@
 #include "shared/decimal.h"
 #include "shared/array_size.h"
 
-#define NSS_BUF_MAX             (1024 * 1024)
 
 /* A human reason; a long path may cut it short, which is fine for a message. */
 #define WHY(ts, ...) ((void)errbuf_set((ts)->why, sizeof((ts)->why), __VA_ARGS__))
@@ -81,47 +80,6 @@ static int is_our_root(int rootfd)
 
 	return fstat(rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
 	       a.st_ino == b.st_ino;
-}
-
-/*
- * The home from the name service (LDAP, SSSD...), as getpwuid() in the
- * target gives it when the uid is not in /etc/passwd. Only meaningful when
- * the target shares dynprof's root and so, most likely, its nsswitch setup.
- */
-static int nss_home(uid_t uid, char *home, size_t len)
-{
-	size_t bufsz = 16384;
-	struct passwd pw, *res = NULL;
-	int err;
-
-	for (;;) {
-		char *buf = malloc(bufsz);
-		size_t hl;
-
-		if (!buf)
-			return -ENOMEM;
-		err = getpwuid_r(uid, &pw, buf, bufsz, &res);
-		if (err == ERANGE && bufsz < NSS_BUF_MAX) {
-			free(buf);
-			bufsz *= 2;
-			continue;
-		}
-		if (err || !res || !pw.pw_dir || !pw.pw_dir[0]) {
-			free(buf);
-			return err > 0 ? -err : -ENOENT;
-		}
-		hl = strlen(pw.pw_dir);
-		while (hl > 1 && pw.pw_dir[hl - 1] == '/')
-			hl--;
-		if (hl >= len) {
-			free(buf);
-			return -ENAMETOOLONG;
-		}
-		memcpy(home, pw.pw_dir, hl);
-		home[hl] = '\0';
-		free(buf);
-		return 0;
-	}
 }
 
 /* The keys to try, in order, duplicates skipped. Returns how many. */
@@ -270,8 +228,13 @@ static int find_home(struct sock_location *ts, int rootfd)
 		return -ENOENT;
 	}
 	err = passwd_home(ts, ts->home, sizeof(ts->home));
+	/*
+	 * Not in its passwd file: the name service's (LDAP, SSSD...), as getpwuid()
+	 * in the target gives it; only when it shares dynprof's root and so, most
+	 * likely, its nsswitch setup.
+	 */
 	if (err == -ENOENT && ts->inner_uid == ts->uid && is_our_root(rootfd))
-		err = nss_home(ts->uid, ts->home, sizeof(ts->home));
+		err = hostpw_home(ts->uid, ts->home, sizeof(ts->home));
 	if (err == 0)
 		return 0;
 	ts->home[0] = '\0';

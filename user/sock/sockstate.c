@@ -14,6 +14,7 @@
 #include "sock/netunix.h"
 #include "proc/procfs.h"
 #include "sock/sockdiag.h"
+#include "sock/sockheld.h"
 #include "sock/sockstate.h"
 #include "sock/socklocate.h"
 #include "shared/decimal.h"
@@ -41,36 +42,57 @@ static int open_piddir(int pid)
 
 /* ---- which rows the process holds ------------------------------------------ */
 
+/* The target's other socket fds, for the look at other namespaces (sockheld.h). */
+struct other_fds {
+	struct sockheld_fd fd[SOCKHELD_FDS_MAX];
+	int n;
+	bool more; /* some were left out */
+};
+
 struct owned_ctx {
 	const struct netunix_match *m;
 	struct sock_owned *out;
+	struct other_fds *others; /* NULL: not wanted */
 };
 
 static int owned_fd(void *ctx, int fddir, const char *name, int fd, const char *target)
 {
 	struct owned_ctx *o = ctx;
 	unsigned long inode = fdscan_socket_inode(target);
+	bool listening, connected;
 
 	(void)fddir;
 	(void)name;
-	(void)fd;
 	if (!inode)
 		return 0;
-	if (!o->out->listener && in_set(o->m->listening, o->m->nlistening, inode))
+	listening = in_set(o->m->listening, o->m->nlistening, inode);
+	connected = in_set(o->m->connected, o->m->nconnected, inode);
+	if (!o->out->listener && listening)
 		o->out->listener = inode;
-	if (in_set(o->m->connected, o->m->nconnected, inode) &&
-	    o->out->nconnected < NETUNIX_MAX_INODES)
+	if (connected && o->out->nconnected < NETUNIX_MAX_INODES)
 		o->out->connected[o->out->nconnected++] = inode;
+	/* Neither: a socket of another kind, path or network namespace. */
+	if (!listening && !connected && o->others) {
+		if (o->others->n < SOCKHELD_FDS_MAX)
+			o->others->fd[o->others->n++] = (struct sockheld_fd){ .fd = fd, .ino = inode };
+		else
+			o->others->more = true;
+	}
 	return 0;
 }
 
-int sockstate_owned(int pid, const char *path, struct sock_owned *out)
+/* What the process holds on `path`, and its other socket fds when `others`. */
+static int owned_scan(int pid, const char *path, struct sock_owned *out, struct other_fds *others)
 {
 	struct netunix_match *m = malloc(sizeof(*m));
-	struct owned_ctx o = { .m = m, .out = out };
+	struct owned_ctx o = { .m = m, .out = out, .others = others };
 	int err, piddir;
 
 	memset(out, 0, sizeof(*out));
+	if (others) {
+		others->n = 0;
+		others->more = false;
+	}
 	if (!m)
 		return -ENOMEM;
 	piddir = open_piddir(pid);
@@ -84,6 +106,11 @@ int sockstate_owned(int pid, const char *path, struct sock_owned *out)
 	close(piddir);
 	free(m);
 	return err;
+}
+
+int sockstate_owned(int pid, const char *path, struct sock_owned *out)
+{
+	return owned_scan(pid, path, out, NULL);
 }
 
 /* ---- sock_diag --------------------------------------------------------------- */
@@ -176,6 +203,46 @@ static int any_live_client(int pid, const struct sock_owned *owned)
 		return nl;
 	err = sockdiag_query(nl, 0, 1U << SOCKDIAG_ESTABLISHED, UDIAG_SHOW_PEER, find_live, &l);
 	return err ? err : l.live;
+}
+
+/* Said once: what cannot be seen without copies of the target's fds. */
+static void note_no_copies(int err)
+{
+	static int said;
+	char why[128];
+
+	if (said++)
+		return;
+	if (err == -EPERM || err == -EACCES)
+		snprintf(why, sizeof(why), "copying its fds with pidfd_getfd needs root or CAP_SYS_PTRACE");
+	else if (err == -ENOSYS)
+		snprintf(why, sizeof(why), "pidfd_getfd needs Linux 5.6");
+	else if (err == -E2BIG)
+		snprintf(why, sizeof(why), "past %d other sockets of a server's", SOCKHELD_FDS_MAX);
+	else
+		snprintf(why, sizeof(why), "%s", strerror(-err));
+	fprintf(stderr, "dynprof: note: a server's connections from other network namespaces than its own cannot be looked at (%s): a container's server held from the host or another container may read as listening\n",
+		why);
+}
+
+/*
+ * A client in another network namespace than the target's (the host's for
+ * a container's server, another container's, a pod's) has its connection
+ * in its own netns, yet as one of the target's fds (sockheld.h). An
+ * abstract name is reached from its own netns only: nothing to look for.
+ */
+static bool held_elsewhere(const struct sock_location *ts, const struct other_fds *others)
+{
+	int rc;
+
+	if (ts->flavour == SOCK_FLAVOUR_ABSTRACT)
+		return false;
+	rc = sockheld_live_client(ts->pid, others->fd, others->n, ts->path);
+	if (rc == 0 && others->more)
+		rc = -E2BIG;
+	if (rc < 0 && rc != -ESRCH)
+		note_no_copies(rc);
+	return rc > 0;
 }
 
 /* ---- is the file the listener's? -------------------------------------------- */
@@ -317,19 +384,12 @@ static int stat_socket_file(const struct sock_location *ts, struct stat *st)
 	return err;
 }
 
-static int classify(const struct sock_location *ts, enum pm_socket_state *state)
+/* The state, once the process is known to listen on the path (`owned`). */
+static int classify_owned(const struct sock_location *ts, const struct sock_owned *owned,
+			  const struct other_fds *others, enum pm_socket_state *state)
 {
-	struct sock_owned *owned = malloc(sizeof(*owned));
-	int err, live;
+	int live;
 
-	if (!owned)
-		return -ENOMEM;
-	*state = PM_SOCKET_NONE;
-	err = sockstate_owned(ts->pid, ts->path, owned);
-	if (err || !owned->listener) {
-		free(owned);
-		return err;
-	}
 	if (ts->flavour != SOCK_FLAVOUR_ABSTRACT) {
 		struct sock_owner other;
 		struct stat st;
@@ -337,10 +397,8 @@ static int classify(const struct sock_location *ts, enum pm_socket_state *state)
 
 		/* The file at the path must be this listener's, not a successor's. */
 		v = stat_socket_file(ts, &st) ? SOCK_NOBODY : check_file_owned(ts, owned, &st, &other);
-		if (v == SOCK_TAKEN || v == SOCK_NOBODY) {
-			free(owned);
+		if (v == SOCK_TAKEN || v == SOCK_NOBODY)
 			return 0;
-		}
 	}
 	*state = PM_SOCKET_LISTENING;
 	if (owned->nconnected) {
@@ -350,8 +408,26 @@ static int classify(const struct sock_location *ts, enum pm_socket_state *state)
 		if (live != 0)
 			*state = PM_SOCKET_BUSY;
 	}
-	free(owned);
+	if (*state == PM_SOCKET_LISTENING && held_elsewhere(ts, others))
+		*state = PM_SOCKET_BUSY;
 	return 0;
+}
+
+static int classify(const struct sock_location *ts, enum pm_socket_state *state)
+{
+	/* ~2 KiB and ~64 KiB: off the stack. */
+	struct sock_owned *owned = malloc(sizeof(*owned));
+	struct other_fds *others = malloc(sizeof(*others));
+	int err = -ENOMEM;
+
+	*state = PM_SOCKET_NONE;
+	if (owned && others)
+		err = owned_scan(ts->pid, ts->path, owned, others);
+	if (!err && owned->listener)
+		err = classify_owned(ts, owned, others, state);
+	free(owned);
+	free(others);
+	return err;
 }
 
 int sockstate_read(int pid, struct sockstate *out)

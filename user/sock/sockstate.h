@@ -18,7 +18,11 @@
  *              still there (UNIX_DIAG_PEER not 0, not shut down both
  *              ways): CANN serves one client at a time and never closes a
  *              finished client's socket, so stale accepted rows pile up
- *              and do not count;
+ *              and do not count; or a client in another network
+ *              namespace holds it (the host's or another container's for
+ *              a container's server: the kernel puts the accepted socket
+ *              in the client's netns, where the target's rows do not show
+ *              it), found among the target's fds (sockheld.h);
  *   NONE       otherwise: no socket, one that cannot be looked at, or one
  *              the process holds no listener for (not listening yet, left
  *              by an earlier process with the same key, or taken over by

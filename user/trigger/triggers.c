@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "shared/clock.h"
+#include "common/errbuf.h"
+#include "kernel/bpfutil.h"
 #include "kernel/callcount.h"
 #include "model/procmodel.h"
 #include "model/procscan.h"
@@ -364,3 +366,21 @@ bool triggers_exhausted(const struct triggers *tg)
 	return live;
 }
 
+
+int triggers_check_needs(const struct window_rule *rules, int n, const struct condition *const *waits,
+			 int nwaits, char *err, size_t errlen)
+{
+	const char *what = NULL;
+	char why[256];
+
+	for (int i = 0; i < n && !what; i++)
+		if (cond_probes(rules[i].start.kind) || cond_probes(rules[i].stop.kind))
+			what = rules[i].text;
+	for (int i = 0; i < nwaits && !what; i++)
+		if (cond_probes(waits[i]->kind))
+			what = waits[i]->text;
+	if (!what || bpfutil_usable(why, sizeof(why)) == 0)
+		return 0;
+	return errbuf_set(err, errlen, "'%s': call:, slow:, gap: and stall: conditions need BPF uprobes: %s",
+			  what, why);
+}

@@ -92,4 +92,14 @@ int triggers_wait_begin(struct triggers *tg, const struct condition *c, char *er
 bool triggers_wait_met(struct triggers *tg, int id);
 void triggers_wait_end(struct triggers *tg, int id);
 
+/*
+ * Before any target is touched: whether every rule (and every `wait` of a
+ * commands file) can work here. A probe (call:, slow:, gap:, stall:)
+ * needs BPF uprobes: as non-root that is known at once, not after the
+ * targets were connected. 0, or -1 with the first rule that cannot work
+ * named in err.
+ */
+int triggers_check_needs(const struct window_rule *rules, int n, const struct condition *const *waits,
+			 int nwaits, char *err, size_t errlen) DP_MUST_CHECK;
+
 #endif /* DYNPROF_TRIGGERS_H */

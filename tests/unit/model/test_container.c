@@ -4,6 +4,7 @@
  * cgroup driver's layout, nesting, and the near misses that are not ids.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "model/procmodel.h"
 #include "model/container.h"
@@ -193,6 +194,69 @@ TEST(container_selected_by_name_id_or_hex_prefix)
 	CHECK(pm_proc_in_container(&runc, "job1"));
 	CHECK(!pm_proc_in_container(&runc, "job"));
 	CHECK(!pm_proc_in_container(&host, "trainjob"));
+}
+
+/* ---- one line at a time (cgowner.c checks each path in the real cgroup fs) ---- */
+
+TEST(cgroup_lines_split_into_controllers_and_path)
+{
+	const char *cursor = "12:cpu,cpuacct:/docker/x\nbad line\n0::/user.slice";
+	struct cgroup_line l;
+
+	REQUIRE(procmodel_cgroup_line(&cursor, &l));
+	CHECK_INT((int)l.controllers_len, 11);
+	CHECK(!memcmp(l.controllers, "cpu,cpuacct", 11));
+	CHECK_INT((int)l.path_len, 9);
+	CHECK(!memcmp(l.path, "/docker/x", 9));
+	REQUIRE(procmodel_cgroup_line(&cursor, &l)); /* the line without ':' skipped */
+	CHECK_INT((int)l.controllers_len, 0);
+	CHECK_INT((int)l.path_len, 11);
+	CHECK(!procmodel_cgroup_line(&cursor, &l));
+	cursor = NULL;
+	CHECK(!procmodel_cgroup_line(&cursor, &l));
+}
+
+static const char *id_in(const char *path, size_t n)
+{
+	static char id[80];
+
+	procmodel_container_id_in(path, n, id, sizeof(id));
+	return id;
+}
+
+/* The root-made part only: a user's folder below an engine's names nothing more. */
+TEST(container_id_in_a_prefix_of_the_path)
+{
+	const char *p = "/system.slice/docker-" ID ".scope/runc-trainjob.scope";
+	size_t outer = strlen("/system.slice/docker-" ID ".scope");
+
+	CHECK_STR(id_in(p, strlen(p)), "trainjob");
+	CHECK_STR(id_in(p, outer), ID);
+	CHECK_STR(id_in(p, strlen("/system.slice")), "");
+	CHECK_STR(id_in(p, 0), "");
+}
+
+static const char *rootless(const char *path)
+{
+	static char id[80];
+
+	procmodel_rootless_id(path, strlen(path), id, sizeof(id));
+	return id;
+}
+
+TEST(rootless_podman_id_only)
+{
+	CHECK_STR(rootless("/user.slice/libpod-" ID ".scope"), ID);
+	CHECK_STR(rootless("/user.slice/libpod-" ID ".scope/container"), ID);
+	CHECK_STR(rootless("/libpod-" ID), ID);
+	CHECK_STR(rootless("/app.slice/libpod-" ID2 ".scope/libpod-" ID ".scope"), ID);
+	/* No other engine's form, no runtime's name: a user makes those at will. */
+	CHECK_STR(rootless("/app.slice/docker-" ID ".scope"), "");
+	CHECK_STR(rootless("/app.slice/runc-trainjob.scope"), "");
+	CHECK_STR(rootless("/app.slice/" ID), "");
+	CHECK_STR(rootless("/libpod-conmon-" ID ".scope"), "");
+	CHECK_STR(rootless("/libpod-" ID "0.scope"), "");
+	CHECK_STR(rootless(""), "");
 }
 
 UNIT_MAIN()
