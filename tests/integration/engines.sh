@@ -197,7 +197,7 @@ ctr_up() {
 
 ctr_down() { # ctr_down CONTAINERD_PID
 	local c
-	for c in $(ctr_cli task ls -q 2>/dev/null); do ctr_cli task kill -s KILL $c; done
+	for c in $(ctr_cli task ls -q 2>/dev/null); do ctr_cli task kill -s KILL $c 2>/dev/null; done
 	for c in $(ctr_cli container ls -q 2>/dev/null); do
 		wait_until 5 eval "! ctr_cli task ls -q | grep -qx $c"
 		ctr_cli task rm -f $c > /dev/null 2>&1
@@ -375,22 +375,24 @@ follow_remote_stop_kill() {
 	wait_until 20 grep -q "^\[INFO\] target joined: pid $pa " $T/out || { cat $T/out; fail "$a not joined"; }
 	local by="container=$na"; [ "$na" = - ] && by="pid=$pa"
 	remote start $by
-	grep -q "pid $pa: start" $T/r || { cat $T/r; fail "no start for $by"; }
+	grep -q "start: .*pid $pa success" $T/r || { cat $T/r; fail "no start for $by"; }
 	remote stop $by
-	grep -q "pid $pa: stop" $T/r || { cat $T/r; fail "no stop for $by"; }
+	grep -q "stop: .*pid $pa success" $T/r || { cat $T/r; fail "no stop for $by"; }
 	remote start $by
 	eng_stop $a
 	wait_until 20 grep -q "target left: pid $pa" $T/out || { cat $T/out; fail "$a did not leave"; }
 	local where=$T/o/${na//\//_}; [ "$na" = - ] && where=$T/o
+	# The window's fate comes after the leave, once its folder is moved out.
+	wait_until 10 eval '[ "$(grep -c "^\[INFO\] pid $pa: window saved in " $T/out)" = 2 ]' ||
+		{ cat $T/out; fail "not two windows saved"; }
 	expect_line "^\[INFO\] pid $pa: window saved in $where/PROF_[0-9_]+00000001[A-R]{8}$"
-	[ "$(grep -c "^\[INFO\] pid $pa: window saved in " $T/out)" = 2 ] || { cat $T/out; fail "not two windows saved"; }
 	# Another container, killed mid-window.
 	eng_run $b
 	pb=$(eng_pid $b)
 	wait_until 20 grep -q "^\[INFO\] target joined: pid $pb " $T/out || { cat $T/out; fail "$b not joined"; }
 	by="container=$nb"; [ "$nb" = - ] && by="pid=$pb"
 	remote start $by
-	grep -q "pid $pb: start" $T/r || { cat $T/r; fail "no start for $by"; }
+	grep -q "start: .*pid $pb success" $T/r || { cat $T/r; fail "no start for $by"; }
 	eng_kill $b
 	wait_until 20 grep -q "target left: pid $pb" $T/out || { cat $T/out; fail "$b did not leave"; }
 	where=$T/o/${nb//\//_}; [ "$nb" = - ] && where=$T/o
@@ -538,7 +540,7 @@ test_docker_rename_keeps_the_join_time_name() {
 	remote start container=$new
 	grep -q "no target matches container=$new" $T/r || { cat $T/r; fail "the new name selected a joined target"; }
 	remote start container=$old
-	grep -q "pid $pid: start" $T/r || { cat $T/r; fail "the join-time name did not select it"; }
+	grep -q "start: .*pid $pid success" $T/r || { cat $T/r; fail "the join-time name did not select it"; }
 	remote stop container=$old
 	wait_until 10 grep -q "pid $pid: window saved in $T/o/$old/PROF_" $T/out || { cat $T/out; fail "not saved under $old"; }
 	dp_send quit
