@@ -136,8 +136,11 @@ podman_up() {
 	DPENV=(DYNPROF_STORAGE_ROOT=$T/podman/root DYNPROF_STORAGE_RUNROOT=$T/podman/run)
 }
 
+# conmon runs `podman ... container cleanup` when a container ends, which
+# mounts the store again: the mounts go once no podman of this store runs.
 podman_down() {
 	podman_cli rm -af -t 0 > /dev/null 2>&1
+	wait_until 15 eval '! pgrep -f -- "$T/podman/" > /dev/null'
 	unmount_under_t
 }
 

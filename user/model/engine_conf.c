@@ -58,7 +58,8 @@ void storage_conf_parse(const char *text, struct storage_conf *out)
 		/* Only the [storage] table itself: [storage.options] has keys of its own. */
 		if (*s == '[')
 			in_storage = !strncmp(s, "[storage]", 9);
-		else if (in_storage && !quoted_value(s, "graphroot", out->graphroot, sizeof(out->graphroot)))
+		else if (in_storage &&
+			 !quoted_value(s, "graphroot", out->graphroot, sizeof(out->graphroot)))
 			quoted_value(s, "driver", out->driver, sizeof(out->driver));
 		line = eol ? eol + 1 : NULL;
 	}
@@ -84,7 +85,8 @@ static void storage_conf_read(struct storage_conf *conf)
 	*conf = (struct storage_conf){ 0 };
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == 0 && !rootfile_read(fd, ENGINE_CONF_MAX, &text, &n))
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+	    !rootfile_read(fd, ENGINE_CONF_MAX, &text, &n))
 		storage_conf_parse(text, conf);
 	free(text);
 	close(fd);
@@ -111,7 +113,10 @@ int storage_place(int i, const char *dflt, char *root, size_t rootlen, char *rel
 	}
 	if (!driver)
 		return -ENOENT;
-	snprintf(root, rootlen, "%s", env && env[0] == '/' ? env : conf.graphroot[0] ? conf.graphroot : dflt);
+	snprintf(root, rootlen, "%s",
+		 env && env[0] == '/' ? env :
+		 conf.graphroot[0]    ? conf.graphroot :
+					dflt);
 	snprintf(rel, rellen, "%s-containers/containers.json", driver);
 	return 0;
 }
@@ -121,7 +126,8 @@ int storage_place(int i, const char *dflt, char *root, size_t rootlen, char *rel
 /* containerd's rule for namespaces and ids: alphanumerics joined by single '.', '_', '-'. */
 static bool containerd_ident(const char *s, size_t n)
 {
-	if (n == 0 || n > CONTAINERD_ID_MAX || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+	if (n == 0 || n > CONTAINERD_ID_MAX || !isalnum((unsigned char)s[0]) ||
+	    !isalnum((unsigned char)s[n - 1]))
 		return false;
 	for (size_t i = 1; i < n; i++) {
 		bool sep = strchr("._-", s[i]) != NULL;
@@ -150,7 +156,8 @@ int containerd_task_candidate(const char *cgroup_text, char *name, size_t len)
 		/* "/<namespace>/<id>", nothing above or below. */
 		if (p && *p == '/' && (slash = memchr(p + 1, '/', (size_t)(end - p - 1))) &&
 		    containerd_ident(p + 1, (size_t)(slash - p - 1)) &&
-		    containerd_ident(slash + 1, (size_t)(end - slash - 1)) && (size_t)(end - p - 1) < len) {
+		    containerd_ident(slash + 1, (size_t)(end - slash - 1)) &&
+		    (size_t)(end - p - 1) < len) {
 			snprintf(name, len, "%.*s", (int)(end - p - 1), p + 1);
 			return 0;
 		}

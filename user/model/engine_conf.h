@@ -43,7 +43,8 @@ void storage_conf_parse(const char *text, struct storage_conf *out);
  * -ENOENT past the last. `dflt` is the graphroot when neither the
  * environment nor storage.conf names one.
  */
-int storage_place(int i, const char *dflt, char *root, size_t rootlen, char *rel, size_t rellen) DP_MUST_CHECK;
+int storage_place(int i, const char *dflt, char *root, size_t rootlen, char *rel,
+		  size_t rellen) DP_MUST_CHECK;
 
 /*
  * containerd's "<namespace>/<id>" for cgroup text whose path is
