@@ -3,7 +3,10 @@
 #   tools/install-deps.sh        the build's (make runs it first)
 #   tools/install-deps.sh test   what `make test` needs beyond the build: a
 #                                real SLURM cluster (tests/lib/slurm_cluster.sh),
-#                                python3 (JSON checks), systemd-analyze (the unit)
+#                                python3 (JSON checks), systemd-analyze (the unit),
+#                                real container engines (tests/integration/engines.sh):
+#                                dockerd, podman (rootful and rootless: uidmap,
+#                                slirp4netns), containerd with ctr, runc, crun
 # Debian/Ubuntu, as root: apt-get. Otherwise: one line naming the packages.
 set -u
 what=${1:-build}
@@ -24,6 +27,14 @@ if [ "$what" = test ]; then
 	need systemd      has_cmd systemd-analyze
 	need clang-format has_cmd clang-format
 	need kubernetes-client has_cmd kubectl
+	# /usr/local/bin/docker may be a CLI alone: the daemon is what the tests need
+	need docker.io    has_cmd dockerd
+	need podman       has_cmd podman
+	need containerd   has_cmd ctr
+	need runc         has_cmd runc
+	need crun         has_cmd crun
+	need uidmap       has_cmd newuidmap
+	need slirp4netns  has_cmd slirp4netns
 else
 	need clang        has_cmd clang
 	need llvm         has_cmd llvm-strip

@@ -11,8 +11,8 @@ test_events_attach_start_stop_quit() {
 	printf 'start\nstop\nquit\n' | dp --pid=$pid --output=$T/o --events=json:$T/ev --device="$T/dev/davinci*"
 	expect_status 0 $?
 	[ "$(stat -c %a $T/ev)" = 640 ] || fail "events file mode $(stat -c %a $T/ev)"
-	# The same shape as launch and follow mode's: its command line and its cards.
-	ev_line target-join "\"pid\":$pid,\"nspid\":$pid,\"command\":\"[^\"]*card_user [^\"]* 600\",\"cards\":\\[0\\]"
+	# The same shape as launch and follow mode's: its container, command line and cards.
+	ev_line target-join "\"pid\":$pid,\"nspid\":$pid,\"container\":null,\"command\":\"[^\"]*card_user [^\"]* 600\",\"cards\":\\[0\\]"
 	ev_line window-open "\"pid\":$pid"
 	ev_line window-close "\"pid\":$pid,\"prof\":\\[\"$T/o/PROF_"
 	ev_line target-leave "\"pid\":$pid,\"reason\":\"quit\""

@@ -18,6 +18,9 @@ fail() { echo "$*" >&2; exit 1; }
 
 remember_pid() { echo "$1" >> "$T/.pids"; }
 remember_file() { echo "$1" >> "$T/.files"; }
+# at_cleanup CMD [ARGS...]: run by cleanup_test before the test's processes
+# are killed, the last added first (a daemon's containers before the daemon).
+at_cleanup() { printf '%q ' "$@" >> "$T/.hooks"; echo >> "$T/.hooks"; }
 
 # True when none of the pids runs any more (a zombie counts as gone).
 all_gone() {
@@ -33,6 +36,7 @@ cleanup_test() {
 	local status=$? p pids=()
 	# A test's SLURM cluster (tests/lib/slurm_cluster.sh) goes down first, whole.
 	[ -f "$T/.slurm" ] && declare -F slurm_down >/dev/null && slurm_down "$(cat "$T/.slurm")"
+	[ -f "$T/.hooks" ] && while read -r h; do eval "$h"; done < <(tac "$T/.hooks")
 	[ -f "$T/.pids" ] && mapfile -t pids < "$T/.pids"
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	# Let them exit on their own, so sanitizer builds write their reports.

@@ -24,10 +24,13 @@
 
 #define CONTAINER_SHORT 12 /* as `docker ps` shows ids */
 
+struct table;
+
 struct lister {
 	const struct options *o;
 	const struct procmodel *m;
 	int rows;
+	struct table *table;
 };
 
 static const char *change_name(enum pm_change what)
@@ -192,21 +195,91 @@ static void container_text(const struct pm_proc *p, char *buf, size_t len)
 	text_escape(id, buf, len);
 }
 
-static void table_header(void)
+/*
+ * The table's columns, widest cell first seen in the whole table: a long
+ * container or user name, or a socket path reached through /proc, moves its
+ * column instead of breaking the rows after it. Widths stop at a bound (a
+ * longer cell makes only its own row longer); COMMAND, last, is never padded.
+ */
+enum { COL_PID, COL_NSPID, COL_CONTAINER, COL_USER, COL_CARDS, COL_SOCKET, COL_COMMAND, NCOLS };
+
+static const char *const col_names[NCOLS] = { "HOST PID", "NS PID", "CONTAINER", "USER", "CARDS", "SOCKET",
+					      "COMMAND" };
+static const int col_min[NCOLS] = { 8, 8, 12, 10, 8, 40, 0 };
+static const int col_max[NCOLS] = { 8, 8, 64, 32, 24, 120, 0 };
+
+struct table {
+	char *(*rows)[NCOLS];
+	int n, cap;
+};
+
+static void table_print(const char *const cells[NCOLS], const int width[NCOLS])
 {
-	printf("%-8s %-8s %-12s %-10s %-8s %-40s %s\n", "HOST PID", "NS PID", "CONTAINER", "USER",
-	       "CARDS", "SOCKET", "COMMAND");
+	for (int c = 0; c < COL_COMMAND; c++)
+		printf("%-*s ", width[c], cells[c]);
+	printf("%s\n", cells[COL_COMMAND]);
 }
 
-static void table_row(const struct pm_proc *p)
+static void table_free_row(char *row[NCOLS])
 {
-	char cards[64], user[64], container[sizeof(p->container_name) * 4], cmd[4 * 1024], sock[4 * 1024];
+	for (int c = 0; c < NCOLS; c++)
+		free(row[c]);
+}
 
+/* One row's cells, kept until the table is printed: 0, or -ENOMEM (the row is left out). */
+static int table_add(struct table *tb, const struct pm_proc *p)
+{
+	char num[2][16], cards[64], user[64], container[sizeof(p->container_name) * 4], cmd[4 * 1024],
+		sock[4 * 1024];
+	const char *text[NCOLS] = { num[0], num[1], container, user, cards, NULL, NULL };
+
+	if (tb->n == tb->cap) {
+		int cap = tb->cap ? tb->cap * 2 : 64;
+		void *grown = realloc(tb->rows, (size_t)cap * sizeof(*tb->rows));
+
+		if (!grown)
+			return -ENOMEM;
+		tb->rows = grown;
+		tb->cap = cap;
+	}
+	snprintf(num[0], sizeof(num[0]), "%d", p->pid);
+	snprintf(num[1], sizeof(num[1]), "%d", pm_proc_nspid(p));
 	cards_text(p->cards, cards, sizeof(cards));
 	user_text(p->uid, user, sizeof(user));
 	container_text(p, container, sizeof(container));
-	printf("%-8d %-8d %-12s %-10s %-8s %-40s %s\n", p->pid, pm_proc_nspid(p), container, user, cards,
-	       socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
+	text[COL_SOCKET] = socket_shown(p, sock, sizeof(sock));
+	text[COL_COMMAND] = command_text(p, cmd, sizeof(cmd));
+	for (int c = 0; c < NCOLS; c++) {
+		tb->rows[tb->n][c] = strdup(text[c]);
+		if (!tb->rows[tb->n][c]) {
+			table_free_row(tb->rows[tb->n]);
+			return -ENOMEM;
+		}
+	}
+	tb->n++;
+	return 0;
+}
+
+static void table_flush(struct table *tb)
+{
+	int width[NCOLS];
+
+	for (int c = 0; c < NCOLS; c++) {
+		width[c] = col_min[c];
+		for (int r = 0; r < tb->n && c != COL_COMMAND; r++) {
+			int w = (int)strlen(tb->rows[r][c]);
+
+			if (w > width[c])
+				width[c] = w < col_max[c] ? w : col_max[c];
+		}
+	}
+	table_print(col_names, width);
+	for (int r = 0; r < tb->n; r++) {
+		table_print((const char *const *)tb->rows[r], width);
+		table_free_row(tb->rows[r]);
+	}
+	free(tb->rows);
+	*tb = (struct table){ 0 };
 }
 
 static bool selected(const struct options *o, const struct pm_proc *p)
@@ -221,7 +294,8 @@ static void collect_row(void *ctx, const struct pm_proc *p)
 	if (!selected(l->o, p))
 		return;
 	l->rows++;
-	table_row(p);
+	if (table_add(l->table, p))
+		fprintf(stderr, "dynprof: pid %d left out of the table: %s\n", p->pid, strerror(ENOMEM));
 }
 
 struct json_collect {
@@ -268,7 +342,8 @@ static void note_nosocket(void *ctx, const struct pm_proc *p)
 
 static void list_once(const struct options *o, struct procmodel *m, const struct card_patterns *patterns)
 {
-	struct lister l = { o, m, 0 };
+	struct table tb = { 0 };
+	struct lister l = { o, m, 0, &tb };
 
 	if (o->json) {
 		struct json_collect c = { o, cJSON_CreateArray() };
@@ -277,8 +352,8 @@ static void list_once(const struct options *o, struct procmodel *m, const struct
 		print_json(c.array);
 		return;
 	}
-	table_header();
 	procmodel_foreach(m, collect_row, &l);
+	table_flush(&tb);
 	fflush(stdout);
 	if (l.rows == 0 && !o->watch)
 		explain_empty(m, patterns);

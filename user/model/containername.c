@@ -15,6 +15,7 @@
 #include "common/rootfile.h"
 #include "common/hostpw.h"
 #include "model/containername.h"
+#include "model/engine_conf.h"
 #include "proc/procfs.h"
 #include "shared/array_size.h"
 #include "shared/clock.h"
@@ -190,7 +191,7 @@ static int rootless_storage(uid_t uid, const char *id, char *name, size_t len)
 /* The engines, run by root: their state is root's. */
 static int lookup_engines(const char *id, char *name, size_t len)
 {
-	char rel[PATH_MAX];
+	char rel[PATH_MAX], root[PATH_MAX];
 
 	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", id);
 	if (!from_file(env_or("DYNPROF_DOCKER_ROOT", "/var/lib/docker"), rel, 0, docker_parse, id, name, len))
@@ -202,9 +203,10 @@ static int lookup_engines(const char *id, char *name, size_t len)
 	if (!from_file(env_or("DYNPROF_STORAGE_RUNROOT", "/run/containers/storage"), rel, 0, oci_parse, id,
 		       name, len))
 		return 0;
-	if (!from_file(env_or("DYNPROF_STORAGE_ROOT", "/var/lib/containers/storage"),
-		       "overlay-containers/containers.json", 0, container_name_from_storage, id, name, len))
-		return 0;
+	/* Any storage driver, the graphroot storage.conf names (engine_conf.h). */
+	for (int i = 0; !storage_place(i, "/var/lib/containers/storage", root, sizeof(root), rel, sizeof(rel)); i++)
+		if (!from_file(root, rel, 0, container_name_from_storage, id, name, len))
+			return 0;
 	return -ENOENT;
 }
 

@@ -14,6 +14,7 @@
 #include "proc/procfs.h"
 #include "model/procscan.h"
 #include "model/containername.h"
+#include "model/engine_conf.h"
 #include "shared/decimal.h"
 
 #define STAT_MAX   4096         /* one line; comm is at most 16 bytes */
@@ -325,6 +326,10 @@ static void read_container(int piddir, struct pm_proc *p)
 	if (read_text(piddir, "cgroup", buf, sizeof(buf), CGROUP_MAX, &t))
 		return;
 	cgowner_container(t.text, p->nslevels > own_pid_levels(), p->container, sizeof(p->container), &owner);
+	/* containerd's /<namespace>/<id> (engine_conf.h): named "<namespace>/<id>" below. */
+	if (!p->container[0] && p->nslevels > own_pid_levels() &&
+	    containerd_task_name(t.text, p->container, sizeof(p->container)))
+		p->container[0] = '\0';
 	release_text(&t);
 	if (!p->container[0])
 		return;

@@ -114,13 +114,18 @@ static void event_emit(cJSON *e)
 	cJSON_Delete(e);
 }
 
-void events_target_join(int pid, int nspid, const char *command, uint64_t cards, bool cards_known)
+void events_target_join(int pid, int nspid, const char *container, const char *command, uint64_t cards,
+			bool cards_known)
 {
 	cJSON *e = event_new("target-join", pid), *list;
 
 	if (!e)
 		return;
 	cJSON_AddNumberToObject(e, "nspid", nspid);
+	if (container && container[0])
+		add_text(e, "container", container);
+	else
+		cJSON_AddNullToObject(e, "container");
 	if (command)
 		add_text(e, "command", command);
 	if (cards_known && (list = cJSON_AddArrayToObject(e, "cards")))

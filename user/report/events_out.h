@@ -37,8 +37,13 @@ bool events_enabled(void);
 typedef void (*events_listener_fn)(void *ctx, const char *line, size_t len);
 void events_set_listener(events_listener_fn fn, void *ctx);
 
-/* command may be NULL (unknown); cards_known false: no "cards" member. */
-void events_target_join(int pid, int nspid, const char *command, uint64_t cards, bool cards_known);
+/*
+ * container: the name its engine gives it (else its short id), NULL or ""
+ * for none (null); command may be NULL (unknown); cards_known false: no
+ * "cards" member.
+ */
+void events_target_join(int pid, int nspid, const char *container, const char *command, uint64_t cards,
+			bool cards_known);
 /* reason: "exit", "disconnect", "error" or "quit". */
 void events_target_leave(int pid, const char *reason);
 void events_window_open(int pid);

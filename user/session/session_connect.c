@@ -397,6 +397,21 @@ static void note_inherited(struct session *s, struct target *t)
 	}
 }
 
+/*
+ * msprof's words (the socket's file name where it says "pid"), then what
+ * tells the target apart on this host: a container's job is pid 1 inside,
+ * and its socket's name and path are the same in every container.
+ */
+static void connect_failed(struct target *t, const char *why)
+{
+	if (!t->container[0])
+		target_origin_read(t);
+	report_target_error(t->pid,
+			    "cannot connect to server for pid %s, maybe server is closed (%s; pid %d%s%s, socket %s)",
+			    t->sock.name, why, t->pid, t->container[0] ? " in container " : "", t->container,
+			    t->sock.host_path);
+}
+
 static int connect_one(struct session *s, struct target *t)
 {
 	char why[PATH_MAX + 128];
@@ -420,7 +435,7 @@ static int connect_one(struct session *s, struct target *t)
 		return fd;
 	}
 	if (fd < 0) {
-		report_target_error(t->pid, "cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, why);
+		connect_failed(t, why);
 		target_drop(t);
 		return fd;
 	}
@@ -469,7 +484,7 @@ static void finish_handshake(struct session *s, struct target *t)
 	else if (out.reply.status == PROTO_DISCONNECTED)
 		report_plain("Server disconnected, %s (pid %d)", out.reply.detail[0] ? out.reply.detail : "while connecting", t->pid);
 	else
-		report_target_error(t->pid, "cannot connect to server for pid %s, maybe server is closed (%s)", t->sock.name, out.reason);
+		connect_failed(t, out.reason);
 	target_drop(t);
 }
 
@@ -478,7 +493,7 @@ static void announce_attached(struct target *t)
 {
 	target_origin_read(t);
 	t->joined = true;
-	events_target_join(t->pid, t->nspid, t->command, t->cards, true);
+	events_target_join(t->pid, t->nspid, t->container, t->command, t->cards, true);
 }
 
 /*
@@ -616,7 +631,7 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	target_origin_read(t);
 	t->cards = cards;
 	t->joined = true;
-	events_target_join(pid, t->nspid, command, cards, true);
+	events_target_join(pid, t->nspid, t->container, command, cards, true);
 	if (s->window_open)
 		session_command_one(s, index_of(s, t), PROTO_CMD_START);
 	session_batch_end(s);
