@@ -186,11 +186,21 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@
 
+# The build host's system call names by number (user/hostdata/ names each
+# recorded call): the kernel headers' __NR_ macros, as a C array.
+SYSCALL_NAMES := $(BUILD)/syscall_names.h
+$(SYSCALL_NAMES): | $(DEPS_STAMP) $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)echo '#include <asm/unistd.h>' | $(CC) -E -dM -x c - | \
+		awk 'BEGIN { print "static const char *const dp_syscall_names[] = {" } \
+		     $$1 == "#define" && $$2 ~ /^__NR_[a-z0-9_]+$$/ && $$3 ~ /^[0-9]+$$/ \
+		     { printf "\t[%s] = \"%s\",\n", $$3, substr($$2, 6) } END { print "};" }' > $@
+
 # ---- user space ---------------------------------------------------------------
 # The skeletons are order-only: made before any tool object compiles (a
 # first build has no .d yet), but only the objects whose .d names one
 # (today kernel/callcount.o, kernel/discover_bpf.o) rebuild when it changes.
-$(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.o.d | $(DEPS_STAMP) $(BPF_SKELS)
+$(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.o.d | $(DEPS_STAMP) $(BPF_SKELS) $(SYSCALL_NAMES)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser -c $< -o $@
@@ -250,7 +260,7 @@ $(BUILD)/tests/fuzz/$(FUZZ_CONV): tests/fuzz/$(FUZZ_CONV).c $(BUILD)/tests/fuzz/
 # libFuzzer builds: clang only, the tool's objects instrumented for coverage.
 FUZZ_CFLAGS = -std=gnu11 $(WARN) -O1 -g -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser $(PKG_CFLAGS) \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS)
+$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS) $(SYSCALL_NAMES)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
