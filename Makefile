@@ -105,9 +105,10 @@ AGENT_NAMES := $(BUILD)/tests/agent_names
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
-# A test build of the tool whose discover objects ask for a 4 KiB ring
-# buffer (-DDP_RINGBUF_BYTES=4096), so lost-event tests can force losses.
-DISCOVER_SRCS := $(wildcard user/kernel/discover*.c)
+# A test build of the tool whose discover objects and --host-sys=osrt ask for
+# 4 KiB ring buffers (-DDP_RINGBUF_BYTES=4096 -DDP_OSRT_RINGBUF_BYTES=4096),
+# so lost-event tests can force losses.
+DISCOVER_SRCS := $(wildcard user/kernel/discover*.c) user/hostdata/osrt.c
 TINYRING_OBJS := $(patsubst %.c,$(BUILD)/tinyring/%.o,$(DISCOVER_SRCS))
 TINYRING_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(DISCOVER_SRCS)),$(TOOL_OBJS)) $(TINYRING_OBJS)
 
@@ -310,7 +311,7 @@ $(AGENT_NAMES): tests/tools/agent_names.c $(AGENT_NAMES).d $(AGENT_A) | $(DEPS_S
 $(BUILD)/tinyring/%.o: %.c $(BUILD)/tinyring/%.o.d | $(DEPS_STAMP) $(BPF_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DDP_RINGBUF_BYTES=4096 -Iuser -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DDP_RINGBUF_BYTES=4096 -DDP_OSRT_RINGBUF_BYTES=4096 -Iuser -c $< -o $@
 
 $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(call msg,LINK,$@)

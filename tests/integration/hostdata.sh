@@ -94,3 +94,28 @@ test_no_host_sys_writes_no_host_data() {
 	local d; d=$(prof_dirs_of $T/o $pid)
 	[ ! -e $d/host/data/host_syscall.data.slice_0 ] || fail "host data without --host-sys"
 }
+
+# The tinyring build's 4 KiB ring holds ~70 records: most calls are lost,
+# counted, and the window is saved incomplete, never silently short.
+test_lost_calls_are_counted_and_the_window_saved_incomplete() {
+	local n=20000 pid; pid=$(start_syscaller $n)
+	DP=$B/tests/dynprof-tinyring dp_background --pid=$pid --output=$T/o --host-sys=osrt
+	dp_send start
+	wait_until 10 hd_window_open || fail "no window: $(cat $T/out)"
+	touch $T/go
+	wait_until 20 peer_done || fail "the peer did not finish: $(cat $T/peer.log)"
+	dp_send stop quit
+	wait $DP_PID
+	local lost; lost=$(sed -En "s/.*pid $pid: window 1: host data: [0-9]+ system calls, ([0-9]+) lost.*/\1/p" $T/out)
+	[ -n "$lost" ] && [ "$lost" -gt 0 ] || { cat $T/out; fail "no lost calls counted"; }
+	expect_line "summary: .*windows: 0 saved, 1 saved incomplete, 0 lost"
+	jq -e "select(.pid == $pid) | .fate == \"incomplete\" and .host_lost == $lost and (.reason | test(\"system call records lost\"))" \
+		$T/o/*_dynprof_windows > /dev/null || fail "record: $(cat $T/o/*_dynprof_windows)"
+	# Every call is either a line or counted lost.
+	local d fd a b kept; d=$(prof_dirs_of $T/o $pid)
+	fd=$(sed -n 's/.*fd=\([0-9]*\).*/\1/p' $T/peer.log)
+	a=$(sed -n 's/.*done a=\([0-9]*\).*/\1/p' $T/peer.log)
+	b=$(sed -n 's/.*done a=[0-9]* b=\([0-9]*\).*/\1/p' $T/peer.log)
+	kept=$(( $(count_calls $d/host/data/host_syscall.data.slice_0 $a $fd) + $(count_calls $d/host/data/host_syscall.data.slice_0 $b $fd) ))
+	[ $((kept + lost)) -ge $((2 * n)) ] || fail "$kept reads kept + $lost lost < $((2 * n)) made"
+}

@@ -52,6 +52,11 @@ int osrt_load(osrt_call_fn fn, void *ctx, char *why, size_t why_len)
 	skel = osrt_bpf__open();
 	err = skel ? 0 : -errno;
 	if (!err) {
+		/* The object's size is the header's default; a test build asks for less. */
+		step = "sizing the ring buffer";
+		err = bpf_map__set_max_entries(skel->maps.calls, DP_OSRT_RINGBUF_BYTES);
+	}
+	if (!err) {
 		step = "loading the BPF programs";
 		err = osrt_bpf__load(skel);
 	}
