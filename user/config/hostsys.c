@@ -56,8 +56,10 @@ void hostsys_for_cann(const char *list, char *out, size_t len)
 		if (n && !is_own(p, n)) {
 			int w = snprintf(out + used, len - used, "%s%.*s", used ? "," : "", (int)n, p);
 
-			if (w < 0 || (size_t)w >= len - used)
+			if (w < 0 || (size_t)w >= len - used) {
+				out[used] = '\0'; /* whole items only */
 				return;
+			}
 			used += (size_t)w;
 		}
 		p = comma ? comma + 1 : NULL;

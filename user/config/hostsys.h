@@ -27,7 +27,7 @@ unsigned hostsys_own(const char *list);
 
 /*
  * `list` without the items dynprof collects, in its order, into out
- * (truncated to len); "" when none is left.
+ * (whole items only, as many as fit in len); "" when none is left.
  */
 void hostsys_for_cann(const char *list, char *out, size_t len);
 
