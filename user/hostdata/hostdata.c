@@ -157,7 +157,10 @@ static void open_osrt(struct hd_window *w)
 	}
 	rc = osrt_watch((uint32_t)w->pid, why, sizeof(why));
 	if (rc)
-		snprintf(w->osrt_why, sizeof(w->osrt_why), "%s", why);
+		snprintf(w->osrt_why, sizeof(w->osrt_why), "%s",
+			 why[0]        ? why :
+			 rc == -ENODEV ? "the BPF side is not loaded" :
+					 strerror(-rc));
 }
 
 static FILE *scratch(struct hd_window *w, unsigned bit)

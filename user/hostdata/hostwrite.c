@@ -250,7 +250,7 @@ void hd_write(struct hd_window *w, const char *output, const char *prof, bool fi
 		write_calls(w, &o, anchor);
 	write_copy(&o, w->cpu, "host_cpu.data.slice_0");
 	write_copy(&o, w->mem, "host_mem.data.slice_0");
-	if (w->what & HOSTSYS_OSRT)
+	if ((w->what & HOSTSYS_OSRT) && !w->osrt_why[0])
 		write_summary(w, p, &o);
 done:
 	if (o.data >= 0)
