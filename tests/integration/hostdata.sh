@@ -119,3 +119,26 @@ test_lost_calls_are_counted_and_the_window_saved_incomplete() {
 	kept=$(( $(count_calls $d/host/data/host_syscall.data.slice_0 $a $fd) + $(count_calls $d/host/data/host_syscall.data.slice_0 $b $fd) ))
 	[ $((kept + lost)) -ge $((2 * n)) ] || fail "$kept reads kept + $lost lost < $((2 * n)) made"
 }
+
+# Launch mode serves it through the same windows: the application's calls land in its folder.
+test_launch_mode_gets_host_data() {
+	local n=5000 card; card=$(make_card 0)
+	dp_background --dynamic=on --device="$T/dev/davinci*" --output=$T/o --host-sys=osrt,mem \
+		env LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES="$T/dev/davinci*" $SYSCALLER $card $n $T/go
+	wait_until 10 grep -q "target joined" $T/out || fail "no join: $(cat $T/out)"
+	dp_send start
+	wait_until 10 hd_window_open || fail "no window: $(cat $T/out)"
+	touch $T/go
+	wait_until 20 grep -q "syscaller: done" $T/out || fail "the peer did not finish: $(cat $T/out)"
+	dp_send stop
+	wait_until 10 grep -q "window saved in" $T/out || fail "no window saved: $(cat $T/out)"
+	local d fd got; d=$(ls -d $T/o/PROF_*)
+	fd=$(sed -n 's/.*syscaller: ready pid=[0-9]* fd=\([0-9]*\).*/\1/p' $T/out)
+	got=$(grep -Ec " read\(arg0: $fd\) = 1\$" $d/host/data/host_syscall.data.slice_0)
+	within_1pct $got $((2 * n)) || fail "$got reads recorded of $((2 * n))"
+	[ -s $d/host/data/host_mem.data.slice_0 ] || fail "no host_mem"
+	[ ! -e $d/host/data/host_cpu.data.slice_0 ] || fail "host_cpu without cpu asked"
+	dp_send quit
+	kill -TERM "$(sed -n 's/.*application env started: pid \([0-9]*\).*/\1/p' $T/out)" # it waits for SIGTERM
+	wait $DP_PID
+}
