@@ -105,9 +105,10 @@ AGENT_NAMES := $(BUILD)/tests/agent_names
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
-# A test build of the tool whose discover objects ask for a 4 KiB ring
-# buffer (-DDP_RINGBUF_BYTES=4096), so lost-event tests can force losses.
-DISCOVER_SRCS := $(wildcard user/kernel/discover*.c)
+# A test build of the tool whose discover objects and --host-sys=osrt ask for
+# 4 KiB ring buffers (-DDP_RINGBUF_BYTES=4096 -DDP_OSRT_RINGBUF_BYTES=4096),
+# so lost-event tests can force losses.
+DISCOVER_SRCS := $(wildcard user/kernel/discover*.c) user/hostdata/osrt.c
 TINYRING_OBJS := $(patsubst %.c,$(BUILD)/tinyring/%.o,$(DISCOVER_SRCS))
 TINYRING_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(DISCOVER_SRCS)),$(TOOL_OBJS)) $(TINYRING_OBJS)
 
@@ -186,11 +187,21 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@
 
+# The build host's system call names by number (user/hostdata/ names each
+# recorded call): the kernel headers' __NR_ macros, as a C array.
+SYSCALL_NAMES := $(BUILD)/syscall_names.h
+$(SYSCALL_NAMES): | $(DEPS_STAMP) $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)echo '#include <asm/unistd.h>' | $(CC) -E -dM -x c - | \
+		awk 'BEGIN { print "static const char *const dp_syscall_names[] = {" } \
+		     $$1 == "#define" && $$2 ~ /^__NR_[a-z0-9_]+$$/ && $$3 ~ /^[0-9]+$$/ \
+		     { printf "\t[%s] = \"%s\",\n", $$3, substr($$2, 6) } END { print "};" }' > $@
+
 # ---- user space ---------------------------------------------------------------
 # The skeletons are order-only: made before any tool object compiles (a
 # first build has no .d yet), but only the objects whose .d names one
 # (today kernel/callcount.o, kernel/discover_bpf.o) rebuild when it changes.
-$(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.o.d | $(DEPS_STAMP) $(BPF_SKELS)
+$(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.o.d | $(DEPS_STAMP) $(BPF_SKELS) $(SYSCALL_NAMES)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser -c $< -o $@
@@ -250,7 +261,7 @@ $(BUILD)/tests/fuzz/$(FUZZ_CONV): tests/fuzz/$(FUZZ_CONV).c $(BUILD)/tests/fuzz/
 # libFuzzer builds: clang only, the tool's objects instrumented for coverage.
 FUZZ_CFLAGS = -std=gnu11 $(WARN) -O1 -g -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser $(PKG_CFLAGS) \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS)
+$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS) $(SYSCALL_NAMES)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
@@ -300,7 +311,7 @@ $(AGENT_NAMES): tests/tools/agent_names.c $(AGENT_NAMES).d $(AGENT_A) | $(DEPS_S
 $(BUILD)/tinyring/%.o: %.c $(BUILD)/tinyring/%.o.d | $(DEPS_STAMP) $(BPF_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DDP_RINGBUF_BYTES=4096 -Iuser -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DDP_RINGBUF_BYTES=4096 -DDP_OSRT_RINGBUF_BYTES=4096 -Iuser -c $< -o $@
 
 $(TINYRING): $(TINYRING_LINK_OBJS)
 	$(call msg,LINK,$@)

@@ -188,10 +188,10 @@ test_blank_and_padded_commands_are_accepted() {
 test_switches_reach_the_target_params() {
 	local pid; pid=$(start_target)
 	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o --task-time=l0 --aic-metrics=Memory \
-		--host-sys=cpu,mem --ascendcl=off
+		--host-sys=cpu,mem,disk --ascendcl=off
 	local s; s=$(prof_dirs_of $T/o $pid)/host/sample.json
 	for kv in '"taskTime":"l0"' '"prof_level":"l0"' '"ai_core_metrics":"Memory"' \
-		'"host_sys":"cpu,mem"' '"acl":"off"'; do
+		'"host_sys":"disk"' '"acl":"off"'; do
 		grep -q "$kv" "$s" || fail "params lack $kv: $(cat "$s")"
 	done
 }

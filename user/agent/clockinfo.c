@@ -79,7 +79,7 @@ char *clock_stamp_info_json(const struct clock_stamp *s, const char *edge)
 	if (!add_text(obj, "collectionDate", edge, date) &&
 	    !add_text(obj, "collectionTime", edge, usec) &&
 	    cJSON_AddStringToObject(obj, "clockMonotonicRaw", raw))
-		text = cJSON_Print(obj);
+		text = cJSON_PrintUnformatted(obj); /* msprof reads the first line only */
 	cJSON_Delete(obj);
 	return text;
 }

@@ -189,6 +189,8 @@ static void add_machine(cJSON *root)
 	cJSON_AddStringToObject(root, "OS", os);
 	cJSON_AddNumberToObject(root, "cpuNums", (double)sysconf(_SC_NPROCESSORS_CONF));
 	cJSON_AddNumberToObject(root, "memoryTotal", (double)mem_total_kb());
+	/* msprof's cpu lane turns jiffies into time with it; an integer, or the lane is empty. */
+	cJSON_AddNumberToObject(root, "sysClockFreq", (double)sysconf(_SC_CLK_TCK));
 }
 
 /* Takes `item` into `root`; 0, or -1 when either is missing (out of memory). */
@@ -213,8 +215,10 @@ char *hostinfo_json(const struct agent_devset *devs)
 	if (cJSON_AddStringToObject(root, "devices", ids) &&
 	    cJSON_AddStringToObject(root, "cannVersion", "none") &&
 	    cJSON_AddStringToObject(root, "drvVersion", "none") &&
-	    !attach(root, "DeviceInfo", device_array(devs)) && !attach(root, "CPU", cpu_array()))
-		text = cJSON_Print(root);
+	    !attach(root, "DeviceInfo", device_array(devs)) && !attach(root, "CPU", cpu_array()) &&
+	    /* msprof's network parse needs the list; no network lane is collected yet. */
+	    !attach(root, "netCard", cJSON_CreateArray()))
+		text = cJSON_PrintUnformatted(root); /* msprof reads the first line only */
 	cJSON_Delete(root);
 	return text;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/hostsys.h"
 #include "config/params.h"
 #include "config/params_derive.h"
 
@@ -113,8 +114,12 @@ static void v1_ai_core_keys(struct paramset *ps, const struct options *o,
 /* v1 names the host switches per item (SetParamsForHost* of the v1 adapter). */
 static void v1_host(struct paramset *ps, const struct options *o)
 {
-	const char *sys = params_sw(o, "host-sys", ""), *usage = params_sw(o, "host-sys-usage", "");
+	const char *usage = params_sw(o, "host-sys-usage", "");
 	int ms = params_interval_ms(o, "host-sys-usage-freq");
+	char sys[64];
+
+	/* osrt, cpu and mem are dynprof's own (user/hostdata/): CANN gets the rest. */
+	hostsys_for_cann(params_sw(o, "host-sys", ""), sys, sizeof(sys));
 
 	if (*sys)
 		paramset_set(ps, "host_sys", "on");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/hostsys.h"
 #include "config/params_derive.h"
 
 /* Switches whose value goes to one key unchanged. */
@@ -38,21 +39,6 @@ static const struct {
 	{ "disk", "host_disk_profiling" }, { "network", "host_network_profiling" },
 	{ "osrt", "host_osrt_profiling" }, { "numa", "host_numa_profiling" },
 };
-
-static bool list_has(const char *list, const char *item)
-{
-	size_t n = strlen(item);
-
-	for (const char *p = list; p && *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-
-		if (len == n && !strncmp(p, item, n))
-			return true;
-		p = comma ? comma + 1 : NULL;
-	}
-	return false;
-}
 
 /*
  * Task time: taskTime as given; when not off, the task logs of the chip
@@ -114,20 +100,24 @@ static void host(struct paramset *ps, const struct options *o)
 {
 	const char *sys = options_switch(o, "host-sys");
 	const char *usage = options_switch(o, "host-sys-usage");
+	char cann[64] = "";
 	int ms;
 
-	if (sys) {
-		paramset_set(ps, "host_sys", sys);
+	if (sys)
+		hostsys_for_cann(sys, cann, sizeof(cann));
+	/* osrt, cpu and mem are dynprof's own (user/hostdata/): CANN gets the rest. */
+	if (*cann) {
+		paramset_set(ps, "host_sys", cann);
 		for (size_t i = 0; i < sizeof(host_sys_keys) / sizeof(host_sys_keys[0]); i++)
-			if (list_has(sys, host_sys_keys[i].item))
+			if (hostsys_list_has(cann, host_sys_keys[i].item))
 				paramset_set(ps, host_sys_keys[i].key, "on");
 		paramset_num(ps, "host_disk_freq", 50);
 	}
 	if (usage) {
 		paramset_set(ps, "hostSysUsage", usage);
-		if (list_has(usage, "cpu"))
+		if (hostsys_list_has(usage, "cpu"))
 			paramset_set(ps, "hostAllPidCpuProfiling", "on");
-		if (list_has(usage, "mem"))
+		if (hostsys_list_has(usage, "mem"))
 			paramset_set(ps, "hostAllPidMemProfiling", "on");
 	}
 	ms = params_interval_ms(o, "host-sys-usage-freq");

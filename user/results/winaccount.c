@@ -69,6 +69,8 @@ void winaccount_to_json(const struct window_account *a, const char *output, cJSO
 		cJSON_AddStringToObject(obj, "reason", safe ? safe : "(out of memory)");
 		free(safe);
 	}
+	if (a->host_lost)
+		json_add_int64(obj, "host_lost", (int64_t)a->host_lost);
 	if (a->opened_us)
 		json_add_int64(obj, "opened_us", a->opened_us);
 	json_add_int64(obj, "closed_us", a->closed_us);

@@ -34,6 +34,7 @@ struct window_account {
 	char prof[WINACCOUNT_PROF_MAX][WINACCOUNT_NAME_LEN];
 	char reason[512];       /* lost: why; incomplete: what is missing */
 	int64_t opened_us, closed_us;
+	uint64_t host_lost;     /* host data records lost (user/hostdata/): the window is incomplete */
 	int number;             /* its target's n-th window, from 1 */
 };
 

@@ -17,6 +17,7 @@
 #include "results/output.h"
 #include "proc/procfs.h"
 #include "report/report.h"
+#include "hostdata/hostdata.h"
 #include "results/winaccount.h"
 #include "session/session_impl.h"
 #include "session/target_origin.h"
@@ -284,13 +285,15 @@ static void window_end(struct session *s, struct target *t, const char *ended, c
 
 	*a = (struct window_account){ .ended = ended, .opened_us = t->window_opened_us,
 				      .number = t->windows };
+	hostdata_window_stop(t->pid);
 	report_new_prof_dirs(t, &r);
+	hostdata_window_write(t->pid, s->output, a); /* into the folders now in --output */
 	a->closed_us = clock_wall_us();
 	if (a->saved + a->incomplete == 0) {
 		a->fate = WINDOW_LOST;
 		lost_reason(t, a, why);
 		s->lost++;
-	} else if (a->incomplete || a->failed) {
+	} else if (a->incomplete || a->failed || a->host_lost) {
 		a->fate = WINDOW_INCOMPLETE;
 		s->incomplete++;
 	} else {
@@ -315,6 +318,7 @@ static void window_opened(struct session *s, struct target *t, bool by_rule)
 	t->window_opened_us = clock_wall_us();
 	t->window_by_rule = by_rule;
 	events_window_open(t->pid);
+	hostdata_window_open(t->pid, s->opts);
 }
 
 /*

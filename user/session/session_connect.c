@@ -22,6 +22,7 @@
 #include "results/output.h"
 #include "results/winaccount.h"
 #include "config/params.h"
+#include "hostdata/hostdata.h"
 #include "session/protodetect.h"
 #include "ns/targetfs.h"
 #include "proc/procfs.h"
@@ -561,6 +562,7 @@ void session_open_launch(struct session **sp, const struct options *o, const cha
 		return;
 	}
 	s->slots = SESSION_FIRST_SLOTS;
+	hostdata_prepare(o);
 	watchdog_start(o->timeout_ms); /* before any target connects */
 	*sp = s;
 }
@@ -815,6 +817,8 @@ int session_open(struct session **sp, const struct options *o, const char *outpu
 	s->disc = disc;
 	snprintf(s->output, sizeof(s->output), "%s", output);
 	rc = resolve_pid_list(s, o);
+	if (rc == 0)
+		hostdata_prepare(o);
 	if (rc == 0)
 		watchdog_start(o->timeout_ms); /* before any target connects */
 	if (rc)

@@ -185,19 +185,31 @@ TEST(task_time_off_sets_only_task_time)
 	cJSON_Delete(r);
 }
 
-TEST(host_sys_list_turns_each_item_on)
+TEST(host_sys_list_turns_each_item_on_but_keeps_dynprofs_own)
 {
-	cJSON *r = build(PROTO_V2, -1, SW("--host-sys=cpu,disk,numa"));
+	cJSON *r = build(PROTO_V2, -1, SW("--host-sys=cpu,disk,osrt,numa"));
 
 	REQUIRE(r);
-	CHECK_STR(str(r, "host_sys"), "cpu,disk,numa");
-	CHECK_STR(str(r, "host_cpu_profiling"), "on");
+	CHECK_STR(str(r, "host_sys"), "disk,numa");
+	CHECK_STR(str(r, "host_cpu_profiling"), "off");
+	CHECK_STR(str(r, "host_osrt_profiling"), "off");
 	CHECK_STR(str(r, "host_disk_profiling"), "on");
 	CHECK_STR(str(r, "host_numa_profiling"), "on");
 	CHECK_STR(str(r, "host_mem_profiling"), "off");
 	CHECK_STR(str(r, "host_network_profiling"), "off");
 	CHECK(num(r, "host_disk_freq") == 50);
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "hostProfiling")));
+	cJSON_Delete(r);
+}
+
+TEST(host_sys_of_only_dynprofs_items_sends_none)
+{
+	cJSON *r = build(PROTO_V2, -1, SW("--host-sys=osrt,cpu,mem"));
+
+	REQUIRE(r);
+	CHECK_STR(str(r, "host_sys"), "");
+	CHECK_STR(str(r, "host_osrt_profiling"), "off");
+	CHECK_STR(str(r, "host_mem_profiling"), "off");
 	cJSON_Delete(r);
 }
 
@@ -495,7 +507,7 @@ TEST(v1_sends_v1_key_names_and_strict_types)
 	CHECK_STR(str(r, "ge_api"), "l1");
 	CHECK_STR(str(r, "profLevel"), "l1");
 	CHECK_STR(str(r, "host_sys"), "on");
-	CHECK_STR(str(r, "host_one_pid_cpu_profiling"), "on");
+	CHECK_STR(str(r, "host_one_pid_cpu_profiling"), "off"); /* dynprof's own */
 	CHECK_STR(str(r, "host_disk_profiling"), "on");
 	CHECK_STR(str(r, "host_one_pid_mem_profiling"), "off");
 	CHECK_STR(str(r, "host_sys_usage"), "on");

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Kernel side of user/hostdata/osrt.c: every system call of the processes
+ * user space put in `tgids` (--host-sys=osrt, for the span of a window),
+ * one ring-buffer record per completed call.
+ *
+ * Raw tracepoints on raw_syscalls sys_enter and sys_exit, as
+ * discover.bpf.c: no tracefs needed. The filter is the process (tgid), so
+ * threads created after the window opened are seen as well. At sys_enter a
+ * watched thread's entry time, number and first argument go in `inflight`
+ * (by tid, the slot reused in place); at sys_exit they become one record.
+ * Records are submitted with BPF_RB_NO_WAKEUP: user space reads the ring
+ * on its own period, so a call never costs a reader's wakeup. A record
+ * that finds no room is counted in its process's `tgids` value.
+ *
+ * Portability floor: ring buffer, Linux 5.8; raw tracepoints, 4.17.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "dynprof/osrt.h"
+
+/* BPF_CORE_READ of the syscall's registers is GPL-only: see discover.bpf.c. */
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Watched processes: key host tgid, value its loss counter. User space inserts and deletes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DP_OSRT_MAX_TGIDS);
+	__type(key, __u32);
+	__type(value, struct dp_osrt_proc);
+} tgids SEC(".maps");
+
+struct inflight_call {
+	__u64 entry_ns; /* 0: none in flight */
+	__u64 arg0;
+	__u32 nr;
+	__u32 pad;
+};
+
+/* The call in flight, by host tid. LRU: past its size the least recent threads lose theirs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DP_OSRT_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct inflight_call);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, DP_OSRT_RINGBUF_BYTES);
+} calls SEC(".maps");
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(dp_osrt_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct inflight_call *c, fresh = {};
+
+	if (!bpf_map_lookup_elem(&tgids, &tgid))
+		return 0;
+	c = bpf_map_lookup_elem(&inflight, &tid);
+	if (!c) {
+		bpf_map_update_elem(&inflight, &tid, &fresh, BPF_ANY);
+		c = bpf_map_lookup_elem(&inflight, &tid);
+		if (!c)
+			return 0;
+	}
+	c->nr = (__u32)id;
+	c->arg0 = (__u64)PT_REGS_PARM1_CORE_SYSCALL(regs);
+	c->entry_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(dp_osrt_exit, struct pt_regs *regs, long ret)
+{
+	__u64 now = bpf_ktime_get_ns(), pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct dp_osrt_proc *p = bpf_map_lookup_elem(&tgids, &tgid);
+	struct inflight_call *c;
+	struct dp_osrt_call *r;
+
+	if (!p)
+		return 0;
+	c = bpf_map_lookup_elem(&inflight, &tid);
+	if (!c || !c->entry_ns) /* entered before the window opened */
+		return 0;
+	r = bpf_ringbuf_reserve(&calls, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&p->lost, 1);
+		c->entry_ns = 0;
+		return 0;
+	}
+	r->tgid = tgid;
+	r->tid = tid;
+	r->entry_ns = c->entry_ns;
+	r->dur_ns = now - c->entry_ns;
+	r->ret = ret;
+	r->arg0 = c->arg0;
+	r->nr = c->nr;
+	r->pad = 0;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	c->entry_ns = 0;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}

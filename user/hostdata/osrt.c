@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/* --host-sys=osrt's loader (see osrt.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/osrt.skel.h"
+#include "hostdata/osrt.h"
+#include "kernel/bpfutil.h"
+
+static struct osrt_bpf *skel;
+static struct ring_buffer *ring;
+static osrt_call_fn call_fn;
+static void *call_ctx;
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	if (size >= sizeof(struct dp_osrt_call))
+		call_fn(call_ctx, data);
+	return 0;
+}
+
+static void unload(void)
+{
+	ring_buffer__free(ring);
+	ring = NULL;
+	osrt_bpf__destroy(skel);
+	skel = NULL;
+}
+
+int osrt_loaded(void)
+{
+	return ring != NULL;
+}
+
+int osrt_load(osrt_call_fn fn, void *ctx, char *why, size_t why_len)
+{
+	const char *step = "opening the BPF object";
+	int err;
+
+	if (ring)
+		return 0;
+	err = bpfutil_usable(why, why_len);
+	if (err)
+		return err;
+	bpfutil_quiet_hold();
+	bpfutil_quiet_reset();
+	skel = osrt_bpf__open();
+	err = skel ? 0 : -errno;
+	if (!err) {
+		/* The object's size is the header's default; a test build asks for less. */
+		step = "sizing the ring buffer";
+		err = bpf_map__set_max_entries(skel->maps.calls, DP_OSRT_RINGBUF_BYTES);
+	}
+	if (!err) {
+		step = "loading the BPF programs";
+		err = osrt_bpf__load(skel);
+	}
+	if (!err) {
+		step = "attaching to raw tracepoints sys_{enter,exit}";
+		err = osrt_bpf__attach(skel);
+	}
+	if (!err) {
+		step = "creating the ring buffer";
+		ring = ring_buffer__new(bpf_map__fd(skel->maps.calls), on_record, NULL, NULL);
+		err = ring ? 0 : -errno;
+	}
+	if (err) {
+		bpfutil_failure(why, why_len, step, err < 0 ? err : -EINVAL);
+		unload();
+	}
+	bpfutil_quiet_release();
+	call_fn = fn;
+	call_ctx = ctx;
+	return err;
+}
+
+int osrt_watch(uint32_t tgid, char *why, size_t why_len)
+{
+	struct dp_osrt_proc p = { 0 };
+	int err;
+
+	if (!ring)
+		return -ENODEV;
+	err = bpf_map__update_elem(skel->maps.tgids, &tgid, sizeof(tgid), &p, sizeof(p), BPF_ANY);
+	if (err)
+		snprintf(why, why_len, "adding pid %u to the BPF map: %s", tgid, strerror(-err));
+	return err;
+}
+
+int osrt_unwatch(uint32_t tgid, uint64_t *lost)
+{
+	struct dp_osrt_proc p = { 0 };
+	int err;
+
+	*lost = 0;
+	if (!ring)
+		return -ENODEV;
+	err = bpf_map__lookup_elem(skel->maps.tgids, &tgid, sizeof(tgid), &p, sizeof(p), 0);
+	if (!err)
+		*lost = p.lost;
+	/* Deleted after the read: a loss between the two is the last call of the window. */
+	bpf_map__delete_elem(skel->maps.tgids, &tgid, sizeof(tgid), 0);
+	return err;
+}
+
+int osrt_consume(void)
+{
+	return ring ? ring_buffer__consume(ring) : 0;
+}
