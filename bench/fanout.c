@@ -89,7 +89,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 0; i < n; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "," : "", argv[i + 2]);
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "," : "",
+			 argv[i + 2]);
 	saved = quiet_stdout();
 	/* A server serves one client at a time: the two styles take turns per target. */
 	for (int r = 0; r < rounds; r++) {

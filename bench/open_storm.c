@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 		if (p > 0)
 			waitpid(p, NULL, 0);
 	}
-	printf("opens_per_s=%.0f elapsed_ms=%.1f\n", t_open > t0 ? (double)opens / (t_open - t0) : 0.0,
-	       (now_s() - t0) * 1000.0);
+	printf("opens_per_s=%.0f elapsed_ms=%.1f\n",
+	       t_open > t0 ? (double)opens / (t_open - t0) : 0.0, (now_s() - t0) * 1000.0);
 	return 0;
 }

@@ -88,8 +88,7 @@ __u64 records_sent = 0;
 __u64 records_lost = 0;
 
 /* Send the record of a threshold reached; a full ring counts a loss. */
-static __always_inline void send_record(const struct dp_cc_key *key, __u64 count, __u64 value,
-					__u64 typical)
+static __always_inline void send_record(const struct dp_cc_key *key, __u64 count, __u64 value, __u64 typical)
 {
 	struct dp_cc_record *r = bpf_ringbuf_reserve(&fired, sizeof(*r), 0);
 

@@ -70,7 +70,8 @@ static void on_signal(int sig)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: demo_task [--device=PATH] [--steps=N] [--step-ms=M] [--flush-ms=F] [--quiet]\n");
+	fprintf(stderr,
+		"usage: demo_task [--device=PATH] [--steps=N] [--step-ms=M] [--flush-ms=F] [--quiet]\n");
 	return 2;
 }
 
@@ -230,10 +231,12 @@ int main(int argc, char **argv)
 		rc = make_node(&own);
 		if (rc == -EPERM) {
 			/* Not root: it still serves, holding no card; attach mode needs none. */
-			fprintf(stderr, "demo_task: no card node made (mknod needs root): serving without one; attach with dynprof --pid=%d; for launch or follow mode give a node, e.g. --device=/dev/null\n",
+			fprintf(stderr,
+				"demo_task: no card node made (mknod needs root): serving without one; attach with dynprof --pid=%d; for launch or follow mode give a node, e.g. --device=/dev/null\n",
 				(int)getpid());
 		} else if (rc) {
-			fprintf(stderr, "demo_task: mknod %s/davinci0: %s\n", own.dir[0] ? own.dir : "/tmp/demo_task.*", strerror(-rc));
+			fprintf(stderr, "demo_task: mknod %s/davinci0: %s\n",
+				own.dir[0] ? own.dir : "/tmp/demo_task.*", strerror(-rc));
 			return 1;
 		}
 		node = rc ? NULL : own.path;

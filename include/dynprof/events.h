@@ -33,29 +33,29 @@ enum dp_event_type {
  * User space reports it only once the process's fds show the card.
  */
 #define DP_FD_UNCONFIRMED (-2) /* not -1, which older producers use for "no fd" */
-#define DP_ACCESS_READ 2  /* BPF_DEVCG_ACC_READ */
-#define DP_ACCESS_WRITE 4 /* BPF_DEVCG_ACC_WRITE */
+#define DP_ACCESS_READ 2       /* BPF_DEVCG_ACC_READ */
+#define DP_ACCESS_WRITE 4      /* BPF_DEVCG_ACC_WRITE */
 
 #define DP_PATH_LEN 256 /* exec filename / opened path, NUL-terminated, may be cut */
 #define DP_ARGS_LEN 256 /* exec argv, NUL-separated, may be cut */
 #define DP_COMM_LEN 16
 
 struct dp_event {
-	__dp_u32 type;        /* enum dp_event_type */
-	__dp_u32 pid;         /* host tgid */
-	__dp_u32 tid;         /* host tid that caused it (EXEC: the exec'ing thread's old tid) */
-	__dp_u32 ppid;        /* real parent tgid (FORK: the new process's, as /proc shows it) */
-	__dp_u32 uid;         /* real uid (host) */
-	__dp_s32 exit_code;   /* EXIT: as wait(2) encodes it */
-	__dp_s32 fd;          /* CARD_OPEN/CLOSE: the fd */
-	__dp_s32 card;        /* CARD_OPEN/CLOSE: card index (from the card map) */
-	__dp_u32 rdev_major;  /* CARD_OPEN/CLOSE: the node's device number */
+	__dp_u32 type;       /* enum dp_event_type */
+	__dp_u32 pid;        /* host tgid */
+	__dp_u32 tid;        /* host tid that caused it (EXEC: the exec'ing thread's old tid) */
+	__dp_u32 ppid;       /* real parent tgid (FORK: the new process's, as /proc shows it) */
+	__dp_u32 uid;        /* real uid (host) */
+	__dp_s32 exit_code;  /* EXIT: as wait(2) encodes it */
+	__dp_s32 fd;         /* CARD_OPEN/CLOSE: the fd */
+	__dp_s32 card;       /* CARD_OPEN/CLOSE: card index (from the card map) */
+	__dp_u32 rdev_major; /* CARD_OPEN/CLOSE: the node's device number */
 	__dp_u32 rdev_minor;
-	__dp_u32 args_len;    /* EXEC: bytes used in args */
-	__dp_u32 access;      /* CARD_OPEN unconfirmed: the check's access, DP_ACCESS_* bits */
-	__dp_u64 start_ns;    /* task start_boottime (ns): identity with pid */
-	__dp_u64 ktime_ns;    /* bpf_ktime_get_ns() at the event */
-	__dp_u64 cgroup_id;   /* bpf_get_current_cgroup_id() */
+	__dp_u32 args_len;  /* EXEC: bytes used in args */
+	__dp_u32 access;    /* CARD_OPEN unconfirmed: the check's access, DP_ACCESS_* bits */
+	__dp_u64 start_ns;  /* task start_boottime (ns): identity with pid */
+	__dp_u64 ktime_ns;  /* bpf_ktime_get_ns() at the event */
+	__dp_u64 cgroup_id; /* bpf_get_current_cgroup_id() */
 	char comm[DP_COMM_LEN];
 	char path[DP_PATH_LEN]; /* EXEC: filename; CARD_OPEN: path as passed to open */
 	char args[DP_ARGS_LEN]; /* EXEC: argv */

@@ -18,14 +18,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DYNPROF_SOCKET_PREFIX     "dynamic_profiling_socket_"
+#define DYNPROF_SOCKET_PREFIX "dynamic_profiling_socket_"
 #define DYNPROF_SOCKET_PREFIX_ALT "dyn_prof_sock_" /* some 8.x/9.0 pre-releases */
-#define DYNPROF_KEY_ENV           "DYNAMIC_PROFILING_KEY_PID"
-#define DYNPROF_MODE_ENV          "PROFILING_MODE"
-#define DYNPROF_MODE_DYNAMIC      "dynamic"
+#define DYNPROF_KEY_ENV "DYNAMIC_PROFILING_KEY_PID"
+#define DYNPROF_MODE_ENV "PROFILING_MODE"
+#define DYNPROF_MODE_DYNAMIC "dynamic"
 
-#define PROTO_DATA_MAX      4096 /* params JSON must be shorter than this */
-#define PROTO_V1_DETAIL_MAX 128  /* v1 response detail text */
+#define PROTO_DATA_MAX 4096     /* params JSON must be shorter than this */
+#define PROTO_V1_DETAIL_MAX 128 /* v1 response detail text */
 
 /*
  * CANN's limits, as its servers count them (docs/PROTOCOL.md Part 2 sections 2
@@ -41,10 +41,10 @@
  *  Accepts: 128 connections per process lifetime (9.x, v1), then the
  *       server stops listening for good.
  */
-#define PROTO_V2_MAX_REQUESTS  101
-#define PROTO_V1_MAX_REQUESTS  101
+#define PROTO_V2_MAX_REQUESTS 101
+#define PROTO_V1_MAX_REQUESTS 101
 #define PROTO_IDLE_LIMIT_TICKS 1800
-#define PROTO_MAX_ACCEPTS      128
+#define PROTO_MAX_ACCEPTS 128
 
 enum proto_version {
 	PROTO_AUTO = 0,
@@ -136,14 +136,14 @@ static_assert(sizeof(struct proto_v1_response) == 140, "v1 Response is 140 bytes
 
 /* v1 detail strings the CANN server sends (and our agent sends too). */
 #define V1_DETAIL_ALREADY_STARTED "Collection has been started."
-#define V1_DETAIL_NOT_STARTED     "Collection is not started."
-#define V1_DETAIL_CLIENT_QUIT     "Client request quit."
-#define V1_DETAIL_IDLE            "Idle link too long time."
-#define V1_DETAIL_TOO_MANY        "Receive too much requests from client."
-#define V1_DETAIL_SERVER_EXIT     "Dynamic profiling Server exit" /* no period, as CANN */
-#define V1_DETAIL_INTERNAL        "Internal error."
+#define V1_DETAIL_NOT_STARTED "Collection is not started."
+#define V1_DETAIL_CLIENT_QUIT "Client request quit."
+#define V1_DETAIL_IDLE "Idle link too long time."
+#define V1_DETAIL_TOO_MANY "Receive too much requests from client."
+#define V1_DETAIL_SERVER_EXIT "Dynamic profiling Server exit" /* no period, as CANN */
+#define V1_DETAIL_INTERNAL "Internal error."
 /* A START's device list; alone (no id after it) with a failure: no device set. */
-#define V1_DETAIL_NO_DEVICE       "Started device Id: "
+#define V1_DETAIL_NO_DEVICE "Started device Id: "
 
 /* ---- a decoded reply, either generation -------------------------------- */
 

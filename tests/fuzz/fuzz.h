@@ -23,12 +23,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
+#define FUZZ_CHECK(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
 			fprintf(stderr, "%s:%d: broken promise: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                           \
-		}                                                                          \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* The input as a C string (bytes after a NUL are cut off, as a C caller would see them). */

@@ -58,7 +58,7 @@
 
 static struct {
 	bool ready;
-	char dir[64];	  /* the temporary folder */
+	char dir[64];     /* the temporary folder */
 	char results[96]; /* FUZZ_CLIENT_ROOT maps here */
 	char card[96];
 	int wake_idle, wake_shut; /* eventfds: never readable, readable */
@@ -77,8 +77,7 @@ int __wrap_agent_params_result_dir(char *out, size_t len)
 
 	if (rc)
 		return rc;
-	if (strncmp(dir, FUZZ_CLIENT_ROOT, root) || (dir[root] && dir[root] != '/') ||
-	    strstr(dir, "/.."))
+	if (strncmp(dir, FUZZ_CLIENT_ROOT, root) || (dir[root] && dir[root] != '/') || strstr(dir, "/.."))
 		return -EACCES;
 	return snprintf(out, len, "%s%s", env.results, dir + root) < (int)len ? 0 : -ENAMETOOLONG;
 }
@@ -166,12 +165,10 @@ static void *client_main(void *arg)
 				sent = c->len; /* the server is gone: read what it said */
 		}
 		if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
-			n = recv(c->fd, c->got + c->got_len, REPLIES_MAX - c->got_len,
-				 MSG_DONTWAIT);
+			n = recv(c->fd, c->got + c->got_len, REPLIES_MAX - c->got_len, MSG_DONTWAIT);
 			if (n > 0)
 				c->got_len += (size_t)n;
-			else if (n == 0 || (errno != EAGAIN && errno != EINTR) ||
-				 c->got_len == REPLIES_MAX)
+			else if (n == 0 || (errno != EAGAIN && errno != EINTR) || c->got_len == REPLIES_MAX)
 				break;
 		}
 	}
@@ -209,8 +206,7 @@ static int count_prof_dirs(bool *all_finalised)
 		return 0;
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, "PROF_", 5)) {
-			snprintf(path, sizeof(path), "%s/out/%s/host/end_info", env.results,
-				 e->d_name);
+			snprintf(path, sizeof(path), "%s/out/%s/host/end_info", env.results, e->d_name);
 			if (access(path, F_OK))
 				*all_finalised = false;
 			n++;
@@ -330,8 +326,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (threaded) {
 		FUZZ_CHECK(pthread_create(&thread, NULL, client_main, &cl) == 0);
 	} else {
-		FUZZ_CHECK(send(sv[1], cl.data, cl.len, MSG_DONTWAIT | MSG_NOSIGNAL) ==
-			   (ssize_t)cl.len);
+		FUZZ_CHECK(send(sv[1], cl.data, cl.len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)cl.len);
 		shutdown(sv[1], SHUT_WR);
 	}
 

@@ -76,7 +76,7 @@ static struct {
 	struct event *ev;
 	size_t nev, next;    /* model events; the next one expected */
 	struct buf expected; /* the replies, as they should reach the client */
-	struct buf got;	     /* what the client read */
+	struct buf got;      /* what the client read */
 	struct script *sc;
 	int client;   /* the id control gave the client (0: FIFO) */
 	bool socket;  /* a socket client: `events` makes it stream */
@@ -329,13 +329,11 @@ static void pump(struct control *ctl, int client_fd)
 }
 
 /* Send all of it in pieces of `piece` bytes (0: at once), control handling each. */
-static void send_all(struct control *ctl, int fd, const uint8_t *p, size_t n, size_t piece,
-		     bool fifo)
+static void send_all(struct control *ctl, int fd, const uint8_t *p, size_t n, size_t piece, bool fifo)
 {
 	while (n > 0 && !run.dropped) {
 		size_t want = piece && piece < n ? piece : n;
-		ssize_t w = fifo ? write(fd, p, want) :
-				   send(fd, p, want, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t w = fifo ? write(fd, p, want) : send(fd, p, want, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
 			FUZZ_CHECK(!fifo && errno == EPIPE); /* dropped */

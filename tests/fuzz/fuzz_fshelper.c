@@ -59,8 +59,9 @@ static void feed(int peer, const uint8_t *d, size_t n)
 	static uint8_t msg[sizeof(struct fsh_msg) + 4096];
 
 	while (n >= 12) {
-		struct fsh_msg m = { .op = 32 + d[0] % 8, .status = (int8_t)d[1], .a = le32(d + 2),
-				     .b = le32(d + 6) };
+		struct fsh_msg m = {
+			.op = 32 + d[0] % 8, .status = (int8_t)d[1], .a = le32(d + 2), .b = le32(d + 6)
+		};
 		size_t plen = (size_t)d[10] | (size_t)d[11] << 8;
 
 		d += 12;

@@ -25,8 +25,7 @@ static int count_lines(const char *text, size_t len, const char *prefix)
 	int n = 0;
 
 	for (size_t i = 0; i < len; i++)
-		if ((i == 0 || text[i - 1] == '\n') && len - i >= plen &&
-		    !memcmp(text + i, prefix, plen))
+		if ((i == 0 || text[i - 1] == '\n') && len - i >= plen && !memcmp(text + i, prefix, plen))
 			n++;
 	return n;
 }

@@ -70,10 +70,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	t = fuzz_cstr(data + 1, size - 1);
 	switch (data[0] % 5) {
-	case 0: status(t); break;
-	case 1: stat_line(t); break;
-	case 2: passwd(t); break;
-	default: fuzz_ignore(procfs_parse_uid_map(t, 1000, &inner)); break;
+	case 0:
+		status(t);
+		break;
+	case 1:
+		stat_line(t);
+		break;
+	case 2:
+		passwd(t);
+		break;
+	default:
+		fuzz_ignore(procfs_parse_uid_map(t, 1000, &inner));
+		break;
 	}
 	free(t);
 	return 0;

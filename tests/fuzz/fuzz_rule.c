@@ -58,7 +58,8 @@ static void check_selector(const struct script_cmd *cmd)
 static void check_timed(const struct condition *c)
 {
 	if (c->kind == COND_SLOW || c->kind == COND_GAP)
-		FUZZ_CHECK((c->limit_ns > 0) != (c->mult_milli > COND_MULT_ONE) && (!c->mult_milli || !c->limit_ns) &&
+		FUZZ_CHECK((c->limit_ns > 0) != (c->mult_milli > COND_MULT_ONE) &&
+			   (!c->mult_milli || !c->limit_ns) &&
 			   c->mult_milli <= COND_MULT_MAX * COND_MULT_ONE);
 	if (c->kind == COND_STALL)
 		FUZZ_CHECK(c->limit_ns >= 1000000 && c->ms >= 1 && c->mult_milli == 0);

@@ -25,9 +25,9 @@
 
 #include "fuzz.h"
 
-#define SEEDS_MAX   256
-#define SEED_MAX    (64 * 1024)
-#define INPUT_MAX   (2 * SEED_MAX)
+#define SEEDS_MAX 256
+#define SEED_MAX (64 * 1024)
+#define INPUT_MAX (2 * SEED_MAX)
 
 struct seed {
 	uint8_t *data;
@@ -146,8 +146,9 @@ static void mutate(const struct seed *s)
 		break;
 	case 1: /* insert a byte that parsers care about */
 		if (len < INPUT_MAX - 1) {
-			static const uint8_t special[] = { 0, '\n', ' ', ':', ',', '=', '"', '\\',
-							   '(', ')', '-', '9', 0xff, '@', '/' };
+			static const uint8_t special[] = { 0,   '\n', ' ',  ':', ',',
+							   '=', '"',  '\\', '(', ')',
+							   '-', '9',  0xff, '@', '/' };
 			pos = len ? next_random() % (len + 1) : 0;
 			memmove(current + pos + 1, current + pos, len - pos);
 			current[pos] = special[next_random() % sizeof(special)];

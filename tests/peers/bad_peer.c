@@ -49,15 +49,15 @@
 #include "shared/fdio.h"
 #include "dynprof/proto.h"
 
-#define LIFETIME_MS      600000
-#define MSG_TIMEOUT_MS   5000 /* the rest of a message once it began */
-#define UNSOLICITED_MS   300
+#define LIFETIME_MS 600000
+#define MSG_TIMEOUT_MS 5000 /* the rest of a message once it began */
+#define UNSOLICITED_MS 300
 #define DEFAULT_DELAY_MS 3000
-#define HOLDER_MS        60000 /* the fork-holder child's bounded life */
+#define HOLDER_MS 60000 /* the fork-holder child's bounded life */
 
-static int sig_fd = -1;     /* signalfd for SIGTERM/SIGINT */
-static int64_t end_ms;      /* the peer's whole lifetime */
-static int listen_fd = -1;  /* closed by a fork-holder child */
+static int sig_fd = -1;    /* signalfd for SIGTERM/SIGINT */
+static int64_t end_ms;     /* the peer's whole lifetime */
+static int listen_fd = -1; /* closed by a fork-holder child */
 
 /* ---- waiting and message I/O ------------------------------------------ */
 
@@ -189,8 +189,7 @@ static int answer_quit(int fd, const struct normal_opts *o)
 }
 
 /* One request; -1 when the conversation is over. */
-static int answer_normal(int fd, const struct proto_v2_msg *m, int *started,
-			 const struct normal_opts *o)
+static int answer_normal(int fd, const struct proto_v2_msg *m, int *started, const struct normal_opts *o)
 {
 	int32_t code;
 
@@ -286,7 +285,8 @@ static int mode_v1_disconnect(int fd)
 	    send_v1(fd, V1_TEST_RSP, 0, NULL) || !pause_ms(UNSOLICITED_MS))
 		return -1;
 	/* BAD_PEER_V1_DETAIL: a hostile detail text (escapes, newlines) instead. */
-	send_v1(fd, V1_DISCONN_RSP, 0, getenv("BAD_PEER_V1_DETAIL") ? getenv("BAD_PEER_V1_DETAIL") : V1_DETAIL_IDLE);
+	send_v1(fd, V1_DISCONN_RSP, 0,
+		getenv("BAD_PEER_V1_DETAIL") ? getenv("BAD_PEER_V1_DETAIL") : V1_DETAIL_IDLE);
 	return -1;
 }
 

@@ -71,7 +71,7 @@
 static struct {
 	const char *addr; /* PATH or @NAME */
 	int pad;
-	int v1;		/* start/stop/quit shape */
+	int v1;         /* start/stop/quit shape */
 	int replies_v1; /* reply shape */
 	int timeout_ms;
 	int fd;
@@ -292,8 +292,7 @@ static int send_req(long type, long len, const char *data)
 	r.msg_data_len = (uint32_t)(len < 0 ? (long)n : len);
 	if (n)
 		memcpy(r.msg_data, data, n < sizeof(r.msg_data) ? n : sizeof(r.msg_data));
-	snprintf(what, sizeof(what), "req %d len=%u bytes=%zu", r.msg_type, r.msg_data_len,
-		 sizeof(r));
+	snprintf(what, sizeof(what), "req %d len=%u bytes=%zu", r.msg_type, r.msg_data_len, sizeof(r));
 	return send_all(&r, sizeof(r), what);
 }
 

@@ -172,11 +172,11 @@ static void on_fired(void *ctx, int pid, unsigned id, const struct callcount_fir
 		if (p->fired[i] || p->thr[i] > count)
 			continue;
 		p->fired[i] = 1;
-		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%llu", used ? "," : "",
-					 (unsigned long long)p->thr[i]);
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%llu",
+					 used ? "," : "", (unsigned long long)p->thr[i]);
 	}
-	printf("fired probe=%u pid=%d count=%llu thresholds=%s\n", id, pid, (unsigned long long)count,
-	       used ? list : "-");
+	printf("fired probe=%u pid=%d count=%llu thresholds=%s\n", id, pid,
+	       (unsigned long long)count, used ? list : "-");
 }
 
 static void on_attached(void *ctx, int pid, unsigned id, const char *path)

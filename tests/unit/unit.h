@@ -50,44 +50,43 @@ UNIT_UNUSED static struct unit_test unit_tests[UNIT_MAX_TESTS];
 UNIT_UNUSED static int unit_ntests;
 UNIT_UNUSED static int unit_overflow;
 
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			printf("  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);    \
-			unit_failed_current = 1;                                      \
-		}                                                                     \
+#define CHECK(cond)                                                                       \
+	do {                                                                              \
+		if (!(cond)) {                                                            \
+			printf("  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+			unit_failed_current = 1;                                          \
+		}                                                                         \
 	} while (0)
 
 /* CHECK, then end the test when it failed (errno, if any, is printed). */
-#define REQUIRE(cond)                                                                 \
-	do {                                                                          \
-		int _e = errno;                                                       \
-		if (!(cond)) {                                                        \
-			printf("  %s:%d: REQUIRE(%s) failed (errno: %s)\n", __FILE__,       \
-			       __LINE__, #cond, _e ? strerror(_e) : "none");          \
-			unit_failed_current = 1;                                      \
-			return;                                                       \
-		}                                                                     \
+#define REQUIRE(cond)                                                                           \
+	do {                                                                                    \
+		int _e = errno;                                                                 \
+		if (!(cond)) {                                                                  \
+			printf("  %s:%d: REQUIRE(%s) failed (errno: %s)\n", __FILE__, __LINE__, \
+			       #cond, _e ? strerror(_e) : "none");                              \
+			unit_failed_current = 1;                                                \
+			return;                                                                 \
+		}                                                                               \
 	} while (0)
 
-#define CHECK_INT(a, b)                                                               \
-	do {                                                                          \
-		long long _a = (long long)(a), _b = (long long)(b);                   \
-		if (_a != _b) {                                                       \
-			printf("  %s:%d: %s == %lld, expected %lld\n", __FILE__, __LINE__, #a, \
-			       _a, _b);                                               \
-			unit_failed_current = 1;                                      \
-		}                                                                     \
+#define CHECK_INT(a, b)                                                                                 \
+	do {                                                                                            \
+		long long _a = (long long)(a), _b = (long long)(b);                                     \
+		if (_a != _b) {                                                                         \
+			printf("  %s:%d: %s == %lld, expected %lld\n", __FILE__, __LINE__, #a, _a, _b); \
+			unit_failed_current = 1;                                                        \
+		}                                                                                       \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                               \
-	do {                                                                          \
-		const char *_a = (a), *_b = (b);                                      \
-		if (!_a || strcmp(_a, _b)) {                                          \
-			printf("  %s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-			       #a, _a ? _a : "(null)", _b);                           \
-			unit_failed_current = 1;                                      \
-		}                                                                     \
+#define CHECK_STR(a, b)                                                                            \
+	do {                                                                                       \
+		const char *_a = (a), *_b = (b);                                                   \
+		if (!_a || strcmp(_a, _b)) {                                                       \
+			printf("  %s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, \
+			       _a ? _a : "(null)", _b);                                            \
+			unit_failed_current = 1;                                                   \
+		}                                                                                  \
 	} while (0)
 
 UNIT_UNUSED static void unit_register(void (*fn)(void), const char *name, int line)
@@ -105,12 +104,12 @@ UNIT_UNUSED static void unit_register(void (*fn)(void), const char *name, int li
 	unit_ntests++;
 }
 
-#define TEST(name)                                                                    \
-	static void name(void);                                                       \
-	__attribute__((constructor)) static void unit_register_##name(void)           \
-	{                                                                             \
-		unit_register(name, #name, __LINE__);                                 \
-	}                                                                             \
+#define TEST(name)                                                          \
+	static void name(void);                                             \
+	__attribute__((constructor)) static void unit_register_##name(void) \
+	{                                                                   \
+		unit_register(name, #name, __LINE__);                       \
+	}                                                                   \
 	static void name(void)
 
 /* The test running now, for the time limit's message. */
@@ -139,8 +138,7 @@ UNIT_UNUSED static int unit_main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a crash loses no finished line */
 	if (unit_overflow) {
-		printf("FAIL %s: more than %d tests; raise UNIT_MAX_TESTS\n", argv[0],
-		       UNIT_MAX_TESTS);
+		printf("FAIL %s: more than %d tests; raise UNIT_MAX_TESTS\n", argv[0], UNIT_MAX_TESTS);
 		return 2;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--count")) {
@@ -168,10 +166,10 @@ UNIT_UNUSED static int unit_main(int argc, char **argv)
 	return unit_failures ? 1 : 0;
 }
 
-#define UNIT_MAIN()                                                                   \
-	int main(int argc, char **argv)                                               \
-	{                                                                             \
-		return unit_main(argc, argv);                                         \
+#define UNIT_MAIN()                           \
+	int main(int argc, char **argv)       \
+	{                                     \
+		return unit_main(argc, argv); \
 	}
 
 #endif /* DYNPROF_UNIT_H */

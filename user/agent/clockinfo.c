@@ -76,8 +76,7 @@ char *clock_stamp_info_json(const struct clock_stamp *s, const char *edge)
 	format_date(&s->real, date, sizeof(date));
 	snprintf(usec, sizeof(usec), "%" PRIu64, ts_ns(&s->real) / 1000);
 	snprintf(raw, sizeof(raw), "%" PRIu64, s->mono_raw_ns);
-	if (!add_text(obj, "collectionDate", edge, date) &&
-	    !add_text(obj, "collectionTime", edge, usec) &&
+	if (!add_text(obj, "collectionDate", edge, date) && !add_text(obj, "collectionTime", edge, usec) &&
 	    cJSON_AddStringToObject(obj, "clockMonotonicRaw", raw))
 		text = cJSON_PrintUnformatted(obj); /* msprof reads the first line only */
 	cJSON_Delete(obj);

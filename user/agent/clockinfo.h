@@ -13,10 +13,10 @@
 #include "shared/compiler.h"
 
 struct clock_stamp {
-	struct timespec real;    /* CLOCK_REALTIME */
-	uint64_t mono_raw_ns;    /* CLOCK_MONOTONIC_RAW */
-	uint64_t cntvct;         /* counter read just before the raw clock */
-	uint64_t cntvct_diff;    /* counter ticks the raw clock read took */
+	struct timespec real; /* CLOCK_REALTIME */
+	uint64_t mono_raw_ns; /* CLOCK_MONOTONIC_RAW */
+	uint64_t cntvct;      /* counter read just before the raw clock */
+	uint64_t cntvct_diff; /* counter ticks the raw clock read took */
 };
 
 void clock_stamp_take(struct clock_stamp *s);

@@ -11,11 +11,11 @@
 #include "dynprof/proto.h"
 #include "shared/compiler.h"
 
-#define AGENT_PROTOCOL_ENV     "DYNPROF_AGENT_PROTOCOL"
-#define AGENT_FLAVOUR_ENV      "DYNPROF_AGENT_FLAVOUR"
+#define AGENT_PROTOCOL_ENV "DYNPROF_AGENT_PROTOCOL"
+#define AGENT_FLAVOUR_ENV "DYNPROF_AGENT_FLAVOUR"
 #define AGENT_MAX_REQUESTS_ENV "DYNPROF_AGENT_MAX_REQUESTS"
 #define AGENT_IDLE_TIMEOUT_ENV "DYNPROF_AGENT_IDLE_TIMEOUT"
-#define AGENT_LOG_ENV          "DYNPROF_AGENT_LOG"
+#define AGENT_LOG_ENV "DYNPROF_AGENT_LOG"
 #define AGENT_ORPHAN_GRACE_ENV "DYNPROF_AGENT_ORPHAN_GRACE"
 
 /* Seconds a window whose client vanished stays open (8.5.0 flavour) before the agent stops it. */
@@ -29,9 +29,9 @@ struct agent_config {
 					\0dyn_prof_sock_<key>, no limits (v2 only) */
 	int max_requests;            /* answered per connection, then DISCONNECT; 0: no limit */
 	int idle_timeout_sec;        /* 1-s idle ticks allowed per connection; 0: no limit */
-	char key[AGENT_KEY_MAX];     /* DYNAMIC_PROFILING_KEY_PID's raw text when > 0 (v2), else "" */
-	int log;                     /* DYNPROF_AGENT_LOG set */
-	int orphan_grace_sec;        /* DYNPROF_AGENT_ORPHAN_GRACE: an abstract-flavour window
+	char key[AGENT_KEY_MAX]; /* DYNAMIC_PROFILING_KEY_PID's raw text when > 0 (v2), else "" */
+	int log;                 /* DYNPROF_AGENT_LOG set */
+	int orphan_grace_sec;    /* DYNPROF_AGENT_ORPHAN_GRACE: an abstract-flavour window
 					whose client vanished is stopped after this; 0: never */
 };
 
@@ -43,6 +43,5 @@ struct agent_config {
  * CANN's server from starting.
  */
 int agent_config_load(struct agent_config *cfg, const char **bad) DP_MUST_CHECK;
-
 
 #endif /* DYNPROF_AGENT_CONFIG_H */

@@ -20,11 +20,11 @@
 
 struct agent_conn {
 	int fd;
-	int wake_fd;                    /* readable once shutdown began */
+	int wake_fd; /* readable once shutdown began */
 	const struct agent_config *cfg;
-	int requests;                   /* answered on this connection */
-	int idle_ticks;                 /* 1-s waits while not collecting, this connection */
-	int ends_server;                /* set by a conversation: as CANN after a short
+	int requests;    /* answered on this connection */
+	int idle_ticks;  /* 1-s waits while not collecting, this connection */
+	int ends_server; /* set by a conversation: as CANN after a short
 					   or empty Params, the accept loop ends for good */
 };
 
@@ -49,8 +49,7 @@ enum conn_event conn_wait(struct agent_conn *c);
 void conn_reset_idle(struct agent_conn *c);
 
 /* Read exactly `len` bytes within `timeout_ms`; fdio_read_full's results. */
-int conn_read(struct agent_conn *c, void *buf, size_t len, int timeout_ms,
-	      size_t *got) DP_MUST_CHECK;
+int conn_read(struct agent_conn *c, void *buf, size_t len, int timeout_ms, size_t *got) DP_MUST_CHECK;
 
 /* Send a whole message within CONN_IO_TIMEOUT_MS. 0 or a negative errno. */
 int conn_send(struct agent_conn *c, const void *buf, size_t len) DP_MUST_CHECK;

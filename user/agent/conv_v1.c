@@ -18,7 +18,7 @@
 #define V1_MAX_STARTS 10001 /* successful STARTs per process lifetime, as CANN's v1 server */
 
 /* CANN's v1 texts (docs/PROTOCOL.md Part 2 section 6). */
-#define V1_DETAIL_STARTED     V1_DETAIL_NO_DEVICE /* followed by the ids */
+#define V1_DETAIL_STARTED V1_DETAIL_NO_DEVICE /* followed by the ids */
 #define V1_DETAIL_START_LIMIT "Start times over max limit."
 
 enum step { CONTINUE, END };
@@ -193,8 +193,8 @@ static enum step receive(struct agent_conn *c, struct proto_v1_request *req)
 		return END;
 	}
 	if (!well_formed(req)) {
-		agent_log("request type %d: msgDataLen %u does not match its data",
-			  req->msg_type, req->msg_data_len);
+		agent_log("request type %d: msgDataLen %u does not match its data", req->msg_type,
+			  req->msg_data_len);
 		disconnect(c, V1_DETAIL_INTERNAL);
 		return END;
 	}

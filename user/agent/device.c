@@ -73,8 +73,7 @@ void agent_devices_current(struct agent_devset *out)
 		out->id[out->count++] = held;
 }
 
-void agent_devset_format(const struct agent_devset *d, const char *sep, int trailing,
-			 char *buf, size_t len)
+void agent_devset_format(const struct agent_devset *d, const char *sep, int trailing, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -83,8 +82,7 @@ void agent_devset_format(const struct agent_devset *d, const char *sep, int trai
 	buf[0] = '\0';
 	for (int i = 0; i < d->count; i++) {
 		int last = i == d->count - 1;
-		int n = snprintf(buf + used, len - used, "%d%s", d->id[i],
-				 last && !trailing ? "" : sep);
+		int n = snprintf(buf + used, len - used, "%d%s", d->id[i], last && !trailing ? "" : sep);
 
 		if (n < 0 || (size_t)n >= len - used) {
 			buf[used] = '\0'; /* cut after the last id that fits whole */

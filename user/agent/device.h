@@ -14,7 +14,7 @@
 #include "shared/compiler.h"
 
 #define AGENT_DEVICE_ID_MAX 1023 /* highest id set_device accepts */
-#define AGENT_DEVSET_MAX    64   /* ids a window records */
+#define AGENT_DEVSET_MAX 64      /* ids a window records */
 
 struct agent_devset {
 	int count;
@@ -32,7 +32,7 @@ int agent_devices_mark(int id) DP_MUST_CHECK;
 void agent_devices_current(struct agent_devset *out);
 
 /* "0,1" style list: each id followed by `sep` except the last, unless `trailing`. */
-void agent_devset_format(const struct agent_devset *d, const char *sep, int trailing,
-			 char *buf, size_t len);
+void agent_devset_format(const struct agent_devset *d, const char *sep, int trailing, char *buf,
+			 size_t len);
 
 #endif /* DYNPROF_AGENT_DEVICE_H */

@@ -70,8 +70,7 @@ static int unescape(const char **p, char *out, size_t *n)
 		return -EINVAL;
 	*p += 5;
 	if (cp >= 0xd800 && cp < 0xdc00) {
-		if ((*p)[0] != '\\' || (*p)[1] != 'u' || hex4(*p + 2, &lo) || lo < 0xdc00 ||
-		    lo > 0xdfff)
+		if ((*p)[0] != '\\' || (*p)[1] != 'u' || hex4(*p + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
 			return -EINVAL;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 		*p += 6;

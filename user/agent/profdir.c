@@ -21,8 +21,8 @@
 #include "shared/mkdirp.h"
 
 #define PROFDIR_MODE 0750
-#define PROF_INDEX   1 /* CANN numbers every window 000001 */
-#define NAME_TRIES   4
+#define PROF_INDEX 1 /* CANN numbers every window 000001 */
+#define NAME_TRIES 4
 
 static void random_bytes(unsigned char *buf, size_t len)
 {
@@ -92,8 +92,7 @@ static int write_owned(const char *dir, const char *name, char *text)
 	return rc;
 }
 
-static int write_start_files(const char *host, const char *params,
-			     const struct agent_devset *devs)
+static int write_start_files(const char *host, const char *params, const struct agent_devset *devs)
 {
 	struct clock_stamp st;
 	char log[256];
@@ -115,8 +114,7 @@ static int write_start_files(const char *host, const char *params,
 	return rc;
 }
 
-int profdir_open(struct profdir *pd, int v1_name, const char *params_json,
-		 const struct agent_devset *devs)
+int profdir_open(struct profdir *pd, int v1_name, const char *params_json, const struct agent_devset *devs)
 {
 	char result_dir[PATH_MAX], host[PATH_MAX];
 	int rc;

@@ -22,10 +22,10 @@
 #include "shared/compiler.h"
 
 #define PROFNAME_RAND_LEN 8
-#define PROFNAME_LETTERS  18 /* 'A'..'R' */
-#define PROFNAME_LEN      (5 + 6 + 1 + 17 + 1 + 8 + PROFNAME_RAND_LEN) /* 46 */
+#define PROFNAME_LETTERS 18                                       /* 'A'..'R' */
+#define PROFNAME_LEN (5 + 6 + 1 + 17 + 1 + 8 + PROFNAME_RAND_LEN) /* 46 */
 #define PROFNAME_V1_RAND_LEN 16
-#define PROFNAME_V1_LEN   (5 + 6 + 1 + 17 + 1 + PROFNAME_V1_RAND_LEN) /* 46 too */
+#define PROFNAME_V1_LEN (5 + 6 + 1 + 17 + 1 + PROFNAME_V1_RAND_LEN) /* 46 too */
 
 /* One random byte -> one letter 'A'..'R'. */
 static inline char profname_letter(unsigned char byte)
@@ -73,9 +73,8 @@ static inline int profname_format_v1(char *out, size_t len, unsigned index, cons
 	for (int i = 0; i < PROFNAME_V1_RAND_LEN; i++)
 		letters[i] = profname_letter(rnd[i]);
 	letters[PROFNAME_V1_RAND_LEN] = '\0';
-	n = snprintf(out, len, "PROF_%06u_%04d%02d%02d%02d%02d%02d%03d_%s", index,
-		     tm->tm_year + 1900, tm->tm_mon + 1, tm->tm_mday, tm->tm_hour, tm->tm_min,
-		     tm->tm_sec, ms, letters);
+	n = snprintf(out, len, "PROF_%06u_%04d%02d%02d%02d%02d%02d%03d_%s", index, tm->tm_year + 1900,
+		     tm->tm_mon + 1, tm->tm_mday, tm->tm_hour, tm->tm_min, tm->tm_sec, ms, letters);
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	return n;

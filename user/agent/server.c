@@ -30,21 +30,21 @@
 
 #define API __attribute__((visibility("default")))
 
-#define MAX_ACCEPTS      128 /* per process lifetime, as CANN 9.x and v1 (8.5.0: none) */
-#define KEPT_MAX         256 /* finished v2 connections kept open, as CANN keeps them */
-#define ACCEPT_RETRY_MS  100 /* after a resource error on accept */
+#define MAX_ACCEPTS 128     /* per process lifetime, as CANN 9.x and v1 (8.5.0: none) */
+#define KEPT_MAX 256        /* finished v2 connections kept open, as CANN keeps them */
+#define ACCEPT_RETRY_MS 100 /* after a resource error on accept */
 
 static struct {
-	pthread_mutex_t lock;  /* start and shutdown only */
-	int running;           /* between a successful start and shutdown */
-	pid_t owner;           /* the process that started it (fork() copies this) */
+	pthread_mutex_t lock; /* start and shutdown only */
+	int running;          /* between a successful start and shutdown */
+	pid_t owner;          /* the process that started it (fork() copies this) */
 	pthread_t thread;
 	struct agent_socket sock;
-	int wake_fd;           /* eventfd: readable once shutdown began */
+	int wake_fd; /* eventfd: readable once shutdown began */
 	struct agent_config cfg;
-	atomic_int listening;  /* the socket file is there and accepting */
-	atomic_int client_fd;  /* the connection being served, or -1 */
-	int kept[KEPT_MAX];    /* finished v2 connections, never closed by CANN */
+	atomic_int listening; /* the socket file is there and accepting */
+	atomic_int client_fd; /* the connection being served, or -1 */
+	int kept[KEPT_MAX];   /* finished v2 connections, never closed by CANN */
 	int nkept;
 } srv = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,

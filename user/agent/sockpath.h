@@ -16,11 +16,11 @@
 #include "shared/compiler.h"
 
 struct agent_socket {
-	int fd;                                  /* listening, CLOEXEC */
+	int fd;                                                 /* listening, CLOEXEC */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* "@name" when abstract */
 	int abstract;
-	dev_t dev;                               /* the socket file we bound, */
-	ino_t ino;                               /* to unlink only our own */
+	dev_t dev; /* the socket file we bound, */
+	ino_t ino; /* to unlink only our own */
 };
 
 /*

@@ -33,8 +33,7 @@ void window_set_ops(const struct dynprof_agent_ops *ops)
 	pthread_mutex_unlock(&window_lock);
 }
 
-static enum window_start_rc open_locked(int v1_name, const char *params,
-				       const struct agent_devset *devs)
+static enum window_start_rc open_locked(int v1_name, const char *params, const struct agent_devset *devs)
 {
 	int rc = profdir_open(&current, v1_name, params, devs);
 
@@ -151,9 +150,11 @@ void window_stop_orphan(int grace_sec)
 		snprintf(note, sizeof(note),
 			 "stopped by dynprof's agent at %s: the client that opened this window vanished while it was collecting at %s, and no client stopped it within %d s (%s)\n",
 			 now, since, grace_sec, AGENT_ORPHAN_GRACE_ENV);
-		agent_log("no client stopped the window of a vanished client within %d s: stopping it", grace_sec);
+		agent_log("no client stopped the window of a vanished client within %d s: stopping it",
+			  grace_sec);
 		if (stop_locked(note) != WINDOW_NOT_STARTED)
-			snprintf(last_note, sizeof(last_note), "%s/host/%s", current.path, PROFDIR_ORPHAN_NOTE);
+			snprintf(last_note, sizeof(last_note), "%s/host/%s", current.path,
+				 PROFDIR_ORPHAN_NOTE);
 	}
 	orphan_since_ms = -1;
 	pthread_mutex_unlock(&window_lock);

@@ -31,8 +31,8 @@ static int open_tracker(void *ctx, struct run *r)
 	if (!automation_needs_model(r->a))
 		return 0;
 	options_card_patterns(r->o, &patterns);
-	r->tracker = tracker_open(&patterns, r->o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, NULL, NULL, false,
-				  &note);
+	r->tracker = tracker_open(&patterns, r->o->no_bpf ? TRACKER_NO_BPF : TRACKER_BPF, NULL,
+				  NULL, false, &note);
 	if (!r->tracker) {
 		report_error("dynprof: cannot follow card opens: %s", strerror(errno));
 		return -1;

@@ -52,7 +52,8 @@ int automation_prepare(struct automation *a, const struct options *o)
 	if (parse_rules(a, o))
 		return -1;
 	if (o->commands) {
-		a->commands = script_new(&(struct script_host){ .quit_requested = &a->quit_requested }, NULL, NULL);
+		a->commands = script_new(&(struct script_host){ .quit_requested = &a->quit_requested },
+					 NULL, NULL);
 		if (!a->commands || script_load_file(a->commands, o->commands))
 			return -1;
 	}
@@ -93,8 +94,8 @@ static int check_call(const struct condition *c, int pid)
 	if (!cond_probes(c->kind) || !callcount_check_pid(pid, c->lib, c->symbol, err, sizeof(err)))
 		return 0;
 	if (c->kind == COND_CALL)
-		report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid, c->lib, c->symbol,
-				    callcount_err_text(err, pid));
+		report_target_error(pid, "dynprof: pid %d: call:%s:%s can never fire: %s", pid,
+				    c->lib, c->symbol, callcount_err_text(err, pid));
 	else
 		report_target_error(pid, "dynprof: pid %d: %s can never fire: %s", pid, c->text,
 				    callcount_err_text(err, pid));

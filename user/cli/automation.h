@@ -42,8 +42,7 @@ bool automation_needs_model(const struct automation *a);
  */
 int automation_check_targets(const struct automation *a, const struct options *o) DP_MUST_CHECK;
 /* Start the engine on the session (attach mode: probes its targets now). 0 or -1 (printed). */
-int automation_start(struct automation *a, struct session *s,
-		     struct procmodel *model) DP_MUST_CHECK;
+int automation_start(struct automation *a, struct session *s, struct procmodel *model) DP_MUST_CHECK;
 /* What the console must watch. */
 void automation_sources(struct automation *a, struct console_sources *src);
 void automation_close(struct automation *a);

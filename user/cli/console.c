@@ -32,10 +32,9 @@ static const char usage_text[] =
 	"\t help, h:               Show this list.\n";
 
 /* dynprof's own, after msprof's list (which stays as msprof prints it). */
-static const char usage_more[] =
-	"\t start|stop|quit SEL:   Only the targets SEL names now: all, pid=N,\n"
-	"\t                        container=ID|NAME, user=NAME|UID.\n"
-	"\t status [--json]:       The targets, their windows and rules.\n";
+static const char usage_more[] = "\t start|stop|quit SEL:   Only the targets SEL names now: all, pid=N,\n"
+				 "\t                        container=ID|NAME, user=NAME|UID.\n"
+				 "\t status [--json]:       The targets, their windows and rules.\n";
 
 struct console {
 	struct session *s;
@@ -48,9 +47,9 @@ struct console {
 	bool input_open;
 	char line[LINE_MAX_LEN];
 	size_t len;
-	int exit_status; /* -1 while running */
-	bool commands_done; /* the --commands script has run to its end */
-	bool exits_failing; /* reading target exits failed last round (said once) */
+	int exit_status;     /* -1 while running */
+	bool commands_done;  /* the --commands script has run to its end */
+	bool exits_failing;  /* reading target exits failed last round (said once) */
 	struct pollfd *pfds; /* room for every fd polled: grows with the targets */
 	size_t npfds;
 	int64_t started_ms; /* when the console began (status's uptime) */
@@ -434,7 +433,8 @@ static void poll_once(struct console *c)
 	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->disc ? discover_fd(c->disc) : -1, .events = POLLIN };
 	pfds[n++] = (struct pollfd){ .fd = c->tracker ? tracker_fd(c->tracker) : -1, .events = POLLIN };
-	pfds[n++] = (struct pollfd){ .fd = c->mode->wake_fd ? c->mode->wake_fd(c->src->ctx) : -1, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = c->mode->wake_fd ? c->mode->wake_fd(c->src->ctx) : -1,
+				     .events = POLLIN };
 	fixed = n;
 	n += session_idle_pollfds(c->s, pfds + n, max - n);
 	first_extra = n;
@@ -479,8 +479,13 @@ static void poll_once(struct console *c)
 int console_run(struct session *s, const struct console_sources *src)
 {
 	struct console c = {
-		.s = s, .disc = src->disc, .tracker = src->tracker, .src = src, .mode = src->mode,
-		.tty = isatty(STDIN_FILENO), .input_open = !src->mode->no_input && !src->commands,
+		.s = s,
+		.disc = src->disc,
+		.tracker = src->tracker,
+		.src = src,
+		.mode = src->mode,
+		.tty = isatty(STDIN_FILENO),
+		.input_open = !src->mode->no_input && !src->commands,
 		.exit_status = -1,
 	};
 

@@ -64,12 +64,12 @@ struct console_mode {
 struct console_sources {
 	const struct console_mode *mode; /* never NULL */
 	void *ctx;                       /* the mode's hooks' */
-	struct discover *disc;   /* target exits (may be NULL) */
-	struct tracker *tracker; /* the process model's feed (may be NULL) */
-	struct triggers *triggers; /* --window rules and waits (may be NULL) */
-	struct script *commands;   /* --commands (may be NULL): replaces standard input */
-	struct remote *remote;     /* --control clients (may be NULL) */
-	bool *quit_requested;      /* set by a script's `quit` (may be NULL) */
+	struct discover *disc;           /* target exits (may be NULL) */
+	struct tracker *tracker;         /* the process model's feed (may be NULL) */
+	struct triggers *triggers;       /* --window rules and waits (may be NULL) */
+	struct script *commands;         /* --commands (may be NULL): replaces standard input */
+	struct remote *remote;           /* --control clients (may be NULL) */
+	bool *quit_requested;            /* set by a script's `quit` (may be NULL) */
 };
 
 /*

@@ -114,7 +114,9 @@ static int first_joins(void *ctx, struct run *r)
 	f->ready = true;
 	each_round(f);
 	report_info("following card users on the host and in its containers%s: %d target%s now; the run ends on quit, SIGINT or SIGTERM",
-		    o->ncontainers || o->nusers || o->nexes ? " (those --container, --user and --exe take)" : "",
+		    o->ncontainers || o->nusers || o->nexes ?
+			    " (those --container, --user and --exe take)" :
+			    "",
 		    session_live(r->s), session_live(r->s) == 1 ? "" : "s");
 	return 0;
 }

@@ -159,10 +159,11 @@ void joiner_check_socketless(struct joiner *j, const struct pm_proc *p)
 		return;
 	if (!target_select_nosocket_why(tracker_model(j->t), p, why, sizeof(why)) && j->msprof_key)
 		/* msprof's way: one path for all, the last process to bind it wins. */
-		snprintf(why, sizeof(why), "with --msprof-key every process of the application serves the one socket path dynamic_profiling_socket_%d (DYNAMIC_PROFILING_KEY_PID), and another one took it: this one is unreachable (without --msprof-key each serves its own)",
+		snprintf(why, sizeof(why),
+			 "with --msprof-key every process of the application serves the one socket path dynamic_profiling_socket_%d (DYNAMIC_PROFILING_KEY_PID), and another one took it: this one is unreachable (without --msprof-key each serves its own)",
 			 (int)getpid());
-	report_info("pid %d (%s) holds a card but serves no socket, so it cannot be a target: %s", p->pid,
-		    p->cmdline[0] ? p->cmdline : p->comm, why);
+	report_info("pid %d (%s) holds a card but serves no socket, so it cannot be a target: %s",
+		    p->pid, p->cmdline[0] ? p->cmdline : p->comm, why);
 	if (pidtab_put(&j->nosock, p->pid, (void *)(intptr_t)-1)) /* told; replacing never allocates */
 		pidtab_del(&j->nosock, p->pid);
 }

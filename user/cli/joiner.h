@@ -22,10 +22,10 @@ struct tracker;
 struct joiner {
 	struct session *s;
 	struct tracker *t;
-	struct pidtab failed;  /* joins that failed: not retried until the process changes */
-	struct pidtab nosock;  /* card holders without a socket: first seen then, or told (-1) */
-	struct pidtab image;   /* targets: a hash of the exe and cmdline they ran when they joined */
-	bool msprof_key;       /* --msprof-key: the tree shares one socket path */
+	struct pidtab failed; /* joins that failed: not retried until the process changes */
+	struct pidtab nosock; /* card holders without a socket: first seen then, or told (-1) */
+	struct pidtab image;  /* targets: a hash of the exe and cmdline they ran when they joined */
+	bool msprof_key;      /* --msprof-key: the tree shares one socket path */
 };
 
 void joiner_init(struct joiner *j, struct session *s, bool msprof_key);

@@ -47,8 +47,7 @@ static void exec_child(char *const argv[], bool msprof_key, bool keep_stdin, con
 	_exit(127);
 }
 
-int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool keep_stdin,
-		 const char *devices)
+int launch_start(struct launch *l, char *const argv[], bool msprof_key, bool keep_stdin, const char *devices)
 {
 	pid_t self = getpid();
 

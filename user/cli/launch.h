@@ -13,9 +13,9 @@
 #include "shared/compiler.h"
 
 struct launch {
-	pid_t pid;   /* the application's pid (and process group) */
-	int pidfd;   /* readable once it exited */
-	int status;  /* wait status, valid once reaped */
+	pid_t pid;  /* the application's pid (and process group) */
+	int pidfd;  /* readable once it exited */
+	int status; /* wait status, valid once reaped */
 	bool reaped;
 };
 

@@ -30,15 +30,15 @@
 #define NO_CARD_NOTICE_MS 10000 /* say that nothing matched after this long */
 
 struct follower {
-	struct joiner j;       /* the session, the tracker, failed joins, socketless ones */
-	char **argv;           /* the application's command line */
-	struct launch app;     /* valid once root is set */
-	pid_t root;            /* the application; 0 until it runs */
-	bool app_gone;         /* the application exited, its tree lives on */
-	bool follow_detached;  /* --follow-detached: its tree's exit ends the run, not its own */
-	struct pidtab tree;    /* pids of the application's tree, seen at fork */
-	bool card_seen;        /* some process of the tree held a card */
-	int64_t notice_at;     /* when to say nothing matched yet */
+	struct joiner j;      /* the session, the tracker, failed joins, socketless ones */
+	char **argv;          /* the application's command line */
+	struct launch app;    /* valid once root is set */
+	pid_t root;           /* the application; 0 until it runs */
+	bool app_gone;        /* the application exited, its tree lives on */
+	bool follow_detached; /* --follow-detached: its tree's exit ends the run, not its own */
+	struct pidtab tree;   /* pids of the application's tree, seen at fork */
+	bool card_seen;       /* some process of the tree held a card */
+	int64_t notice_at;    /* when to say nothing matched yet */
 };
 
 /*
@@ -297,8 +297,8 @@ static bool app_ended(void *ctx, int *status)
 	if (alive > 0) {
 		/* A launcher that detached its workers: they are the run. */
 		report_info("%d process%s of its tree still run%s (detached workers): following %s until %s exit (--follow-detached=off: end with the application)",
-			    alive, alive == 1 ? "" : "es", alive == 1 ? "s" : "", alive == 1 ? "it" : "them",
-			    alive == 1 ? "it" : "they");
+			    alive, alive == 1 ? "" : "es", alive == 1 ? "s" : "",
+			    alive == 1 ? "it" : "them", alive == 1 ? "it" : "they");
 		f->app_gone = true;
 		return false;
 	}
@@ -343,8 +343,12 @@ int launch_mode_run(const struct options *o)
 	char *args[MAX_APP_ARGS], buf[8192];
 	struct follower f = { .argv = o->app_argv, .follow_detached = o->follow_detached };
 	const struct run_mode launch = {
-		.console = { .name = "launch", .no_input = o->app_stdin, .wake_fd = app_fd,
-			     .ended = app_ended, .on_tick = each_round, .signalled = pass_signal },
+		.console = { .name = "launch",
+			     .no_input = o->app_stdin,
+			     .wake_fd = app_fd,
+			     .ended = app_ended,
+			     .on_tick = each_round,
+			     .signalled = pass_signal },
 		.open = open_session,
 		.watch = open_tracker,
 		.begin = start_app,

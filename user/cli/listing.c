@@ -203,8 +203,8 @@ static void container_text(const struct pm_proc *p, char *buf, size_t len)
  */
 enum { COL_PID, COL_NSPID, COL_CONTAINER, COL_USER, COL_CARDS, COL_SOCKET, COL_COMMAND, NCOLS };
 
-static const char *const col_names[NCOLS] = { "HOST PID", "NS PID", "CONTAINER", "USER", "CARDS", "SOCKET",
-					      "COMMAND" };
+static const char *const col_names[NCOLS] = { "HOST PID", "NS PID", "CONTAINER", "USER",
+					      "CARDS",    "SOCKET", "COMMAND" };
 static const int col_min[NCOLS] = { 8, 8, 12, 10, 8, 40, 0 };
 static const int col_max[NCOLS] = { 8, 8, 64, 32, 24, 120, 0 };
 
@@ -229,8 +229,8 @@ static void table_free_row(char *row[NCOLS])
 /* One row's cells, kept until the table is printed: 0, or -ENOMEM (the row is left out). */
 static int table_add(struct table *tb, const struct pm_proc *p)
 {
-	char num[2][16], cards[64], user[64], container[sizeof(p->container_name) * 4], cmd[4 * 1024],
-		sock[4 * 1024];
+	char num[2][16], cards[64], user[64], container[sizeof(p->container_name) * 4],
+		cmd[4 * 1024], sock[4 * 1024];
 	const char *text[NCOLS] = { num[0], num[1], container, user, cards, NULL, NULL };
 
 	if (tb->n == tb->cap) {
@@ -319,11 +319,13 @@ static void explain_empty(const struct procmodel *m, const struct card_patterns 
 {
 	int unseen = target_select_unseen(m);
 
-	fprintf(stderr, "dynprof: no process %sholds a card node matching", unseen ? "dynprof can see " : "");
+	fprintf(stderr, "dynprof: no process %sholds a card node matching",
+		unseen ? "dynprof can see " : "");
 	for (int i = 0; i < patterns->count; i++)
 		fprintf(stderr, " %s", patterns->glob[i]);
 	if (unseen)
-		fprintf(stderr, " (not root: the cards of %d processes of other users cannot be seen; run it as root)",
+		fprintf(stderr,
+			" (not root: the cards of %d processes of other users cannot be seen; run it as root)",
 			unseen);
 	fprintf(stderr, "\n");
 }
@@ -383,9 +385,9 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	}
 	cards_text(p->cards, cards, sizeof(cards));
 	container_text(p, container, sizeof(container));
-	printf("%-10s pid %d (ns %d)%s%s cards %s socket %s: %s\n", change_name(what), p->pid, pm_proc_nspid(p),
-	       p->container[0] ? " container " : "", p->container[0] ? container : "", cards,
-	       socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
+	printf("%-10s pid %d (ns %d)%s%s cards %s socket %s: %s\n", change_name(what), p->pid,
+	       pm_proc_nspid(p), p->container[0] ? " container " : "", p->container[0] ? container : "",
+	       cards, socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
 	fflush(stdout);
 }
 

@@ -37,7 +37,8 @@ int process_ready(const struct options *o)
 	/* Before any thread: a pod's own cgroup namespace would hide the host's tasks and paths. */
 	if (!o->help && !o->version && !o->dry_run && cgroot_join_host_ns() > 0)
 		/* stderr, as the card-open hook's note: --list --json keeps stdout JSON. */
-		fprintf(stderr, "dynprof: joined the host's cgroup namespace (dynprof was in one of its own)\n");
+		fprintf(stderr,
+			"dynprof: joined the host's cgroup namespace (dynprof was in one of its own)\n");
 	return 0;
 }
 

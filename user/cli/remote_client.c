@@ -53,8 +53,7 @@ static int command_line(char *const *words, char *line, size_t len)
 		used += (size_t)n;
 	}
 	if (strchr(line, '\n')) {
-		report_error(
-			"Argument --remote: the command holds a newline (one command per call).");
+		report_error("Argument --remote: the command holds a newline (one command per call).");
 		return -1;
 	}
 	return 0;
@@ -88,8 +87,8 @@ static int served_by_us(int fd, const char *path)
 	socklen_t len = sizeof(cred);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
-		report_error("dynprof: --remote: %s: cannot tell who serves it: %s; nothing sent", path,
-			     strerror(errno));
+		report_error("dynprof: --remote: %s: cannot tell who serves it: %s; nothing sent",
+			     path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -109,9 +108,8 @@ static int connect_to(const char *path)
 	int fd, e;
 
 	if (len >= sizeof(addr.sun_path)) {
-		report_error(
-			"dynprof: --remote: %s: the path is too long for a unix socket (at most %zu bytes)",
-			path, sizeof(addr.sun_path) - 1);
+		report_error("dynprof: --remote: %s: the path is too long for a unix socket (at most %zu bytes)",
+			     path, sizeof(addr.sun_path) - 1);
 		return -1;
 	}
 	memcpy(addr.sun_path, path, len + 1);
@@ -150,8 +148,7 @@ static int send_line(int fd, const char *path, const char *line)
 		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
 			return 0;
 		if (n < 0) {
-			report_error("dynprof: --remote: cannot send to %s: %s", path,
-				     strerror(errno));
+			report_error("dynprof: --remote: cannot send to %s: %s", path, strerror(errno));
 			return -1;
 		}
 		off += (size_t)n;
@@ -216,7 +213,8 @@ static int read_some(struct reader *r, int fd, const char *path)
 		return EXIT_UNREACHED;
 	}
 	if (r->cap - r->len < 4096) {
-		size_t cap = r->cap * 2 + 8192 > REPLY_LINE_MAX + 1 ? REPLY_LINE_MAX + 1 : r->cap * 2 + 8192;
+		size_t cap = r->cap * 2 + 8192 > REPLY_LINE_MAX + 1 ? REPLY_LINE_MAX + 1 :
+								      r->cap * 2 + 8192;
 		char *grown = realloc(r->buf, cap);
 
 		if (!grown) {
@@ -267,8 +265,7 @@ static int wait_answer(struct reader *r, int fd, const char *path, int timeout_m
 			/* Ctrl-C or SIGTERM: the stream (or the wait) ends here. */
 			rc = r->acked ? EXIT_ACK : EXIT_UNREACHED;
 			if (!r->acked)
-				report_error("dynprof: --remote: interrupted before %s answered",
-					     path);
+				report_error("dynprof: --remote: interrupted before %s answered", path);
 		} else if (ready > 0) {
 			rc = read_some(r, fd, path);
 		}

@@ -19,8 +19,9 @@ static int start(const struct run_mode *m, void *ctx, struct run *r)
 
 static int console(const struct run_mode *m, void *ctx, struct run *r)
 {
-	struct console_sources src = { .mode = &m->console, .ctx = ctx, .disc = r->disc,
-				       .tracker = r->tracker };
+	struct console_sources src = {
+		.mode = &m->console, .ctx = ctx, .disc = r->disc, .tracker = r->tracker
+	};
 
 	automation_sources(r->a, &src);
 	return console_run(r->s, &src);

@@ -78,8 +78,7 @@ static void on_frame(struct cluster *k, int task, int node, const char *text)
 
 		k->nodes[i].hello = true;
 		if (step && node < 0 && !strchr(step, '-'))
-			snprintf(k->step, sizeof(k->step), "%.*s", (int)strcspn(step + 6, " "),
-				 step + 6);
+			snprintf(k->step, sizeof(k->step), "%.*s", (int)strcspn(step + 6, " "), step + 6);
 		if (task >= 0 && task < k->plan.n)
 			k->task_node[task] = i;
 	} else if (!strncmp(rest, " exit=", 6))
@@ -301,8 +300,7 @@ static void signal_step(struct cluster *k, int sig)
 	int rc;
 
 	snprintf(sigarg, sizeof(sigarg), "--signal=%s", sigabbrev_np(sig) ?: "TERM");
-	rc = k->step[0] ? cluster_capture(argv, out, sizeof(out), err, sizeof(err), 10000) :
-			  -ENOENT;
+	rc = k->step[0] ? cluster_capture(argv, out, sizeof(out), err, sizeof(err), 10000) : -ENOENT;
 	if (rc == 0)
 		return;
 	if (k->step[0])
@@ -354,8 +352,7 @@ static int start_chans(struct cluster *k)
 			cluster_plan_argv_free(argv);
 			if (k->o->slurm_job)
 				return rc;
-			snprintf(k->nodes[i].why, sizeof(k->nodes[i].why),
-				 "its launcher did not start");
+			snprintf(k->nodes[i].why, sizeof(k->nodes[i].why), "its launcher did not start");
 			continue;
 		}
 		cluster_plan_argv_free(argv);
@@ -441,17 +438,14 @@ static void print_node(const struct cluster *k, int i)
 			     r->windows == 1 ? "" : "s", r->folders, r->folders == 1 ? "" : "s",
 			     k->plan.output, name);
 	else if (r->status > 0)
-		report_plain(
-			"  %s: FAILED (exit status %d): %d target%s, %d window%s, %d PROF_ folder%s in %s/%s%s%s",
-			name, r->status, r->targets, r->targets == 1 ? "" : "s", r->windows,
-			r->windows == 1 ? "" : "s", r->folders, r->folders == 1 ? "" : "s",
-			k->plan.output, name, r->why[0] ? "; " : "", r->why);
+		report_plain("  %s: FAILED (exit status %d): %d target%s, %d window%s, %d PROF_ folder%s in %s/%s%s%s",
+			     name, r->status, r->targets, r->targets == 1 ? "" : "s", r->windows,
+			     r->windows == 1 ? "" : "s", r->folders, r->folders == 1 ? "" : "s",
+			     k->plan.output, name, r->why[0] ? "; " : "", r->why);
 	else
-		report_plain(
-			"  %s: FAILED: %s", name,
-			r->hello ?
-				"its dynprof ended without a result (killed, or the node was lost)" :
-				"its dynprof never started there");
+		report_plain("  %s: FAILED: %s", name,
+			     r->hello ? "its dynprof ended without a result (killed, or the node was lost)" :
+					"its dynprof never started there");
 	if (r->status < 0 && r->why[0])
 		report_plain("      (%s)", r->why);
 	/* Windows that did not end saved are a node's news even when it ended well. */
@@ -485,8 +479,7 @@ static int summary(const struct cluster *k)
 				    "");
 	/* Nodes that failed together: the job itself may have ended (scancel, its time limit). */
 	if (k->o->slurm_job && nfailed &&
-	    !cluster_plan_job_state(k->o->slurm_job, state, sizeof(state)) &&
-	    strcmp(state, "RUNNING"))
+	    !cluster_plan_job_state(k->o->slurm_job, state, sizeof(state)) && strcmp(state, "RUNNING"))
 		report_info("job %s is %s now", k->o->slurm_job, state);
 	if (nfailed)
 		report_error("dynprof: %d of %d node%s failed: %s", nfailed, k->plan.n,
@@ -550,8 +543,7 @@ int cluster_run(const struct options *o)
 		return 1;
 	}
 	/* The file main created for --events=json:PATH: the nodes' events are appended to it. */
-	if (o->events && !strncmp(o->events, "json:", 5) &&
-	    !(k.events = fopen(o->events + 5, "ae"))) {
+	if (o->events && !strncmp(o->events, "json:", 5) && !(k.events = fopen(o->events + 5, "ae"))) {
 		report_error("Argument --events: %s: %s", o->events + 5, strerror(errno));
 		close(k.sigfd);
 		cluster_plan_free(&k.plan);

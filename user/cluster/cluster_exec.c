@@ -108,8 +108,7 @@ static void drain(int fds[2], char *bufs[2], const size_t lens[2], int64_t deadl
 	}
 }
 
-int cluster_capture(char *const argv[], char *buf, size_t len, char *err, size_t errlen,
-		    int timeout_ms)
+int cluster_capture(char *const argv[], char *buf, size_t len, char *err, size_t errlen, int timeout_ms)
 {
 	struct cluster_child c;
 	int64_t deadline = clock_ms() + timeout_ms;

@@ -27,7 +27,7 @@ int cluster_capture(char *const argv[], char *buf, size_t len, char *err, size_t
 
 struct cluster_child {
 	pid_t pid; /* also its process group: signals go to the group */
-	int in;	   /* its standard input (write end), -1 once closed */
+	int in;    /* its standard input (write end), -1 once closed */
 	int out;   /* its standard output (read end) */
 	int err;   /* its standard error (read end), -1 when merged into out */
 };

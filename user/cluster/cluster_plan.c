@@ -18,9 +18,8 @@
 static int add_name(struct cluster_plan *p, const char *name, size_t len)
 {
 	if (!options_node_name_valid(name, len)) {
-		report_error(
-			"dynprof: node name '%.*s' cannot name a folder (letters, digits, '.', '_', '-')",
-			(int)len, name);
+		report_error("dynprof: node name '%.*s' cannot name a folder (letters, digits, '.', '_', '-')",
+			     (int)len, name);
 		return -1;
 	}
 	if (p->n == CLUSTER_MAX_NODES) {
@@ -80,8 +79,8 @@ static int slurm_cmd(char *const argv[], const char *what, char *out, size_t len
 	err[strcspn(err, "\n")] = '\0';
 	report_error("dynprof: %s: %s", what,
 		     rc == -ENOENT ? "not found (SLURM's client commands must be in PATH)" :
-		     rc < 0	   ? strerror(-rc) :
-		     err[0]	   ? err :
+		     rc < 0        ? strerror(-rc) :
+		     err[0]        ? err :
 				     "failed");
 	return -1;
 }
@@ -93,7 +92,10 @@ static int slurm_cmd(char *const argv[], const char *what, char *out, size_t len
  * a job named "x JobState=RUNNING NodeList=nodeZ" poses as those fields.
  * --states=all: a job that ended is still shown while slurmctld keeps it.
  */
-#define QUEUE_ARGV(job) { "squeue", "--noheader", "--states=all", "--format=%T %N", "--jobs", (char *)(job), NULL }
+#define QUEUE_ARGV(job)                                                                                 \
+	{                                                                                               \
+		"squeue", "--noheader", "--states=all", "--format=%T %N", "--jobs", (char *)(job), NULL \
+	}
 
 int cluster_plan_job_state(const char *job, char *state, size_t len)
 {
@@ -178,7 +180,7 @@ static int read_commands(struct cluster_plan *p, const char *path)
 static bool coordinator_only(const char *arg)
 {
 	static const char *const own[] = {
-		"--nodes=",	  "--launcher=",  "--output=", "--commands=",
+		"--nodes=",       "--launcher=",  "--output=", "--commands=",
 		"--sync-margin=", "--node-copy=", "--events=", NULL
 	};
 
@@ -227,8 +229,7 @@ int cluster_plan_make(struct cluster_plan *p, const struct options *o)
 	p->names = calloc(CLUSTER_MAX_NODES, sizeof(*p->names));
 	n = readlink("/proc/self/exe", p->self, sizeof(p->self) - 1);
 	if (!p->names || n <= 0) {
-		report_error("dynprof: %s",
-			     !p->names ? "out of memory" : "cannot read /proc/self/exe");
+		report_error("dynprof: %s", !p->names ? "out of memory" : "cannot read /proc/self/exe");
 		return -1;
 	}
 	p->self[n] = '\0';

@@ -27,7 +27,7 @@ struct cluster_plan {
 	int n;
 	char output[PATH_MAX]; /* absolute: each node writes under output/<node> */
 	char self[PATH_MAX];   /* this dynprof (the same path on every node) */
-	char **args;	       /* the node copy's options after argv[0], NULL-terminated */
+	char **args;           /* the node copy's options after argv[0], NULL-terminated */
 	int nargs;
 	char *commands; /* the --commands file's text (sent on standard input), or NULL */
 	size_t commands_len;

@@ -63,13 +63,11 @@ static int list_job_pids(const char *job, struct job_pids *jp)
 					"failed");
 		return -1;
 	}
-	for (char *line = strtok(out, "\n"); line && jp->n < MAX_JOB_PIDS;
-	     line = strtok(NULL, "\n")) {
+	for (char *line = strtok(out, "\n"); line && jp->n < MAX_JOB_PIDS; line = strtok(NULL, "\n")) {
 		char *end;
 		long pid = strtol(line, &end, 10);
 
-		if (end != line && pid > 0 && pid <= INT_MAX &&
-		    (*end == ' ' || *end == '\t' || !*end))
+		if (end != line && pid > 0 && pid <= INT_MAX && (*end == ' ' || *end == '\t' || !*end))
 			jp->pid[jp->n++] = (int)pid;
 	}
 	return 0;
@@ -143,9 +141,8 @@ static int job_targets(const struct options *o, char *list, size_t len)
 		if (clock_ms() >= deadline) {
 			if (now.found > 0)
 				break;
-			report_error(
-				"dynprof: job %s: no process of the job on this node holds a card and serves a dynamic profiling socket (waited %d ms; the workers need PROFILING_MODE=dynamic)",
-				o->slurm_job, o->node_wait_ms);
+			report_error("dynprof: job %s: no process of the job on this node holds a card and serves a dynamic profiling socket (waited %d ms; the workers need PROFILING_MODE=dynamic)",
+				     o->slurm_job, o->node_wait_ms);
 			return -1;
 		}
 		before = now;

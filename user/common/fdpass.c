@@ -33,7 +33,10 @@ ssize_t fdpass_recv(int sock, void *data, size_t len, int flags, int *fd)
 	char ctl[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = { .iov_base = data, .iov_len = len };
 	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl,
+		.msg_controllen = sizeof(ctl),
 	};
 	ssize_t n = recvmsg(sock, &msg, flags | MSG_CMSG_CLOEXEC);
 
@@ -43,7 +46,8 @@ ssize_t fdpass_recv(int sock, void *data, size_t len, int flags, int *fd)
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 		size_t nfds;
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
 			continue;
 		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (size_t i = 0; i < nfds; i++) {

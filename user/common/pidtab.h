@@ -21,7 +21,7 @@ struct pidtab_slot {
 
 struct pidtab {
 	struct pidtab_slot *slots;
-	size_t cap;   /* power of two, 0 before the first insert */
+	size_t cap; /* power of two, 0 before the first insert */
 	size_t count;
 };
 

@@ -12,10 +12,10 @@
 #include "shared/compiler.h"
 
 struct procstat {
-	char state;      /* field 3: R, S, D, Z, X, ... */
-	unsigned flags;  /* field 9: the kernel's PF_* bits */
-	uint64_t start;  /* field 22: start time in clock ticks since boot */
-	uint64_t vsize;  /* field 23: bytes of address space; 0 when the line stops at 22 */
+	char state;     /* field 3: R, S, D, Z, X, ... */
+	unsigned flags; /* field 9: the kernel's PF_* bits */
+	uint64_t start; /* field 22: start time in clock ticks since boot */
+	uint64_t vsize; /* field 23: bytes of address space; 0 when the line stops at 22 */
 };
 
 /*

@@ -26,7 +26,7 @@
 
 struct chip_found {
 	const struct chip_info *chip; /* NULL: not found */
-	char why[3 * PATH_MAX];	      /* when NULL: what was tried */
+	char why[3 * PATH_MAX];       /* when NULL: what was tried */
 	char note[3 * PATH_MAX];      /* when found: a disagreement worth a warning, else "" */
 };
 

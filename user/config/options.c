@@ -26,13 +26,13 @@ static const char *const host_sys_items[] = { "cpu", "mem", "disk", "network", "
 static const char *const host_usage_items[] = { "cpu", "mem", NULL };
 
 enum domain_kind {
-	DOM_ONE_OF,   /* exactly one of `words` */
-	DOM_LIST_OF,  /* comma-separated, each of `words`, no repeats */
-	DOM_STORAGE,  /* <N>MB, 200..4294967295 */
-	DOM_RANGE,    /* an integer in [lo, hi] */
-	DOM_ENV,      /* k=v;k=v */
-	DOM_METRIC,   /* a metric name msprof knows, or Custom:<hex,...> */
-	DOM_TEXT,     /* any non-empty text */
+	DOM_ONE_OF,  /* exactly one of `words` */
+	DOM_LIST_OF, /* comma-separated, each of `words`, no repeats */
+	DOM_STORAGE, /* <N>MB, 200..4294967295 */
+	DOM_RANGE,   /* an integer in [lo, hi] */
+	DOM_ENV,     /* k=v;k=v */
+	DOM_METRIC,  /* a metric name msprof knows, or Custom:<hex,...> */
+	DOM_TEXT,    /* any non-empty text */
 };
 
 struct switch_def {
@@ -84,7 +84,10 @@ static const struct switch_def switch_defs[] = {
 
 /* msprof options that dynamic mode refuses (its check after parsing). */
 static const char *const refused_in_dynamic[] = {
-	"sys-devices", "sys-period", "sys-cpu-profiling", NULL,
+	"sys-devices",
+	"sys-period",
+	"sys-cpu-profiling",
+	NULL,
 };
 
 /*
@@ -92,10 +95,25 @@ static const char *const refused_in_dynamic[] = {
  * with a line saying so, rather than sent without their derived keys.
  */
 static const char *const not_supported[] = {
-	"sys-hardware-mem", "sys-hardware-mem-freq", "llc-profiling", "sys-io-profiling",
-	"sys-io-sampling-freq", "sys-interconnection-profiling", "sys-interconnection-freq",
-	"dvpp-profiling", "dvpp-freq", "task-block", "sys-lp", "sys-lp-freq", "instr-profiling",
-	"instr-profiling-freq", "npu-events", "optype", "sys-mem-serviceflow", "delay", "duration",
+	"sys-hardware-mem",
+	"sys-hardware-mem-freq",
+	"llc-profiling",
+	"sys-io-profiling",
+	"sys-io-sampling-freq",
+	"sys-interconnection-profiling",
+	"sys-interconnection-freq",
+	"dvpp-profiling",
+	"dvpp-freq",
+	"task-block",
+	"sys-lp",
+	"sys-lp-freq",
+	"instr-profiling",
+	"instr-profiling-freq",
+	"npu-events",
+	"optype",
+	"sys-mem-serviceflow",
+	"delay",
+	"duration",
 	NULL,
 };
 
@@ -154,8 +172,8 @@ static bool storage_valid(const char *v)
 	uint64_t n;
 	size_t digits;
 
-	return !decimal_prefix(v, SIZE_MAX, 4294967295ULL, &n, &digits) && !strcmp(v + digits, "MB") &&
-	       n >= 200;
+	return !decimal_prefix(v, SIZE_MAX, 4294967295ULL, &n, &digits) &&
+	       !strcmp(v + digits, "MB") && n >= 200;
 }
 
 static bool env_valid(const char *v)
@@ -324,7 +342,8 @@ static int parse_protocol(struct options *o, const char *v)
 	else if (!strcmp(v, "v2"))
 		o->protocol = PROTO_V2;
 	else
-		return fail("Argument --protocol: invalid value: %s. Please input 'auto', 'v1' or 'v2'.", v);
+		return fail("Argument --protocol: invalid value: %s. Please input 'auto', 'v1' or 'v2'.",
+			    v);
 	return 0;
 }
 
@@ -332,7 +351,8 @@ static int parse_protocol(struct options *o, const char *v)
 static int add_device(struct options *o, const char *v)
 {
 	if (v[0] != '/')
-		return fail("Argument --device: invalid value: %s. Please input an absolute glob such as '/dev/davinci*'.", v);
+		return fail("Argument --device: invalid value: %s. Please input an absolute glob such as '/dev/davinci*'.",
+			    v);
 	if (o->ndevices == OPTIONS_MAX_DEVICES)
 		return fail("Argument --device: at most %d patterns.", OPTIONS_MAX_DEVICES);
 	o->devices[o->ndevices++] = v;
@@ -440,7 +460,8 @@ static int parse_size(const char *v, unsigned long long *out)
 static int set_once(const char **field, const char *name, const char *v)
 {
 	if (*field)
-		return fail("Argument --%s: given twice (%s and %s). Please give it once%s.", name, *field, v,
+		return fail("Argument --%s: given twice (%s and %s). Please give it once%s.", name,
+			    *field, v,
 			    !strcmp(name, "pid") ? ", with a comma-separated list of pids" : "");
 	*field = v;
 	return 0;
@@ -521,14 +542,16 @@ static int parse_cluster(struct options *o, const char *name, const char *v)
 {
 	if (!strcmp(name, "slurm-job")) {
 		if (!job_id_valid(v))
-			return fail("Argument --slurm-job: invalid value: %s. Please input a SLURM job id such as 4242.", v);
+			return fail("Argument --slurm-job: invalid value: %s. Please input a SLURM job id such as 4242.",
+				    v);
 		return set_once(&o->slurm_job, name, v);
 	}
 	if (!strcmp(name, "nodes"))
 		return parse_node_list(o, v);
 	if (!strcmp(name, "launcher")) {
 		if (!strstr(v, "{node}"))
-			return fail("Argument --launcher: invalid value: %s. Please input a command with {node} where the node's name goes, e.g. 'ssh {node}'.", v);
+			return fail("Argument --launcher: invalid value: %s. Please input a command with {node} where the node's name goes, e.g. 'ssh {node}'.",
+				    v);
 		return set_once(&o->launcher, name, v);
 	}
 	if (!strcmp(name, "sync-margin"))
@@ -562,12 +585,14 @@ static int parse_plain(struct options *o, const char *name, const char *v)
 		return add_device(o, v);
 	if (!strcmp(name, "container")) {
 		if (!text_valid(v, 95, container_char))
-			return fail("Argument --container: invalid value: %s. Please input a container name, or its id (hex, at least 4 characters) or a prefix of it.", v);
+			return fail("Argument --container: invalid value: %s. Please input a container name, or its id (hex, at least 4 characters) or a prefix of it.",
+				    v);
 		return add_filter(o->containers, &o->ncontainers, name, v);
 	}
 	if (!strcmp(name, "user")) {
 		if (!text_valid(v, 64, user_char))
-			return fail("Argument --user: invalid value: %s. Please input a user name or a uid.", v);
+			return fail("Argument --user: invalid value: %s. Please input a user name or a uid.",
+				    v);
 		return add_filter(o->users, &o->nusers, name, v);
 	}
 	if (!strcmp(name, "exe")) {
@@ -577,13 +602,15 @@ static int parse_plain(struct options *o, const char *name, const char *v)
 	}
 	if (!strcmp(name, "follow-detached")) {
 		if (strcmp(v, "on") && strcmp(v, "off"))
-			return fail("Argument --follow-detached: invalid value: %s. Please input 'on' or 'off'.", v);
+			return fail("Argument --follow-detached: invalid value: %s. Please input 'on' or 'off'.",
+				    v);
 		o->follow_detached = !strcmp(v, "on");
 		return 0;
 	}
 	if (!strcmp(name, "events")) {
 		if (strcmp(v, "json") && strncmp(v, "json:", 5))
-			return fail("Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.", v);
+			return fail("Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.",
+				    v);
 		o->events = v;
 		return 0;
 	}
@@ -608,33 +635,38 @@ static int parse_plain(struct options *o, const char *name, const char *v)
 	if (!strcmp(name, "timeout")) {
 		ms = parse_timeout_ms(v);
 		if (ms < 0)
-			return fail("Argument --timeout: invalid value: %s. Please input a duration such as 60, 30s or 500ms (at most 3600 s).", v);
+			return fail("Argument --timeout: invalid value: %s. Please input a duration such as 60, 30s or 500ms (at most 3600 s).",
+				    v);
 		o->timeout_ms = ms;
 		return 0;
 	}
 	if (!strcmp(name, "window-max-size")) {
 		if (parse_size(v, &o->window_max_bytes))
-			return fail("Argument --window-max-size: invalid value: %s. Please input a size such as 64G, 512M or 1048576 (bytes; K, M, G, T: powers of 1024).", v);
+			return fail("Argument --window-max-size: invalid value: %s. Please input a size such as 64G, 512M or 1048576 (bytes; K, M, G, T: powers of 1024).",
+				    v);
 		return 0;
 	}
 	if (!strcmp(name, "window-max-files")) {
 		uint64_t n;
 
 		if (decimal_u64(v, 1, OPTIONS_WINDOW_MAX_FILES_LIMIT, &n))
-			return fail("Argument --window-max-files: invalid value: %s. Please input a number of files and folders from 1 to %llu.", v, OPTIONS_WINDOW_MAX_FILES_LIMIT);
+			return fail("Argument --window-max-files: invalid value: %s. Please input a number of files and folders from 1 to %llu.",
+				    v, OPTIONS_WINDOW_MAX_FILES_LIMIT);
 		o->window_max_files = n;
 		return 0;
 	}
 	if (!strcmp(name, "chip")) {
 		if (!chip_by_text(v))
-			return fail("Argument --chip: invalid value: %s. Please input a chip number (0-18) or name, e.g. 5 or CHIP_V4_1_0 (ascend910b).", v);
+			return fail("Argument --chip: invalid value: %s. Please input a chip number (0-18) or name, e.g. 5 or CHIP_V4_1_0 (ascend910b).",
+				    v);
 		o->chip = v;
 		return 0;
 	}
 	if (refused_in_dynamic_mode(name))
 		return fail("Argument --dynamic and --%s cannot be configured at the same time.", name);
 	if (in_list(not_supported, name))
-		return fail("Argument --%s: dynprof does not derive this msprof switch's keys yet; it is not sent. Run 'dynprof --help' for the switches it takes.", name);
+		return fail("Argument --%s: dynprof does not derive this msprof switch's keys yet; it is not sent. Run 'dynprof --help' for the switches it takes.",
+			    name);
 	d = find_switch(name);
 	if (!d)
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
@@ -663,17 +695,18 @@ static int parse_one(struct options *o, const char *arg)
 		if (parse_flag(o, name) == 0)
 			return 0;
 		if (find_switch(name) || refused_in_dynamic_mode(name) || !strcmp(name, "pid") ||
-		    !strcmp(name, "output") || !strcmp(name, "dynamic") || !strcmp(name, "application") ||
-		    !strcmp(name, "protocol") || !strcmp(name, "timeout") || !strcmp(name, "device") ||
-		    !strcmp(name, "container") || !strcmp(name, "events") || !strcmp(name, "window") ||
-		    !strcmp(name, "commands") || !strcmp(name, "control") || !strcmp(name, "chip") ||
-		    !strcmp(name, "remote") ||
+		    !strcmp(name, "output") || !strcmp(name, "dynamic") ||
+		    !strcmp(name, "application") || !strcmp(name, "protocol") ||
+		    !strcmp(name, "timeout") || !strcmp(name, "device") || !strcmp(name, "container") ||
+		    !strcmp(name, "events") || !strcmp(name, "window") || !strcmp(name, "commands") ||
+		    !strcmp(name, "control") || !strcmp(name, "chip") || !strcmp(name, "remote") ||
 		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files") ||
-		    !strcmp(name, "follow-detached") || !strcmp(name, "user") || !strcmp(name, "exe") ||
-		    !strcmp(name, "slurm-job") ||
-		    !strcmp(name, "nodes") || !strcmp(name, "launcher") || !strcmp(name, "sync-margin") ||
+		    !strcmp(name, "follow-detached") || !strcmp(name, "user") ||
+		    !strcmp(name, "exe") || !strcmp(name, "slurm-job") || !strcmp(name, "nodes") ||
+		    !strcmp(name, "launcher") || !strcmp(name, "sync-margin") ||
 		    !strcmp(name, "node-wait") || !strcmp(name, "node-copy"))
-			return fail("Argument --%s: expected one argument. Please use --%s=<value>.", name, name);
+			return fail("Argument --%s: expected one argument. Please use --%s=<value>.",
+				    name, name);
 		return fail("Argument --%s: unknown option. Run 'dynprof --help' for the options.", name);
 	}
 	len = (size_t)(eq - name);
@@ -743,9 +776,11 @@ static int check_cluster(struct options *o)
 	if (o->slurm_job && o->nodes)
 		return fail("Argument --slurm-job and --nodes cannot be configured at the same time.");
 	if (o->list || o->dry_run || has_app)
-		return fail("Argument %s: it cannot be combined with --list, --dry-run or an application.", what);
+		return fail("Argument %s: it cannot be combined with --list, --dry-run or an application.",
+			    what);
 	if (o->control || o->app_stdin || o->msprof_key)
-		return fail("Argument %s: it cannot be combined with --control, --app-stdin or --msprof-key (each node's copy has its own console).", what);
+		return fail("Argument %s: it cannot be combined with --control, --app-stdin or --msprof-key (each node's copy has its own console).",
+			    what);
 	if (o->slurm_job && (o->pid_list || o->ncontainers))
 		return fail("Argument --slurm-job: the job's processes are the targets; --pid and --container cannot be configured with it.");
 	if (o->dynamic == 0)
@@ -888,11 +923,13 @@ int options_pid_value(const char *text, size_t len, int *pid)
 		return 0;
 	}
 	/* "0", "-5", "1e3": only the last is not a number (msprof says non-numeric of all). */
-	if (rc == -ERANGE || (len > 1 && text[0] == '-' && decimal_span(text + 1, len - 1, 0, UINT64_MAX, &v) == 0))
+	if (rc == -ERANGE ||
+	    (len > 1 && text[0] == '-' && decimal_span(text + 1, len - 1, 0, UINT64_MAX, &v) == 0))
 		report_error("Argument --pid: invalid pid value: %.*s (a pid is a number from 1 to 999999999), stop profiling.",
 			     (int)len, text);
 	else
-		report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.", (int)len, text);
+		report_error("Argument --pid: invalid non-numeric pid value: %.*s, stop profiling.",
+			     (int)len, text);
 	return -EINVAL;
 }
 
@@ -917,208 +954,208 @@ void options_free(struct options *o)
 
 void options_print_help(void)
 {
-	fputs(
-"Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
-"       dynprof --pid=auto --follow [--container=ID|NAME...] [--user=U...] [--exe=GLOB...]\n"
-"               [--window=RULE...] [--control=SPEC] [--output=DIR] [switches]\n"
-"       dynprof --dynamic=on [--output=DIR] [options] [switches] APP [ARGS...]\n"
-"       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=NAME|ID...]\n"
-"       dynprof --slurm-job=J [--output=DIR] [options] [switches]\n"
-"       dynprof --nodes=A,B,... [--launcher='ssh {node}'] [--pid=...] [options] [switches]\n"
-"\n"
-"Open and close CANN profiling windows in running AI processes, over their\n"
-"dynamic-profiling socket, with msprof's console: a drop-in for\n"
-"'msprof --dynamic=on --pid=...' that reaches every target in parallel,\n"
-"finds sockets inside containers, refuses impostor sockets and never leaves\n"
-"a target collecting.\n"
-"\n"
-"Options (always --name=value):\n"
-"  --dynamic=on|off        dynamic mode; --pid alone implies on\n"
-"  --pid=PID[,PID...]      target processes (host pids)\n"
-"  --pid=auto              every card user whose socket listens (not busy)\n"
-"  APP [ARGS...], --application=\"APP ARGS\"\n"
-"                          launch mode: start APP with PROFILING_MODE=dynamic;\n"
-"                          every descendant that holds a card and serves its\n"
-"                          socket joins as a target (wrappers, torchrun, mpirun);\n"
-"                          a joiner gets the open window at once; dynprof exits\n"
-"                          with APP's status (128+N if signal N ended it)\n"
-"  --msprof-key            launch: set DYNAMIC_PROFILING_KEY_PID to dynprof's pid,\n"
-"                          as msprof does (its processes then share one socket\n"
-"                          path: only the last one to start is reachable)\n"
-"  --app-stdin             launch: APP reads dynprof's standard input (default:\n"
-"                          /dev/null, the console keeps it); commands then come\n"
-"                          only from signals, and the run ends with APP\n"
-"  --follow-detached=on|off\n"
-"                          launch: after APP exits, go on while any process\n"
-"                          of its tree lives (workers detached with setsid -f\n"
-"                          or a double fork); default on; off: end with APP\n"
-"  --follow                with --pid=auto: go on following the host: every\n"
-"                          card user of the host or of any container that\n"
-"                          starts listening joins (within milliseconds), leaves\n"
-"                          at its exit; a new one joins again. Rules apply to\n"
-"                          each joiner from its join (+DURATION too), a joiner\n"
-"                          gets an open window at once. The run ends only on\n"
-"                          quit, SIGINT or SIGTERM: not with no target left,\n"
-"                          nor at the end of standard input or --commands\n"
-"  --container=NAME|ID     with --pid=auto (and --list): only those containers'\n"
-"                          processes (repeatable: any of them); with --pid=N\n"
-"                          (one only): N is the pid inside that container\n"
-"                          (its name: docker's, podman's, runc's or crun's id,\n"
-"                          Kubernetes' NAMESPACE/POD; or its id or a prefix\n"
-"                          of at least 4 hex digits)\n"
-"  --user=NAME|UID         with --pid=auto: only processes of that user\n"
-"                          (repeatable: any of them); a UID is the host's; a\n"
-"                          NAME is the host's name of its uid, or the one its\n"
-"                          own passwd gives it (a container's users are its own)\n"
-"  --exe=GLOB              with --pid=auto: only processes whose executable's\n"
-"                          path or base name matches GLOB (repeatable: any);\n"
-"                          different options must all match\n"
-"  --output=DIR            result folder, made absolute and created (0750);\n"
-"                          default $ASCEND_WORK_PATH/profiling_data, else the\n"
-"                          current folder. The targets write PROF_* folders there\n"
-"  --protocol=auto|v1|v2   wire generation; auto (default) decides per target\n"
-"                          from our agent's variable or the CANN version the\n"
-"                          target has mapped, else v2\n"
-"  --timeout=DURATION      per-command timeout per target: 60 (s), 30s, 500ms;\n"
-"                          default 60 s, as msprof\n"
-"  --window-max-size=SIZE  largest window folder copied out of a target's own\n"
-"                          filesystem (its data; sparse holes are free):\n"
-"                          default 64G; K, M, G, T are powers of 1024\n"
-"  --window-max-files=N    most files and folders in one window folder copied\n"
-"                          out of a target's filesystem: default 1000000\n"
-"  --events=json[:PATH]    also write one JSON object per line for every target\n"
-"                          joining or leaving, window opening or closing (with\n"
-"                          its PROF_ folders) and error: to PATH (created or\n"
-"                          truncated, 0640), else to standard output among the\n"
-"                          console lines; schema in EVENTS-JSON.md\n"
-"  --window=start=COND[,stop=COND][,repeat=N][,every=DURATION]\n"
-"                          open and close windows on events, per target\n"
-"                          (repeatable). COND: open | exec:GLOB |\n"
-"                          call:LIB:SYMBOL#N | +DURATION | at:TIME |\n"
-"                          signal:NAME | file:PATH | exit (stop only) |\n"
-"                          slow:LIB:SYMBOL>LIMIT (a call longer than LIMIT) |\n"
-"                          gap:LIB:SYMBOL>LIMIT (calls further apart) |\n"
-"                          stall:LIB:SYMBOL>DURATION (no call for DURATION).\n"
-"                          LIMIT: 200ms, 500us, 2s... or 3x, 1.5x the typical\n"
-"                          value; timed in the kernel (quote the rule: '>').\n"
-"                          Calls are counted in the kernel: start= from the\n"
-"                          target's join, stop= from the start's trigger;\n"
-"                          +DURATION from the run's start (start=) or the\n"
-"                          window's opening (stop=). Without stop= a window\n"
-"                          lasts until exit or quit. End of input does not\n"
-"                          end the run: it ends when every rule is done.\n"
-"                          Examples: start=call:libascendcl.so:aclmdlExecute#1000,\n"
-"                          stop=call:libascendcl.so:aclmdlExecute#10 ;\n"
-"                          start=open,stop=+30s ; start=+1m,stop=+10s,every=10m ;\n"
-"                          start=at:2026-12-01T12:00:00Z,stop=+20s ;\n"
-"                          'start=slow:libascendcl.so:aclmdlExecute>3x,stop=+5s'\n"
-"  --commands=FILE         commands from FILE (\"-\": standard input, read\n"
-"                          whole first) instead of the console: start [SEL],\n"
-"                          stop [SEL], quit [SEL], status [--json],\n"
-"                          sleep DURATION, wait COND, window RULE (# comments).\n"
-"                          SEL: all | pid=N | container=ID|NAME | user=NAME|UID\n"
-"                          (the targets it matches at that moment; quit SEL\n"
-"                          lets them go for good); the console takes the same\n"
-"  --control=SPEC          take commands while running from fifo:CTL[,ACK]\n"
-"                          or unix:PATH (a plain PATH: an existing FIFO, else\n"
-"                          a unix socket; only root and dynprof's own uid may\n"
-"                          connect); each command is answered with\n"
-"                          \"ack <command>\" or \"error: <why>\"; status's\n"
-"                          lines come before its ack (STATUS-JSON.md);\n"
-"                          on a socket, \"events\" turns the connection into a\n"
-"                          stream of the --events=json lines (also without\n"
-"                          --events)\n"
-"  --remote=PATH CMD...    be the client of a running dynprof's\n"
-"                          --control=unix:PATH: send CMD (its words joined by\n"
-"                          spaces), print the reply (start, stop, quit: what\n"
-"                          each target answered); exit 0 on ack, 1 on error: (a\n"
-"                          target refused, none matched), 2 when PATH cannot\n"
-"                          be reached or gives no answer within --timeout\n"
-"                          (default 60 s); start|stop|quit --json: JSON; events\n"
-"                          streams until Ctrl-C, SIGTERM or dynprof's end\n"
-"  --no-bpf                do not load BPF: watch target exits with pidfds;\n"
-"                          forks, execs and exits from the netlink process\n"
-"                          connector (root), card opens by polling /proc every\n"
-"                          200 ms (with BPF a card open is known within a\n"
-"                          millisecond)\n"
-"  --list                  card-using processes: host pid, pid in its namespace,\n"
-"                          container, user, cards, socket (path, none or busy),\n"
-"                          command; then exit\n"
-"  --watch                 with --list: keep running, one line per change\n"
-"                          (exec, card-open, card-close, socket, exit) until\n"
-"                          Ctrl-C or SIGTERM\n"
-"  --json                  with --list: a JSON array (with --watch: one JSON\n"
-"                          object per line); schema in LIST-JSON.md\n"
-"  --device=GLOB           card nodes (repeatable), replacing the defaults\n"
-"                          /dev/davinci*, /dev/nvidia*, /dev/accel/accel*,\n"
-"                          /dev/dri/renderD*; the card index is the number\n"
-"                          that ends the node's name; in launch mode also\n"
-"                          passed to APP as DYNPROF_AGENT_DEVICES (unless set)\n"
-"  --slurm-job=J           a whole SLURM job: dynprof runs itself on every node\n"
-"                          of running job J (srun --jobid=J --overlap, one task\n"
-"                          per node); each copy takes the job's processes on\n"
-"                          its node that hold a card and serve a socket\n"
-"                          (scontrol listpids), with the same switches, rules\n"
-"                          and console commands; results in --output/<node>/;\n"
-"                          one summary per node; status 1 if a node failed\n"
-"  --nodes=A,B,...         the same over a launcher instead of SLURM; each\n"
-"                          node's targets: --pid (default auto)\n"
-"  --launcher=TEMPLATE     with --nodes: the command that runs a command on a\n"
-"                          node, {node} replaced: default 'ssh {node}'; e.g.\n"
-"                          'pdsh -w {node}', 'kubectl exec -i {node} --'\n"
-"  --sync-margin=DURATION  with --slurm-job/--nodes: a console start opens on\n"
-"                          every node at one wall-clock time, now + this\n"
-"                          (default 500ms; 0: on arrival)\n"
-"  --node-wait=DURATION    with --slurm-job: how long each node waits for the\n"
-"                          job's card users to serve their sockets (default 30s)\n"
-"  --help, -h              this text\n"
-"  --version               version\n"
-"\n"
-"Collection switches (msprof's names and values; each target gets every key\n"
-"of its generation at msprof's default, then what these set, as msprof sets it):\n"
-"  --ascendcl --runtime-api --aicpu --hccl --msproftx --l2 --ai-core\n"
-"  --task-memory --task-tsfw --sys-profiling --sys-pid-profiling   on|off\n"
-"  --task-time=on|off|l0|l1|l2|l3   --ge-api=off|l0|l1\n"
-"  --aic-mode=task-based|sample-based   --aic-freq=1..100\n"
-"  --aic-metrics=PipeUtilization|ArithmeticUtilization|Memory|MemoryL0|MemoryUB|\n"
-"               ResourceConflictRatio|L2Cache|MemoryAccess|\n"
-"               PipelineExecuteUtilization|Custom:<hex>,...\n"
-"  --storage-limit=<N>MB (200..4294967295)   --environment='k=v;k=v'\n"
-"  --host-sys=cpu,mem,disk,network,osrt,numa   --host-sys-usage=cpu,mem\n"
-"  --host-sys-usage-freq=1..50   --host-sys-pid=PID\n"
-"  --sys-sampling-freq, --sys-pid-sampling-freq=1..10\n"
-"  --mstx-domain-include, --mstx-domain-exclude=NAMES (with --msproftx=on)\n"
-"  --model-execution, --type=text|db: accepted, send nothing (as msprof)\n"
-"  --ai-vector-core, --aiv-*: refused as msprof does, except with --chip=NANO_V1\n"
-"  --chip=NAME|NUMBER      the chip for the PMU event lists when neither the\n"
-"                          driver nor a PROF_ folder's info.json in --output says\n"
-"                          (e.g. 5 or CHIP_V4_1_0 for Ascend 910B)\n"
-"  --dry-run               print the params JSON as it would be sent (per\n"
-"                          generation, or per --pid target), connect to nothing\n"
-"\n"
-"Console commands (from a terminal, or one per line on standard input):\n"
-"  start        open a collection window in every target\n"
-"  stop         close it; each target writes a PROF_* folder\n"
-"  quit, q      stop what is open, disconnect, exit (end of input: the same,\n"
-"               but with --window, --control or --follow)\n"
-"  window RULE  add a rule while running (RULE: a --window value), applied to\n"
-"               every target from now and to every later joiner from its join\n"
-"  help, h      this list of commands\n"
-"The same commands (and sleep, wait) come from --commands and --control; on a\n"
-"--control socket also \"events\": \"ack events\", then the connection is a\n"
-"stream of --events=json objects until the client closes (EVENTS-JSON.md).\n"
-"Ctrl-C, SIGTERM and SIGHUP stop every open window, then quit; in launch mode\n"
-"the application (its own process group) then gets the same signal.\n"
-"\n"
-"With --window, a rule's windows open and close by themselves; see\n"
-"TRIGGERS.md. The server allows 50 windows per connection: dynprof\n"
-"reconnects before a window that would pass it.\n"
-"\n"
-"Exit status: 0 after quit, end of input or every rule done; 1 when every target was lost;\n"
-"255 on option errors or when no target could be reached; 128+N after\n"
-"signal N (--follow: 143 after SIGTERM, 130 after SIGINT); in launch mode,\n"
-"the application's status.\n"
-"\n"
-"The documents named here are docs/ in the source and share/doc/dynprof/\n"
-"where dynprof is installed (make install); man 8 dynprof has the options.\n", stdout);
+	fputs("Usage: dynprof --dynamic=on --pid=PID[,PID...]|auto [--output=DIR] [options] [switches]\n"
+	      "       dynprof --pid=auto --follow [--container=ID|NAME...] [--user=U...] [--exe=GLOB...]\n"
+	      "               [--window=RULE...] [--control=SPEC] [--output=DIR] [switches]\n"
+	      "       dynprof --dynamic=on [--output=DIR] [options] [switches] APP [ARGS...]\n"
+	      "       dynprof --list [--watch] [--json] [--device=GLOB...] [--container=NAME|ID...]\n"
+	      "       dynprof --slurm-job=J [--output=DIR] [options] [switches]\n"
+	      "       dynprof --nodes=A,B,... [--launcher='ssh {node}'] [--pid=...] [options] [switches]\n"
+	      "\n"
+	      "Open and close CANN profiling windows in running AI processes, over their\n"
+	      "dynamic-profiling socket, with msprof's console: a drop-in for\n"
+	      "'msprof --dynamic=on --pid=...' that reaches every target in parallel,\n"
+	      "finds sockets inside containers, refuses impostor sockets and never leaves\n"
+	      "a target collecting.\n"
+	      "\n"
+	      "Options (always --name=value):\n"
+	      "  --dynamic=on|off        dynamic mode; --pid alone implies on\n"
+	      "  --pid=PID[,PID...]      target processes (host pids)\n"
+	      "  --pid=auto              every card user whose socket listens (not busy)\n"
+	      "  APP [ARGS...], --application=\"APP ARGS\"\n"
+	      "                          launch mode: start APP with PROFILING_MODE=dynamic;\n"
+	      "                          every descendant that holds a card and serves its\n"
+	      "                          socket joins as a target (wrappers, torchrun, mpirun);\n"
+	      "                          a joiner gets the open window at once; dynprof exits\n"
+	      "                          with APP's status (128+N if signal N ended it)\n"
+	      "  --msprof-key            launch: set DYNAMIC_PROFILING_KEY_PID to dynprof's pid,\n"
+	      "                          as msprof does (its processes then share one socket\n"
+	      "                          path: only the last one to start is reachable)\n"
+	      "  --app-stdin             launch: APP reads dynprof's standard input (default:\n"
+	      "                          /dev/null, the console keeps it); commands then come\n"
+	      "                          only from signals, and the run ends with APP\n"
+	      "  --follow-detached=on|off\n"
+	      "                          launch: after APP exits, go on while any process\n"
+	      "                          of its tree lives (workers detached with setsid -f\n"
+	      "                          or a double fork); default on; off: end with APP\n"
+	      "  --follow                with --pid=auto: go on following the host: every\n"
+	      "                          card user of the host or of any container that\n"
+	      "                          starts listening joins (within milliseconds), leaves\n"
+	      "                          at its exit; a new one joins again. Rules apply to\n"
+	      "                          each joiner from its join (+DURATION too), a joiner\n"
+	      "                          gets an open window at once. The run ends only on\n"
+	      "                          quit, SIGINT or SIGTERM: not with no target left,\n"
+	      "                          nor at the end of standard input or --commands\n"
+	      "  --container=NAME|ID     with --pid=auto (and --list): only those containers'\n"
+	      "                          processes (repeatable: any of them); with --pid=N\n"
+	      "                          (one only): N is the pid inside that container\n"
+	      "                          (its name: docker's, podman's, runc's or crun's id,\n"
+	      "                          Kubernetes' NAMESPACE/POD; or its id or a prefix\n"
+	      "                          of at least 4 hex digits)\n"
+	      "  --user=NAME|UID         with --pid=auto: only processes of that user\n"
+	      "                          (repeatable: any of them); a UID is the host's; a\n"
+	      "                          NAME is the host's name of its uid, or the one its\n"
+	      "                          own passwd gives it (a container's users are its own)\n"
+	      "  --exe=GLOB              with --pid=auto: only processes whose executable's\n"
+	      "                          path or base name matches GLOB (repeatable: any);\n"
+	      "                          different options must all match\n"
+	      "  --output=DIR            result folder, made absolute and created (0750);\n"
+	      "                          default $ASCEND_WORK_PATH/profiling_data, else the\n"
+	      "                          current folder. The targets write PROF_* folders there\n"
+	      "  --protocol=auto|v1|v2   wire generation; auto (default) decides per target\n"
+	      "                          from our agent's variable or the CANN version the\n"
+	      "                          target has mapped, else v2\n"
+	      "  --timeout=DURATION      per-command timeout per target: 60 (s), 30s, 500ms;\n"
+	      "                          default 60 s, as msprof\n"
+	      "  --window-max-size=SIZE  largest window folder copied out of a target's own\n"
+	      "                          filesystem (its data; sparse holes are free):\n"
+	      "                          default 64G; K, M, G, T are powers of 1024\n"
+	      "  --window-max-files=N    most files and folders in one window folder copied\n"
+	      "                          out of a target's filesystem: default 1000000\n"
+	      "  --events=json[:PATH]    also write one JSON object per line for every target\n"
+	      "                          joining or leaving, window opening or closing (with\n"
+	      "                          its PROF_ folders) and error: to PATH (created or\n"
+	      "                          truncated, 0640), else to standard output among the\n"
+	      "                          console lines; schema in EVENTS-JSON.md\n"
+	      "  --window=start=COND[,stop=COND][,repeat=N][,every=DURATION]\n"
+	      "                          open and close windows on events, per target\n"
+	      "                          (repeatable). COND: open | exec:GLOB |\n"
+	      "                          call:LIB:SYMBOL#N | +DURATION | at:TIME |\n"
+	      "                          signal:NAME | file:PATH | exit (stop only) |\n"
+	      "                          slow:LIB:SYMBOL>LIMIT (a call longer than LIMIT) |\n"
+	      "                          gap:LIB:SYMBOL>LIMIT (calls further apart) |\n"
+	      "                          stall:LIB:SYMBOL>DURATION (no call for DURATION).\n"
+	      "                          LIMIT: 200ms, 500us, 2s... or 3x, 1.5x the typical\n"
+	      "                          value; timed in the kernel (quote the rule: '>').\n"
+	      "                          Calls are counted in the kernel: start= from the\n"
+	      "                          target's join, stop= from the start's trigger;\n"
+	      "                          +DURATION from the run's start (start=) or the\n"
+	      "                          window's opening (stop=). Without stop= a window\n"
+	      "                          lasts until exit or quit. End of input does not\n"
+	      "                          end the run: it ends when every rule is done.\n"
+	      "                          Examples: start=call:libascendcl.so:aclmdlExecute#1000,\n"
+	      "                          stop=call:libascendcl.so:aclmdlExecute#10 ;\n"
+	      "                          start=open,stop=+30s ; start=+1m,stop=+10s,every=10m ;\n"
+	      "                          start=at:2026-12-01T12:00:00Z,stop=+20s ;\n"
+	      "                          'start=slow:libascendcl.so:aclmdlExecute>3x,stop=+5s'\n"
+	      "  --commands=FILE         commands from FILE (\"-\": standard input, read\n"
+	      "                          whole first) instead of the console: start [SEL],\n"
+	      "                          stop [SEL], quit [SEL], status [--json],\n"
+	      "                          sleep DURATION, wait COND, window RULE (# comments).\n"
+	      "                          SEL: all | pid=N | container=ID|NAME | user=NAME|UID\n"
+	      "                          (the targets it matches at that moment; quit SEL\n"
+	      "                          lets them go for good); the console takes the same\n"
+	      "  --control=SPEC          take commands while running from fifo:CTL[,ACK]\n"
+	      "                          or unix:PATH (a plain PATH: an existing FIFO, else\n"
+	      "                          a unix socket; only root and dynprof's own uid may\n"
+	      "                          connect); each command is answered with\n"
+	      "                          \"ack <command>\" or \"error: <why>\"; status's\n"
+	      "                          lines come before its ack (STATUS-JSON.md);\n"
+	      "                          on a socket, \"events\" turns the connection into a\n"
+	      "                          stream of the --events=json lines (also without\n"
+	      "                          --events)\n"
+	      "  --remote=PATH CMD...    be the client of a running dynprof's\n"
+	      "                          --control=unix:PATH: send CMD (its words joined by\n"
+	      "                          spaces), print the reply (start, stop, quit: what\n"
+	      "                          each target answered); exit 0 on ack, 1 on error: (a\n"
+	      "                          target refused, none matched), 2 when PATH cannot\n"
+	      "                          be reached or gives no answer within --timeout\n"
+	      "                          (default 60 s); start|stop|quit --json: JSON; events\n"
+	      "                          streams until Ctrl-C, SIGTERM or dynprof's end\n"
+	      "  --no-bpf                do not load BPF: watch target exits with pidfds;\n"
+	      "                          forks, execs and exits from the netlink process\n"
+	      "                          connector (root), card opens by polling /proc every\n"
+	      "                          200 ms (with BPF a card open is known within a\n"
+	      "                          millisecond)\n"
+	      "  --list                  card-using processes: host pid, pid in its namespace,\n"
+	      "                          container, user, cards, socket (path, none or busy),\n"
+	      "                          command; then exit\n"
+	      "  --watch                 with --list: keep running, one line per change\n"
+	      "                          (exec, card-open, card-close, socket, exit) until\n"
+	      "                          Ctrl-C or SIGTERM\n"
+	      "  --json                  with --list: a JSON array (with --watch: one JSON\n"
+	      "                          object per line); schema in LIST-JSON.md\n"
+	      "  --device=GLOB           card nodes (repeatable), replacing the defaults\n"
+	      "                          /dev/davinci*, /dev/nvidia*, /dev/accel/accel*,\n"
+	      "                          /dev/dri/renderD*; the card index is the number\n"
+	      "                          that ends the node's name; in launch mode also\n"
+	      "                          passed to APP as DYNPROF_AGENT_DEVICES (unless set)\n"
+	      "  --slurm-job=J           a whole SLURM job: dynprof runs itself on every node\n"
+	      "                          of running job J (srun --jobid=J --overlap, one task\n"
+	      "                          per node); each copy takes the job's processes on\n"
+	      "                          its node that hold a card and serve a socket\n"
+	      "                          (scontrol listpids), with the same switches, rules\n"
+	      "                          and console commands; results in --output/<node>/;\n"
+	      "                          one summary per node; status 1 if a node failed\n"
+	      "  --nodes=A,B,...         the same over a launcher instead of SLURM; each\n"
+	      "                          node's targets: --pid (default auto)\n"
+	      "  --launcher=TEMPLATE     with --nodes: the command that runs a command on a\n"
+	      "                          node, {node} replaced: default 'ssh {node}'; e.g.\n"
+	      "                          'pdsh -w {node}', 'kubectl exec -i {node} --'\n"
+	      "  --sync-margin=DURATION  with --slurm-job/--nodes: a console start opens on\n"
+	      "                          every node at one wall-clock time, now + this\n"
+	      "                          (default 500ms; 0: on arrival)\n"
+	      "  --node-wait=DURATION    with --slurm-job: how long each node waits for the\n"
+	      "                          job's card users to serve their sockets (default 30s)\n"
+	      "  --help, -h              this text\n"
+	      "  --version               version\n"
+	      "\n"
+	      "Collection switches (msprof's names and values; each target gets every key\n"
+	      "of its generation at msprof's default, then what these set, as msprof sets it):\n"
+	      "  --ascendcl --runtime-api --aicpu --hccl --msproftx --l2 --ai-core\n"
+	      "  --task-memory --task-tsfw --sys-profiling --sys-pid-profiling   on|off\n"
+	      "  --task-time=on|off|l0|l1|l2|l3   --ge-api=off|l0|l1\n"
+	      "  --aic-mode=task-based|sample-based   --aic-freq=1..100\n"
+	      "  --aic-metrics=PipeUtilization|ArithmeticUtilization|Memory|MemoryL0|MemoryUB|\n"
+	      "               ResourceConflictRatio|L2Cache|MemoryAccess|\n"
+	      "               PipelineExecuteUtilization|Custom:<hex>,...\n"
+	      "  --storage-limit=<N>MB (200..4294967295)   --environment='k=v;k=v'\n"
+	      "  --host-sys=cpu,mem,disk,network,osrt,numa   --host-sys-usage=cpu,mem\n"
+	      "  --host-sys-usage-freq=1..50   --host-sys-pid=PID\n"
+	      "  --sys-sampling-freq, --sys-pid-sampling-freq=1..10\n"
+	      "  --mstx-domain-include, --mstx-domain-exclude=NAMES (with --msproftx=on)\n"
+	      "  --model-execution, --type=text|db: accepted, send nothing (as msprof)\n"
+	      "  --ai-vector-core, --aiv-*: refused as msprof does, except with --chip=NANO_V1\n"
+	      "  --chip=NAME|NUMBER      the chip for the PMU event lists when neither the\n"
+	      "                          driver nor a PROF_ folder's info.json in --output says\n"
+	      "                          (e.g. 5 or CHIP_V4_1_0 for Ascend 910B)\n"
+	      "  --dry-run               print the params JSON as it would be sent (per\n"
+	      "                          generation, or per --pid target), connect to nothing\n"
+	      "\n"
+	      "Console commands (from a terminal, or one per line on standard input):\n"
+	      "  start        open a collection window in every target\n"
+	      "  stop         close it; each target writes a PROF_* folder\n"
+	      "  quit, q      stop what is open, disconnect, exit (end of input: the same,\n"
+	      "               but with --window, --control or --follow)\n"
+	      "  window RULE  add a rule while running (RULE: a --window value), applied to\n"
+	      "               every target from now and to every later joiner from its join\n"
+	      "  help, h      this list of commands\n"
+	      "The same commands (and sleep, wait) come from --commands and --control; on a\n"
+	      "--control socket also \"events\": \"ack events\", then the connection is a\n"
+	      "stream of --events=json objects until the client closes (EVENTS-JSON.md).\n"
+	      "Ctrl-C, SIGTERM and SIGHUP stop every open window, then quit; in launch mode\n"
+	      "the application (its own process group) then gets the same signal.\n"
+	      "\n"
+	      "With --window, a rule's windows open and close by themselves; see\n"
+	      "TRIGGERS.md. The server allows 50 windows per connection: dynprof\n"
+	      "reconnects before a window that would pass it.\n"
+	      "\n"
+	      "Exit status: 0 after quit, end of input or every rule done; 1 when every target was lost;\n"
+	      "255 on option errors or when no target could be reached; 128+N after\n"
+	      "signal N (--follow: 143 after SIGTERM, 130 after SIGINT); in launch mode,\n"
+	      "the application's status.\n"
+	      "\n"
+	      "The documents named here are docs/ in the source and share/doc/dynprof/\n"
+	      "where dynprof is installed (make install); man 8 dynprof has the options.\n",
+	      stdout);
 }

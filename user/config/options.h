@@ -19,7 +19,7 @@
 #define OPTIONS_MAX_SWITCHES 40
 #define OPTIONS_MAX_DEVICES 16
 #define OPTIONS_MAX_WINDOWS 16
-#define OPTIONS_MAX_FILTERS 16 /* values of each of --container, --user, --exe */
+#define OPTIONS_MAX_FILTERS 16           /* values of each of --container, --user, --exe */
 #define OPTIONS_DEFAULT_TIMEOUT_MS 60000 /* per command, as msprof */
 /*
  * Largest window folder copied out of a target's own filesystem (its data
@@ -31,9 +31,9 @@
 /* Files and folders of one window copied out (a real window holds hundreds to thousands). */
 #define OPTIONS_DEFAULT_WINDOW_MAX_FILES 1000000ULL
 #define OPTIONS_WINDOW_MAX_FILES_LIMIT 1000000000ULL
-#define OPTIONS_DEFAULT_SYNC_MARGIN_MS 500  /* time for a console start to reach every node */
-#define OPTIONS_DEFAULT_NODE_WAIT_MS 30000  /* the job's workers may still be starting */
-#define EXIT_OPTION_ERROR 255            /* msprof's status for option errors */
+#define OPTIONS_DEFAULT_SYNC_MARGIN_MS 500 /* time for a console start to reach every node */
+#define OPTIONS_DEFAULT_NODE_WAIT_MS 30000 /* the job's workers may still be starting */
+#define EXIT_OPTION_ERROR 255              /* msprof's status for option errors */
 
 /* One msprof collection switch the user gave (config/params.h turns it into keys). */
 struct switch_setting {
@@ -50,46 +50,46 @@ struct options {
 	enum proto_version protocol;
 	int timeout_ms;
 	bool no_bpf;
-	bool msprof_key;         /* launch: set DYNAMIC_PROFILING_KEY_PID as msprof does */
-	bool app_stdin;          /* launch: the application gets dynprof's standard input */
-	bool follow_detached;    /* launch: the run lasts while any process of the tree lives
+	bool msprof_key;      /* launch: set DYNAMIC_PROFILING_KEY_PID as msprof does */
+	bool app_stdin;       /* launch: the application gets dynprof's standard input */
+	bool follow_detached; /* launch: the run lasts while any process of the tree lives
 				    (--follow-detached=on, the default), not only the application */
-	bool list;               /* --list: card users, then exit (or --watch) */
-	bool watch;              /* --watch: with --list, report changes as they happen */
-	bool json;               /* --json: JSON output for --list */
-	const char *events;      /* --events=json[:PATH] (NULL: none) */
-	int nwindows;            /* --window=RULE, repeatable (parsed by rule.c) */
+	bool list;            /* --list: card users, then exit (or --watch) */
+	bool watch;           /* --watch: with --list, report changes as they happen */
+	bool json;            /* --json: JSON output for --list */
+	const char *events;   /* --events=json[:PATH] (NULL: none) */
+	int nwindows;         /* --window=RULE, repeatable (parsed by rule.c) */
 	const char *windows[OPTIONS_MAX_WINDOWS];
-	const char *commands;    /* --commands=FILE ("-": standard input) */
-	const char *control;     /* --control=SPEC (control.h) */
-	const char *remote;      /* --remote=PATH: the client of a --control socket; the
+	const char *commands; /* --commands=FILE ("-": standard input) */
+	const char *control;  /* --control=SPEC (control.h) */
+	const char *remote;   /* --remote=PATH: the client of a --control socket; the
 				    command is app_argv's words */
-	bool follow;             /* --follow (with --pid=auto): card users join as they come */
+	bool follow;          /* --follow (with --pid=auto): card users join as they come */
 	/*
 	 * Filters of --pid=auto (and --list for --container), each repeatable:
 	 * any value of one option, every option given (match_filters).
 	 * --pid=N --container=X: exactly one container, where N is the pid inside.
 	 */
-	int ncontainers;         /* --container=NAME|ID (its name, id or a prefix of the id) */
+	int ncontainers; /* --container=NAME|ID (its name, id or a prefix of the id) */
 	const char *containers[OPTIONS_MAX_FILTERS];
-	int nusers;              /* --user=NAME|UID */
+	int nusers; /* --user=NAME|UID */
 	const char *users[OPTIONS_MAX_FILTERS];
-	int nexes;               /* --exe=GLOB (the exe path or its base name) */
+	int nexes; /* --exe=GLOB (the exe path or its base name) */
 	const char *exes[OPTIONS_MAX_FILTERS];
-	int ndevices;            /* --device=GLOB, repeatable */
+	int ndevices; /* --device=GLOB, repeatable */
 	const char *devices[OPTIONS_MAX_DEVICES];
-	const char *chip;        /* --chip=NAME|NUMBER (config/pmu.h), NULL: found or unknown */
+	const char *chip; /* --chip=NAME|NUMBER (config/pmu.h), NULL: found or unknown */
 	unsigned long long window_max_bytes; /* --window-max-size=SIZE (default above) */
 	unsigned long long window_max_files; /* --window-max-files=N (default above) */
-	bool dry_run;            /* --dry-run: print the params JSON, connect to nothing */
+	bool dry_run; /* --dry-run: print the params JSON, connect to nothing */
 	/* A whole cluster job (cluster/cluster.c, cluster/node_copy.c). */
-	const char *slurm_job;   /* --slurm-job=J: the coordinator, or with node_copy the job's pids */
-	const char *nodes;       /* --nodes=A,B,...: the coordinator over a launcher */
-	const char *launcher;    /* --launcher=TEMPLATE ({node} replaced), NULL: "ssh {node}" */
-	int sync_margin_ms;      /* --sync-margin: a console start opens at now + this on every node */
-	int node_wait_ms;        /* --node-wait: how long a node copy waits for the job's targets */
-	const char *node_copy;   /* hidden --node-copy=NAME|-: one node's copy under a coordinator */
-	int argc;                /* the command line as given (a coordinator passes it on) */
+	const char *slurm_job; /* --slurm-job=J: the coordinator, or with node_copy the job's pids */
+	const char *nodes;     /* --nodes=A,B,...: the coordinator over a launcher */
+	const char *launcher;  /* --launcher=TEMPLATE ({node} replaced), NULL: "ssh {node}" */
+	int sync_margin_ms; /* --sync-margin: a console start opens at now + this on every node */
+	int node_wait_ms;   /* --node-wait: how long a node copy waits for the job's targets */
+	const char *node_copy; /* hidden --node-copy=NAME|-: one node's copy under a coordinator */
+	int argc;              /* the command line as given (a coordinator passes it on) */
 	char **argv;
 	bool help;
 	bool version;

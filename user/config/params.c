@@ -26,15 +26,13 @@ const struct chip_info *params_chip(const struct options *o, const char *output)
 	run_chip = f.chip;
 	run_chip_known = true;
 	if (!f.chip)
-		report_warning(
-			"dynprof: chip not known: %s; AI core%s metric events sent empty; give --chip=NAME|NUMBER (Ascend 910B: --chip=5)",
-			f.why, options_switch(o, "l2") ? " and --l2" : "");
+		report_warning("dynprof: chip not known: %s; AI core%s metric events sent empty; give --chip=NAME|NUMBER (Ascend 910B: --chip=5)",
+			       f.why, options_switch(o, "l2") ? " and --l2" : "");
 	else if (f.note[0])
 		report_warning("dynprof: %s", f.note);
 	if (f.chip && f.chip->dynamic_refused)
-		report_warning(
-			"dynprof: msprof refuses --dynamic on %s; its params are sent as for the other chips.",
-			f.chip->name);
+		report_warning("dynprof: msprof refuses --dynamic on %s; its params are sent as for the other chips.",
+			       f.chip->name);
 	return run_chip;
 }
 
@@ -51,9 +49,8 @@ static bool refuse_uncarried(const struct paramset *ps)
 		snprintf(name, sizeof(name), "0x%02x", (unsigned char)bad);
 	else
 		snprintf(name, sizeof(name), "'%c'", bad);
-	report_error(
-		"dynprof: the value of %s holds %s, which CANN's parameter parser cannot carry (it ends strings at '\"' and decodes no escapes): \"%s\". Nothing was sent.",
-		key, name, paramset_str(ps, key));
+	report_error("dynprof: the value of %s holds %s, which CANN's parameter parser cannot carry (it ends strings at '\"' and decodes no escapes): \"%s\". Nothing was sent.",
+		     key, name, paramset_str(ps, key));
 	return true;
 }
 
@@ -84,10 +81,9 @@ char *params_build(const struct options *o, enum proto_version gen, const char *
 		goto oom;
 	len = strlen(text);
 	if (len >= PROTO_DATA_MAX) {
-		report_error(
-			"dynprof: the collection parameters take %zu bytes, more than the protocol's %d (result_dir takes %zu, app_env %zu): shorten --output or --environment.",
-			len, PROTO_DATA_MAX - 1, strlen(result_dir),
-			strlen(params_sw(o, "environment", "")));
+		report_error("dynprof: the collection parameters take %zu bytes, more than the protocol's %d (result_dir takes %zu, app_env %zu): shorten --output or --environment.",
+			     len, PROTO_DATA_MAX - 1, strlen(result_dir),
+			     strlen(params_sw(o, "environment", "")));
 		free(text);
 		return NULL;
 	}

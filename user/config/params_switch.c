@@ -58,13 +58,11 @@ static void one_metric(const char *metric, const struct chip_info *chip, bool ai
 void params_metrics(const struct options *o, const struct chip_info *chip, const char *aiv_switch,
 		    struct metric_choice *m)
 {
-	const char *metric =
-		params_sw(o, "aic-metrics", chip ? chip->default_metric : "PipeUtilization");
+	const char *metric = params_sw(o, "aic-metrics", chip ? chip->default_metric : "PipeUtilization");
 	/* The AIV metric follows the AIC one (Nano: its own switch). */
 	const char *aiv = aiv_switch ? aiv_switch : metric;
 
-	one_metric(metric, chip, true, m->aic, sizeof(m->aic), m->aic_events,
-		   sizeof(m->aic_events));
+	one_metric(metric, chip, true, m->aic, sizeof(m->aic), m->aic_events, sizeof(m->aic_events));
 	one_metric(aiv, chip, false, m->aiv, sizeof(m->aiv), m->aiv_events, sizeof(m->aiv_events));
 }
 

@@ -96,8 +96,7 @@ static void v1_task_time(struct paramset *ps, const struct options *o, const str
 	params_set_task_logs(ps, chip);
 }
 
-static void v1_ai_core_keys(struct paramset *ps, const struct options *o,
-			    const struct chip_info *chip)
+static void v1_ai_core_keys(struct paramset *ps, const struct options *o, const struct chip_info *chip)
 {
 	bool on = v1_ai_core(o);
 	const char *mode = params_sw(o, "aic-mode", "task-based");

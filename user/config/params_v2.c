@@ -73,7 +73,7 @@ static void ai_core(struct paramset *ps, const struct options *o, const struct c
 	/* aiv_profiling follows ai_core; with --ai-core=off it stays "" (rm9:729-731). */
 	paramset_set(ps, "aiv_profiling",
 		     nano ? params_sw(o, "ai-vector-core", on ? "on" : "") :
-		     on	  ? "on" :
+		     on   ? "on" :
 			    "");
 	paramset_set(ps, "ai_core_lpm",
 		     on && strcmp(mode, "sample-based") && (!chip || chip->lpm) ? "on" : "off");

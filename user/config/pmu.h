@@ -35,10 +35,10 @@ struct chip_info {
 	int id;
 	const char *name;     /* msprof's platform name, e.g. "CHIP_V4_1_0" */
 	const char *alias;    /* the product name users know, e.g. "ascend910b" */
-	bool stars;	      /* task logs from STARS (stars_acsq_task), not HWTS */
-	bool soc_pmu;	      /* --l2 also fills npuEvents */
-	bool lpm;	      /* AI core low-power info (ai_core_lpm) */
-	bool aiv;	      /* AI vector core metrics (v1 AIV_METRICS bit) */
+	bool stars;           /* task logs from STARS (stars_acsq_task), not HWTS */
+	bool soc_pmu;         /* --l2 also fills npuEvents */
+	bool lpm;             /* AI core low-power info (ai_core_lpm) */
+	bool aiv;             /* AI vector core metrics (v1 AIV_METRICS bit) */
 	bool dynamic_refused; /* msprof refuses --dynamic there */
 	const char *default_metric;
 	const char *l2_events;

@@ -14,11 +14,11 @@
 #include "shared/decimal.h"
 #include "shared/array_size.h"
 
-#define COND_FORMS                                                                                 \
-	"open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, signal:NAME, file:PATH, exit, "        \
+#define COND_FORMS                                                                               \
+	"open, exec:GLOB, call:LIB:SYMBOL#N, +DURATION, at:TIME, signal:NAME, file:PATH, exit, " \
 	"slow:LIB:SYMBOL>LIMIT, gap:LIB:SYMBOL>LIMIT, stall:LIB:SYMBOL>DURATION"
 #define CALL_FORM "(call:LIB:SYMBOL#N)"
-#define LIMIT_FORM                                                                                 \
+#define LIMIT_FORM \
 	"(a duration such as 200ms, 500us or 2s, or a multiple of the typical value such as 3x or 1.5x)"
 #define DURATION_FORM "(N followed by ms, s, m or h, such as 500ms or 30s; at least 1 ms)"
 #define TIME_FORM "(YYYY-MM-DDTHH:MM:SS[.fff] then Z, +HH:MM or -HH:MM; or @EPOCH)"
@@ -362,17 +362,20 @@ static int parse_call(struct cond_ctx *x, struct condition *c, const char *arg)
 	const char *colon = strchr(arg, ':'), *sym, *hash;
 
 	if (!colon)
-		return errbuf_set(x->err, x->errlen, "%s: no ':' between library and symbol " CALL_FORM, x->text);
+		return errbuf_set(x->err, x->errlen,
+				  "%s: no ':' between library and symbol " CALL_FORM, x->text);
 	if (colon == arg)
 		return errbuf_set(x->err, x->errlen, "%s: the library is empty " CALL_FORM, x->text);
 	sym = colon + 1;
 	hash = strrchr(sym, '#');
 	if (!hash)
-		return errbuf_set(x->err, x->errlen, "%s: the call number is missing " CALL_FORM, x->text);
+		return errbuf_set(x->err, x->errlen, "%s: the call number is missing " CALL_FORM,
+				  x->text);
 	if (hash == sym)
 		return errbuf_set(x->err, x->errlen, "%s: the symbol is empty " CALL_FORM, x->text);
 	if (parse_whole_number(hash + 1, &c->count) || c->count == 0)
-		return errbuf_set(x->err, x->errlen, "%s: the call number '%s' is not a positive integer " CALL_FORM,
+		return errbuf_set(x->err, x->errlen,
+				  "%s: the call number '%s' is not a positive integer " CALL_FORM,
 				  x->text, hash + 1);
 	if (store(x, &c->lib, arg, (size_t)(colon - arg)))
 		return -1;
@@ -407,8 +410,11 @@ static int parse_limit_ns(const char *text, uint64_t *ns)
 	static const struct {
 		const char *suffix;
 		uint64_t ns;
-	} units[] = { { "us", 1000ULL }, { "ms", 1000000ULL }, { "s", 1000000000ULL },
-		      { "m", 60000000000ULL }, { "h", 3600000000000ULL } };
+	} units[] = { { "us", 1000ULL },
+		      { "ms", 1000000ULL },
+		      { "s", 1000000000ULL },
+		      { "m", 60000000000ULL },
+		      { "h", 3600000000000ULL } };
 	const char *end;
 	uint64_t n;
 
@@ -432,21 +438,23 @@ static int parse_limit(struct cond_ctx *x, struct condition *c, const char *arg)
 
 	if (arg[0] && arg[strlen(arg) - 1] == 'x') {
 		if (parse_milli(&p, &milli) || strcmp(p, "x"))
-			return errbuf_set(x->err, x->errlen, "%s: '%s' is not a limit " LIMIT_FORM, x->text, arg);
+			return errbuf_set(x->err, x->errlen, "%s: '%s' is not a limit " LIMIT_FORM,
+					  x->text, arg);
 		if (milli <= COND_MULT_ONE)
 			return errbuf_set(x->err, x->errlen,
 					  "%s: the multiple '%s' must be more than 1x (no call is longer than the typical one by %s)",
 					  x->text, arg, arg);
 		if (milli > COND_MULT_MAX * COND_MULT_ONE)
-			return errbuf_set(x->err, x->errlen, "%s: the multiple '%s' is more than %dx", x->text, arg,
-					  COND_MULT_MAX);
+			return errbuf_set(x->err, x->errlen, "%s: the multiple '%s' is more than %dx",
+					  x->text, arg, COND_MULT_MAX);
 		c->mult_milli = (uint32_t)milli;
 		return 0;
 	}
 	if (parse_limit_ns(arg, &c->limit_ns))
 		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a limit " LIMIT_FORM, x->text, arg);
 	if (c->limit_ns == 0)
-		return errbuf_set(x->err, x->errlen, "%s: the limit '%s' must be positive " LIMIT_FORM, x->text, arg);
+		return errbuf_set(x->err, x->errlen,
+				  "%s: the limit '%s' must be positive " LIMIT_FORM, x->text, arg);
 	return 0;
 }
 
@@ -455,14 +463,17 @@ static int parse_stall_limit(struct cond_ctx *x, struct condition *c, const char
 {
 	if (arg[0] && arg[strlen(arg) - 1] == 'x')
 		return errbuf_set(x->err, x->errlen,
-				  "%s: stall: takes a duration, not a multiple such as '%s' " DURATION_FORM, x->text, arg);
+				  "%s: stall: takes a duration, not a multiple such as '%s' " DURATION_FORM,
+				  x->text, arg);
 	if (duration_parse_ms(arg, &c->ms)) {
 		uint64_t ns;
 
 		if (!parse_limit_ns(arg, &ns) && ns == 0)
-			return errbuf_set(x->err, x->errlen, "%s: the duration '%s' must be positive " DURATION_FORM,
+			return errbuf_set(x->err, x->errlen,
+					  "%s: the duration '%s' must be positive " DURATION_FORM,
 					  x->text, arg);
-		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a duration " DURATION_FORM, x->text, arg);
+		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a duration " DURATION_FORM,
+				  x->text, arg);
 	}
 	if (c->ms > (int64_t)(UINT64_MAX / 2 / 1000000))
 		return errbuf_set(x->err, x->errlen, "%s: the duration '%s' is too long", x->text, arg);
@@ -478,10 +489,12 @@ static int parse_timed(struct cond_ctx *x, struct condition *c, const char *arg)
 {
 	const char *colon = strchr(arg, ':'), *sym, *gt;
 	const char *form = c->kind == COND_STALL ? "stall:LIB:SYMBOL>DURATION" :
-			   c->kind == COND_SLOW ? "slow:LIB:SYMBOL>LIMIT" : "gap:LIB:SYMBOL>LIMIT";
+			   c->kind == COND_SLOW  ? "slow:LIB:SYMBOL>LIMIT" :
+						   "gap:LIB:SYMBOL>LIMIT";
 
 	if (!colon)
-		return errbuf_set(x->err, x->errlen, "%s: no ':' between library and symbol (%s)", x->text, form);
+		return errbuf_set(x->err, x->errlen, "%s: no ':' between library and symbol (%s)",
+				  x->text, form);
 	if (colon == arg)
 		return errbuf_set(x->err, x->errlen, "%s: the library is empty (%s)", x->text, form);
 	sym = colon + 1;
@@ -502,7 +515,8 @@ static int parse_timed(struct cond_ctx *x, struct condition *c, const char *arg)
 static int parse_after(struct cond_ctx *x, struct condition *c, const char *arg)
 {
 	if (duration_parse_ms(arg, &c->ms))
-		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a duration " DURATION_FORM, x->text, arg);
+		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a duration " DURATION_FORM,
+				  x->text, arg);
 	return 0;
 }
 
@@ -531,11 +545,13 @@ static int parse_signal(struct cond_ctx *x, struct condition *c, const char *arg
 	const char *why;
 
 	if (signal_parse(arg, &c->signo))
-		return errbuf_set(x->err, x->errlen, "%s: '%s' is not a signal name (such as USR1, SIGUSR2 or RTMIN+1)",
+		return errbuf_set(x->err, x->errlen,
+				  "%s: '%s' is not a signal name (such as USR1, SIGUSR2 or RTMIN+1)",
 				  x->text, arg);
 	why = signal_refusal(c->signo);
 	if (why)
-		return errbuf_set(x->err, x->errlen, "%s: SIG%s %s; " OTHER_SIGNAL, x->text, sigabbrev_np(c->signo), why);
+		return errbuf_set(x->err, x->errlen, "%s: SIG%s %s; " OTHER_SIGNAL, x->text,
+				  sigabbrev_np(c->signo), why);
 	return 0;
 }
 
@@ -575,13 +591,16 @@ static int check_side(const struct cond_ctx *x, const struct cond_form *f)
 	const char *key = x->for_stop ? "stop" : "start";
 
 	if (x->for_stop && f->kind == COND_OPEN)
-		return errbuf_set(x->err, x->errlen, "%s=%s: 'open' is a start condition (the target's first card open)",
+		return errbuf_set(x->err, x->errlen,
+				  "%s=%s: 'open' is a start condition (the target's first card open)",
 				  key, x->text);
 	if (x->for_stop && f->kind == COND_EXEC)
-		return errbuf_set(x->err, x->errlen, "%s=%s: 'exec:' is a start condition (the target runs a binary)",
+		return errbuf_set(x->err, x->errlen,
+				  "%s=%s: 'exec:' is a start condition (the target runs a binary)",
 				  key, x->text);
 	if (!x->for_stop && f->kind == COND_EXIT)
-		return errbuf_set(x->err, x->errlen, "%s=%s: 'exit' is a stop condition (the target exits)", key, x->text);
+		return errbuf_set(x->err, x->errlen,
+				  "%s=%s: 'exit' is a stop condition (the target exits)", key, x->text);
 	return 0;
 }
 
@@ -600,7 +619,7 @@ int condition_parse(const char *text, bool for_stop, int64_t now_epoch_ms, struc
 	if (check_side(&x, f))
 		return -1;
 	snprintf(c->text, sizeof(c->text), "%s", text); /* messages only: a long path may be cut */
-	c->kind = f->kind; /* before parse: parse_timed reads it */
+	c->kind = f->kind;                              /* before parse: parse_timed reads it */
 	if (f->parse && f->parse(&x, c, text + strlen(f->prefix))) {
 		condition_free(c);
 		return -1;
@@ -665,7 +684,8 @@ static int bad_item(struct rule_state *st, const char *item)
 	if (!len)
 		return errbuf_set(st->err, st->errlen, "'%s': an empty item " RULE_FORM, st->r->text);
 	if (eq)
-		return errbuf_set(st->err, st->errlen, "'%.*s': unknown key (start=, stop=, repeat=, every=)",
+		return errbuf_set(st->err, st->errlen,
+				  "'%.*s': unknown key (start=, stop=, repeat=, every=)",
 				  (int)(eq - item), item);
 	return errbuf_set(st->err, st->errlen, "'%.*s': not key=value " RULE_FORM, (int)len, item);
 }
@@ -675,8 +695,9 @@ static int check_commas(struct rule_state *st, enum rule_key key, const char *va
 {
 	const char *comma = strchr(value, ',');
 	bool free_text = (key == KEY_START || key == KEY_STOP) &&
-			 (!strncmp(value, "exec:", 5) || !strncmp(value, "file:", 5) || !strncmp(value, "call:", 5) ||
-			  !strncmp(value, "slow:", 5) || !strncmp(value, "gap:", 4) || !strncmp(value, "stall:", 6));
+			 (!strncmp(value, "exec:", 5) || !strncmp(value, "file:", 5) ||
+			  !strncmp(value, "call:", 5) || !strncmp(value, "slow:", 5) ||
+			  !strncmp(value, "gap:", 4) || !strncmp(value, "stall:", 6));
 
 	return comma && !free_text ? bad_item(st, comma + 1) : 0;
 }
@@ -686,7 +707,8 @@ static int parse_repeat(struct rule_state *st, const char *value)
 	uint64_t n;
 
 	if (parse_whole_number(value, &n) || n < 1 || n > RULE_MAX_REPEAT)
-		return errbuf_set(st->err, st->errlen, "repeat=%s: the number of windows must be from 1 to %d", value,
+		return errbuf_set(st->err, st->errlen,
+				  "repeat=%s: the number of windows must be from 1 to %d", value,
 				  RULE_MAX_REPEAT);
 	st->repeat = (int)n;
 	return 0;
@@ -695,7 +717,8 @@ static int parse_repeat(struct rule_state *st, const char *value)
 static int parse_every(struct rule_state *st, const char *value)
 {
 	if (duration_parse_ms(value, &st->r->every_ms))
-		return errbuf_set(st->err, st->errlen, "every=%s: '%s' is not a duration " DURATION_FORM, value, value);
+		return errbuf_set(st->err, st->errlen,
+				  "every=%s: '%s' is not a duration " DURATION_FORM, value, value);
 	snprintf(st->every_arg, sizeof(st->every_arg), "%s", value);
 	return 0;
 }
@@ -753,9 +776,10 @@ static int check_rule(struct rule_state *st)
 {
 	struct window_rule *r = st->r;
 	bool every = st->seen & (1u << KEY_EVERY);
-	const char *why = r->stop.kind == COND_NONE
-				  ? "needs stop=: a window without stop= ends only when the target exits"
-				  : "needs a stop= other than exit: such a window ends only when the target exits";
+	const char *why =
+		r->stop.kind == COND_NONE ?
+			"needs stop=: a window without stop= ends only when the target exits" :
+			"needs a stop= other than exit: such a window ends only when the target exits";
 
 	if (!(st->seen & (1u << KEY_START)))
 		return errbuf_set(st->err, st->errlen, "'%s': no start= " RULE_FORM, r->text);
@@ -767,7 +791,8 @@ static int check_rule(struct rule_state *st)
 			return errbuf_set(st->err, st->errlen, "repeat=%d %s", r->repeat, why);
 	}
 	if (r->repeat > 1 && !every && fires_once(r->start.kind))
-		return errbuf_set(st->err, st->errlen, "start=%s fires once per target: add every=DURATION to repeat it",
+		return errbuf_set(st->err, st->errlen,
+				  "start=%s fires once per target: add every=DURATION to repeat it",
 				  r->start.text);
 	return 0;
 }
@@ -828,7 +853,8 @@ static int parse_sel_user(const char *v, struct selector *sel, char *err, size_t
 
 	if (is_digit(*v)) {
 		if (decimal_span(v, strlen(v), 0, 4294967294u, &n))
-			return errbuf_set(err, errlen, "'user=%s': '%s' is not a uid (0 to 4294967294)", v, v);
+			return errbuf_set(err, errlen,
+					  "'user=%s': '%s' is not a uid (0 to 4294967294)", v, v);
 		sel->uid = (int64_t)n;
 		return 0;
 	}
@@ -850,12 +876,14 @@ int selector_parse(const char *text, struct selector *sel, char *err, size_t err
 	if (!strcmp(text, "all"))
 		return 0;
 	if (!eq || !((klen == 3 && !strncmp(text, "pid", 3)) ||
-		     (klen == 9 && !strncmp(text, "container", 9)) || (klen == 4 && !strncmp(text, "user", 4))))
+		     (klen == 9 && !strncmp(text, "container", 9)) ||
+		     (klen == 4 && !strncmp(text, "user", 4))))
 		return errbuf_set(err, errlen, "'%.64s': unknown selector " SEL_FORM, text);
 	if (!*v)
 		return errbuf_set(err, errlen, "'%.64s': no value after '=' " SEL_FORM, text);
 	if (strlen(v) >= sizeof(sel->value) || !printable_word(v))
-		return errbuf_set(err, errlen, "'%.32s...': the value must be printable ASCII, at most %zu characters",
+		return errbuf_set(err, errlen,
+				  "'%.32s...': the value must be printable ASCII, at most %zu characters",
 				  text, sizeof(sel->value) - 1);
 	snprintf(sel->value, sizeof(sel->value), "%s", v);
 	snprintf(sel->text, sizeof(sel->text), "%s", text);
@@ -876,8 +904,8 @@ int selector_parse(const char *text, struct selector *sel, char *err, size_t err
 const char *script_op_name(enum script_op op)
 {
 	static const char *const names[] = {
-		[SCRIPT_NOP] = "", [SCRIPT_START] = "start", [SCRIPT_STOP] = "stop",
-		[SCRIPT_QUIT] = "quit", [SCRIPT_SLEEP] = "sleep", [SCRIPT_WAIT] = "wait",
+		[SCRIPT_NOP] = "",          [SCRIPT_START] = "start",   [SCRIPT_STOP] = "stop",
+		[SCRIPT_QUIT] = "quit",     [SCRIPT_SLEEP] = "sleep",   [SCRIPT_WAIT] = "wait",
 		[SCRIPT_STATUS] = "status", [SCRIPT_EVENTS] = "events", [SCRIPT_WINDOW] = "window",
 	};
 
@@ -895,7 +923,8 @@ static int parse_targeted(const char *line, const char *word, const char *arg, e
 		size_t len = strcspn(p, " \t\r");
 
 		if (n == 2 || len >= sizeof(words[0]))
-			return errbuf_set(err, errlen, "'%s': %s takes at most one selector " SEL_FORM " and --json",
+			return errbuf_set(err, errlen,
+					  "'%s': %s takes at most one selector " SEL_FORM " and --json",
 					  line, word);
 		snprintf(words[n++], sizeof(words[0]), "%.*s", (int)len, p);
 		p += len;
@@ -905,7 +934,8 @@ static int parse_targeted(const char *line, const char *word, const char *arg, e
 		if (!strcmp(words[i], "--json") && !cmd->json)
 			cmd->json = true;
 		else if (cmd->sel.kind != SEL_ALL || !strcmp(words[i], "--json"))
-			return errbuf_set(err, errlen, "'%s': %s takes at most one selector " SEL_FORM " and --json",
+			return errbuf_set(err, errlen,
+					  "'%s': %s takes at most one selector " SEL_FORM " and --json",
 					  line, word);
 		else if (selector_parse(words[i], &cmd->sel, sub, sizeof(sub)))
 			return errbuf_set(err, errlen, "'%s': %s", line, sub);
@@ -936,9 +966,13 @@ static int parse_bare(const char *line, const char *word, const char *arg, enum 
 static int parse_sleep(const char *line, const char *arg, struct script_cmd *cmd, char *err, size_t errlen)
 {
 	if (!*arg)
-		return errbuf_set(err, errlen, "'%s': sleep needs a duration (sleep DURATION, such as sleep 30s)", line);
+		return errbuf_set(err, errlen,
+				  "'%s': sleep needs a duration (sleep DURATION, such as sleep 30s)",
+				  line);
 	if (strpbrk(arg, " \t\r"))
-		return errbuf_set(err, errlen, "'%s': sleep takes one duration (sleep DURATION, such as sleep 30s)", line);
+		return errbuf_set(err, errlen,
+				  "'%s': sleep takes one duration (sleep DURATION, such as sleep 30s)",
+				  line);
 	if (duration_parse_ms(arg, &cmd->ms))
 		return errbuf_set(err, errlen, "'%s': '%s' is not a duration " DURATION_FORM, line, arg);
 	cmd->op = SCRIPT_SLEEP;
@@ -946,11 +980,12 @@ static int parse_sleep(const char *line, const char *arg, struct script_cmd *cmd
 }
 
 /* wait takes what start= takes, and exit, which here means every target has exited. */
-static int parse_wait(const char *line, const char *arg, int64_t now, struct script_cmd *cmd, char *err,
-		      size_t errlen)
+static int parse_wait(const char *line, const char *arg, int64_t now, struct script_cmd *cmd,
+		      char *err, size_t errlen)
 {
 	if (!*arg)
-		return errbuf_set(err, errlen, "'%s': wait needs a condition (wait CONDITION: " COND_FORMS ")", line);
+		return errbuf_set(err, errlen,
+				  "'%s': wait needs a condition (wait CONDITION: " COND_FORMS ")", line);
 	if (!strcmp(arg, "exit")) {
 		memset(&cmd->cond, 0, sizeof(cmd->cond));
 		cmd->cond.kind = COND_EXIT;
@@ -987,7 +1022,10 @@ static int parse_command(char *line, int64_t now, struct script_cmd *cmd, char *
 		const char *word;
 		enum script_op op;
 	} targeted[] = {
-		{ "start", SCRIPT_START }, { "stop", SCRIPT_STOP }, { "quit", SCRIPT_QUIT }, { "q", SCRIPT_QUIT },
+		{ "start", SCRIPT_START },
+		{ "stop", SCRIPT_STOP },
+		{ "quit", SCRIPT_QUIT },
+		{ "q", SCRIPT_QUIT },
 	};
 	size_t wlen = strcspn(line, " \t\r");
 	char word[8] = "";

@@ -34,14 +34,14 @@ enum cond_kind {
 	COND_OPEN,     /* the target's first card open (start only) */
 	COND_EXEC,     /* the target runs a binary matching glob (start only) */
 	COND_CALL,     /* the count-th call of lib:symbol in the target */
-	COND_AFTER,    /* +DURATION: ms after the session started (start) / the window opened (stop) */
-	COND_AT,       /* at:TIME: wall clock, epoch_ms */
-	COND_SIGNAL,   /* signal:NAME: signo sent to dynprof */
-	COND_FILE,     /* file:PATH appears */
-	COND_EXIT,     /* the target exits (stop only) */
-	COND_SLOW,     /* slow:LIB:SYMBOL>LIMIT: a call of lib:symbol longer than LIMIT */
-	COND_GAP,      /* gap:LIB:SYMBOL>LIMIT: two consecutive calls' entries further apart than LIMIT */
-	COND_STALL,    /* stall:LIB:SYMBOL>DURATION: no call of lib:symbol for DURATION */
+	COND_AFTER, /* +DURATION: ms after the session started (start) / the window opened (stop) */
+	COND_AT,    /* at:TIME: wall clock, epoch_ms */
+	COND_SIGNAL, /* signal:NAME: signo sent to dynprof */
+	COND_FILE,   /* file:PATH appears */
+	COND_EXIT,   /* the target exits (stop only) */
+	COND_SLOW,   /* slow:LIB:SYMBOL>LIMIT: a call of lib:symbol longer than LIMIT */
+	COND_GAP, /* gap:LIB:SYMBOL>LIMIT: two consecutive calls' entries further apart than LIMIT */
+	COND_STALL, /* stall:LIB:SYMBOL>DURATION: no call of lib:symbol for DURATION */
 };
 
 /* The conditions that probe a function: call:, slow:, gap:, stall:. */
@@ -55,25 +55,25 @@ static inline bool cond_probes(int kind)
 
 struct condition {
 	enum cond_kind kind;
-	int64_t ms;       /* COND_AFTER: duration in ms; COND_AT: epoch ms (UTC) */
-	int signo;        /* COND_SIGNAL */
-	uint64_t count;   /* COND_CALL: N >= 1 */
-	uint64_t limit_ns;   /* SLOW, GAP: the limit (0 with a multiple); STALL: DURATION (>= 1 ms) */
+	int64_t ms;        /* COND_AFTER: duration in ms; COND_AT: epoch ms (UTC) */
+	int signo;         /* COND_SIGNAL */
+	uint64_t count;    /* COND_CALL: N >= 1 */
+	uint64_t limit_ns; /* SLOW, GAP: the limit (0 with a multiple); STALL: DURATION (>= 1 ms) */
 	uint32_t mult_milli; /* SLOW, GAP: LIMIT as a multiple of the typical value, in 1/1000 (> 1000); 0: none */
-	char *glob;       /* COND_EXEC: fnmatch pattern (matched against the exe path and its basename) */
-	char *path;       /* COND_FILE: the path as given */
-	char *lib;        /* cond_probes(): a path (contains '/') or a library name */
-	char *symbol;     /* cond_probes() */
-	char text[256];   /* the condition as given, for messages and events */
+	char *glob; /* COND_EXEC: fnmatch pattern (matched against the exe path and its basename) */
+	char *path; /* COND_FILE: the path as given */
+	char *lib;  /* cond_probes(): a path (contains '/') or a library name */
+	char *symbol;   /* cond_probes() */
+	char text[256]; /* the condition as given, for messages and events */
 };
 
 struct window_rule {
 	struct condition start;
-	struct condition stop;  /* kind COND_NONE: until the target's exit or quit */
-	int repeat;             /* windows per target: 1 unless repeat= or every= says otherwise;
+	struct condition stop; /* kind COND_NONE: until the target's exit or quit */
+	int repeat;            /* windows per target: 1 unless repeat= or every= says otherwise;
 				   0 = unbounded (every= without repeat=) */
-	int64_t every_ms;       /* every=: windows after the first open this long after the previous one opened; 0: none */
-	char text[512];         /* the rule as given (after "--window=") */
+	int64_t every_ms; /* every=: windows after the first open this long after the previous one opened; 0: none */
+	char text[512]; /* the rule as given (after "--window=") */
 };
 
 /*

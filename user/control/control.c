@@ -23,8 +23,8 @@
 
 #define CONTROL_BACKLOG 16
 #define CONTROL_SNDBUF (4 << 20) /* bytes a client's replies may queue (the kernel doubles it) */
-#define ACCEPT_BURST 32 /* accepts per event, so a flood cannot starve the rest */
-#define REFUSED_QUIET_MS 10000 /* after a refusal is told, the next ones are counted this long */
+#define ACCEPT_BURST 32          /* accepts per event, so a flood cannot starve the rest */
+#define REFUSED_QUIET_MS 10000   /* after a refusal is told, the next ones are counted this long */
 
 static const char too_many_msg[] = "error: too many control clients\n";
 
@@ -291,7 +291,8 @@ static void tell_refused(struct control *ctl, int64_t now)
 		return;
 	report_warning("dynprof: --control: refused %u more clients in %lld s (the last: uid %u, pid %d): neither root nor the socket's owner (uid %u)",
 		       ctl->refused.untold, (long long)(now - ctl->refused.told_ms + 999) / 1000,
-		       (unsigned)ctl->refused.last.uid, (int)ctl->refused.last.pid, (unsigned)geteuid());
+		       (unsigned)ctl->refused.last.uid, (int)ctl->refused.last.pid,
+		       (unsigned)geteuid());
 	ctl->refused.untold = 0;
 	ctl->refused.told_ms = now;
 }
@@ -308,7 +309,8 @@ static void refuse_peer(struct control *ctl, int fd, const struct ucred *cred)
 	(void)send(fd, msg, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
 	/* One told less than REFUSED_QUIET_MS ago, or some not told yet: counted, told once that time is over. */
-	if (ctl->refused.untold || (ctl->refused.told_ms && now - ctl->refused.told_ms < REFUSED_QUIET_MS)) {
+	if (ctl->refused.untold ||
+	    (ctl->refused.told_ms && now - ctl->refused.told_ms < REFUSED_QUIET_MS)) {
 		ctl->refused.untold++;
 		ctl->refused.last = *cred;
 		if (now - ctl->refused.told_ms >= REFUSED_QUIET_MS)
@@ -370,7 +372,8 @@ static int fifo_open(struct named_file *f, char *err, size_t errlen)
 		close(fd);
 		return fail(err, errlen,
 			    "FIFO %s is not dynprof's own (owner uid %u, mode %04o): it must be owned by uid %u and writable by no one else",
-			    f->path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+			    f->path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+			    (unsigned)geteuid());
 	}
 	return fd;
 }
@@ -385,8 +388,8 @@ static int open_fifos(struct control *ctl, char *err, size_t errlen)
 		return -1;
 	/* Our replies would come back as commands, answered again, forever. */
 	if (ctl->ack_file.dev == ctl->ctl_file.dev && ctl->ack_file.ino == ctl->ctl_file.ino)
-		return fail(err, errlen, "ACK FIFO %s is the command FIFO %s itself", ctl->ack_file.path,
-			    ctl->ctl_file.path);
+		return fail(err, errlen, "ACK FIFO %s is the command FIFO %s itself",
+			    ctl->ack_file.path, ctl->ctl_file.path);
 	return 0;
 }
 
@@ -413,7 +416,9 @@ static int clear_stale(const char *path, const struct sockaddr_un *addr, char *e
 	int rc;
 
 	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : fail(err, errlen, "cannot check %s: %s", path, strerror(errno));
+		return errno == ENOENT ?
+			       0 :
+			       fail(err, errlen, "cannot check %s: %s", path, strerror(errno));
 	if (!S_ISSOCK(st.st_mode))
 		return fail(err, errlen, "%s exists and is not a socket", path);
 	rc = probe_socket(addr);
@@ -461,8 +466,8 @@ static int open_socket(struct control *ctl, char *err, size_t errlen)
 
 	ctl->is_unix = true;
 	if (len >= sizeof(addr.sun_path))
-		return fail(err, errlen, "%s: %s (%zu bytes; a unix socket path holds at most %zu)", path,
-			    strerror(ENAMETOOLONG), len, sizeof(addr.sun_path) - 1);
+		return fail(err, errlen, "%s: %s (%zu bytes; a unix socket path holds at most %zu)",
+			    path, strerror(ENAMETOOLONG), len, sizeof(addr.sun_path) - 1);
 	memcpy(addr.sun_path, path, len + 1);
 	if (clear_stale(path, &addr, err, errlen) < 0)
 		return -1;

@@ -7,7 +7,7 @@
 #define REMOTE_MAX_CLIENTS 32
 
 struct client {
-	int id;               /* control's client id */
+	int id; /* control's client id */
 	bool used;
 	struct script *script;
 	struct remote *rm;

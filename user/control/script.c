@@ -26,12 +26,12 @@ struct script {
 	struct script_cmd *cmds;
 	int ncmds;
 	size_t cap;
-	int next;          /* the command to run (or running) */
-	bool running;      /* cmds[next] is a sleep or wait in progress */
-	int64_t until_ms;  /* sleep: when it ends */
-	int waiter;        /* wait: the trigger engine's waiter */
-	bool streaming;    /* `events` ran: the rest is ignored */
-	int rule_added;    /* `window`: the rule's number, for its ack */
+	int next;         /* the command to run (or running) */
+	bool running;     /* cmds[next] is a sleep or wait in progress */
+	int64_t until_ms; /* sleep: when it ends */
+	int waiter;       /* wait: the trigger engine's waiter */
+	bool streaming;   /* `events` ran: the rest is ignored */
+	int rule_added;   /* `window`: the rule's number, for its ack */
 };
 
 struct script *script_new(const struct script_host *host, script_reply_fn reply, void *reply_ctx)
@@ -226,8 +226,8 @@ static void run_status(const struct script_host *h, bool json, status_line_fn li
 	status_report(h->s, h->tg, &st, json, line, ctx);
 }
 
-int script_run_command(const struct script_host *h, const struct script_cmd *cmd, status_line_fn line,
-		       void *ctx, char *err, size_t errlen)
+int script_run_command(const struct script_host *h, const struct script_cmd *cmd,
+		       status_line_fn line, void *ctx, char *err, size_t errlen)
 {
 	if (cmd->op == SCRIPT_STATUS) {
 		run_status(h, cmd->json, line, ctx);
@@ -425,8 +425,8 @@ static cJSON *target_json(const struct session *s, const struct script_cmd *cmd,
  * What each target the command reached answered, into `l` (text) or `arr`
  * (JSON). Returns how many failed; *reached how many it reached.
  */
-static int collect_targets(const struct session *s, const struct script_cmd *cmd, struct line_buf *l,
-			   cJSON *arr, int *reached)
+static int collect_targets(const struct session *s, const struct script_cmd *cmd,
+			   struct line_buf *l, cJSON *arr, int *reached)
 {
 	int failed = 0;
 
@@ -465,8 +465,8 @@ static void answer_targeted(struct script *sc, const struct script_cmd *cmd, uns
 	if (session_command_serial(sc->host.s) != serial_before)
 		failed = collect_targets(sc->host.s, cmd, &each, arr, &reached);
 	if (failed)
-		line_add(&head, "error: %s failed in %d of %d target%s", script_op_name(cmd->op), failed,
-			 reached, reached == 1 ? "" : "s");
+		line_add(&head, "error: %s failed in %d of %d target%s", script_op_name(cmd->op),
+			 failed, reached, reached == 1 ? "" : "s");
 	else
 		line_add(&head, "ack %s", script_op_name(cmd->op));
 	if (obj && (json = cJSON_PrintUnformatted(obj)))

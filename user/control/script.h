@@ -24,14 +24,14 @@ struct script;
 struct script_host {
 	struct session *s;
 	struct triggers *tg;
-	bool *quit_requested;    /* `quit` sets it: the console ends the run (stopping every window) */
+	bool *quit_requested; /* `quit` sets it: the console ends the run (stopping every window) */
 	/*
 	 * `events`: make the script's client a stream of events, called with
 	 * the script's reply_ctx. 0, or -1 with err. NULL: no client can
 	 * stream (the --commands file), refused as the FIFO is.
 	 */
 	int (*stream)(void *reply_ctx, char *err, size_t errlen);
-	status_stats_fn stats;   /* `status`: what the layers above know (may be NULL) */
+	status_stats_fn stats; /* `status`: what the layers above know (may be NULL) */
 	void *stats_ctx;
 };
 
@@ -54,8 +54,8 @@ void script_set_stats(struct script *sc, status_stats_fn fn, void *ctx);
  * SEL` dismisses them (session_dismiss). status sends its lines to `line`.
  * 0, or -1 with the reason in err ("no target matches pid=12").
  */
-int script_run_command(const struct script_host *h, const struct script_cmd *cmd, status_line_fn line,
-		       void *ctx, char *err, size_t errlen) DP_MUST_CHECK;
+int script_run_command(const struct script_host *h, const struct script_cmd *cmd,
+		       status_line_fn line, void *ctx, char *err, size_t errlen) DP_MUST_CHECK;
 
 /*
  * Read and parse a whole --commands file ("-": standard input) before

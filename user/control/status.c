@@ -202,8 +202,7 @@ static void report_json(const struct session *s, const struct triggers *tg,
 		for (int r = 0; rules && r < triggers_rule_count(tg); r++) {
 			char *safe = text_escape_dup(triggers_rule_text(tg, r));
 
-			cJSON_AddItemToArray(rules,
-					     cJSON_CreateString(safe ? safe : "(out of memory)"));
+			cJSON_AddItemToArray(rules, cJSON_CreateString(safe ? safe : "(out of memory)"));
 			free(safe);
 		}
 	}
@@ -283,8 +282,7 @@ static void container_text(const struct session_target_info *t, char *buf, size_
 		text_escape(t->container_name[0] ? t->container_name : t->container, buf, len);
 		return;
 	}
-	snprintf(id, sizeof(id), "%.*s", CONTAINER_SHORT,
-		 t->container_id[0] ? t->container_id : "-");
+	snprintf(id, sizeof(id), "%.*s", CONTAINER_SHORT, t->container_id[0] ? t->container_id : "-");
 	text_escape(id, buf, len);
 }
 
@@ -293,8 +291,7 @@ static void row_text(const struct session *s, const struct triggers *tg, int i, 
 {
 	struct session_target_info info;
 	const struct session_target_info *t = session_target_info(s, i, &info);
-	char cards[192], user[256] = "", container[96 * 4], rules[256],
-			 folder[WINACCOUNT_NAME_LEN * 4];
+	char cards[192], user[256] = "", container[96 * 4], rules[256], folder[WINACCOUNT_NAME_LEN * 4];
 	const char *last = last_folder(s, i);
 
 	cards_mask_text(t->cards, cards, sizeof(cards));
@@ -306,8 +303,7 @@ static void row_text(const struct session *s, const struct triggers *tg, int i, 
 	rules_text(tg, i, rules, sizeof(rules));
 	text_escape(last ? last : "-", folder, sizeof(folder));
 	say(line, ctx, "%-8d %-8d %-12s %-10s %-8s %-7s %-7d %-14s %s", t->pid, t->nspid, container,
-	    user[0] ? user : "-", cards[0] ? cards : "-", window_state(s, i), t->windows, rules,
-	    folder);
+	    user[0] ? user : "-", cards[0] ? cards : "-", window_state(s, i), t->windows, rules, folder);
 }
 
 static void report_text(const struct session *s, const struct triggers *tg,

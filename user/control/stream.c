@@ -76,8 +76,8 @@ void stream_queue_consumed(struct stream_queue *q, size_t n, int64_t now_us)
 		return;
 	/* Drained: the gap is marked where it was, before any later line. */
 	len = snprintf(note, sizeof(note),
-		       "{\"event\":\"dropped\",\"time_us\":%" PRId64 ",\"count\":%" PRIu64 "}", now_us,
-		       q->dropped);
+		       "{\"event\":\"dropped\",\"time_us\":%" PRId64 ",\"count\":%" PRIu64 "}",
+		       now_us, q->dropped);
 	q->dropping = false;
 	q->dropped = 0;
 	if (len > 0 && (size_t)len < sizeof(note) && (size_t)len < q->cap)

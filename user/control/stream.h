@@ -20,7 +20,7 @@
 #define STREAM_QUEUE_BYTES (256 * 1024) /* per streaming client */
 
 struct stream_queue {
-	char *data;       /* cap bytes */
+	char *data; /* cap bytes */
 	size_t cap;
 	size_t head, len; /* the bytes waiting: data[head, head + len) */
 	bool dropping;    /* a line did not fit: drop until drained */

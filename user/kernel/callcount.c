@@ -51,12 +51,12 @@ struct probe {
 	unsigned long long start; /* the process's start time at watch */
 	char *lib, *symbol;
 	struct callcount_timing t; /* kind 0: calls counted; else a timed probe */
-	struct bpf_link *link; /* NULL: pending, LIB not mapped yet */
+	struct bpf_link *link;     /* NULL: pending, LIB not mapped yet */
 	struct bpf_link *ret_link; /* slow: the uretprobe (link is the uprobe) */
-	uint64_t attached_ns;  /* CLOCK_MONOTONIC at the attach: older records are not this probe's */
+	uint64_t attached_ns; /* CLOCK_MONOTONIC at the attach: older records are not this probe's */
 	unsigned long vsize_scanned; /* pending: vsize when the maps were last read */
 	unsigned skipped;            /* pending: refreshes that did not read the maps since */
-	uint64_t *thr;         /* thresholds not reached yet, ascending */
+	uint64_t *thr;               /* thresholds not reached yet, ascending */
 	size_t nthr, thr_cap;
 };
 
@@ -166,8 +166,8 @@ static void kernel_arm(struct callcount *cc, const struct probe *p)
 	if (!p->link)
 		return;
 	if (lowest)
-		bpf_map__update_elem(cc->skel->maps.thresholds, &key, sizeof(key), &lowest, sizeof(lowest),
-				     BPF_ANY);
+		bpf_map__update_elem(cc->skel->maps.thresholds, &key, sizeof(key), &lowest,
+				     sizeof(lowest), BPF_ANY);
 	else
 		bpf_map__delete_elem(cc->skel->maps.thresholds, &key, sizeof(key), 0);
 }
@@ -201,7 +201,8 @@ static void settle(struct callcount *cc, int pid, unsigned id, const struct call
 		}
 		thresholds_reached(p, now);
 		/* Read from the counter: the duration that crossed is not known. */
-		report_fired(h, pid, id, &(struct callcount_fire){ .count = now, .ktime_ns = clock_mono_ns() });
+		report_fired(h, pid, id,
+			     &(struct callcount_fire){ .count = now, .ktime_ns = clock_mono_ns() });
 	}
 }
 
@@ -223,8 +224,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	/* Nothing reached: a threshold reported already, from a counter read. */
 	if (thresholds_reached(&cc->p[i], r.count))
 		report_fired(cc->h, (int)r.tgid, r.probe_id,
-			     &(struct callcount_fire){ .count = r.count, .ktime_ns = r.ktime_ns,
-						       .value_ns = r.value_ns, .typical_ns = r.typical_ns });
+			     &(struct callcount_fire){ .count = r.count,
+						       .ktime_ns = r.ktime_ns,
+						       .value_ns = r.value_ns,
+						       .typical_ns = r.typical_ns });
 	settle(cc, (int)r.tgid, r.probe_id, cc->h);
 	return 0;
 }
@@ -354,8 +357,10 @@ static struct bpf_program *entry_program(struct callcount *cc, const struct prob
 static int timing_insert(struct callcount *cc, const struct probe *p)
 {
 	struct dp_cc_key key = key_of(p);
-	struct dp_tm_state st = { .kind = (uint32_t)p->t.kind, .mult_milli = p->t.mult_milli,
-				  .limit_ns = p->t.limit_ns, .gen = ++cc->attaches };
+	struct dp_tm_state st = { .kind = (uint32_t)p->t.kind,
+				  .mult_milli = p->t.mult_milli,
+				  .limit_ns = p->t.limit_ns,
+				  .gen = ++cc->attaches };
 
 	if (!p->t.kind)
 		return 0;
@@ -392,8 +397,8 @@ static int attach_links(struct callcount *cc, struct probe *p, const char *host_
 		 */
 		LIBBPF_OPTS(bpf_uprobe_opts, ropts, .bpf_cookie = p->id, .retprobe = true);
 
-		p->ret_link = bpf_program__attach_uprobe_opts(cc->skel->progs.dp_slow_return, p->pid, host_path,
-							      (size_t)at->probe, &ropts);
+		p->ret_link = bpf_program__attach_uprobe_opts(cc->skel->progs.dp_slow_return, p->pid,
+							      host_path, (size_t)at->probe, &ropts);
 		if (!p->ret_link)
 			goto failed;
 	}
@@ -413,8 +418,8 @@ failed:
 }
 
 /* Count from 0, then attach: calls between the two are counted. */
-static int attach(struct callcount *cc, struct probe *p, const char *host_path, const struct probe_at *at,
-		  char *err, size_t errlen)
+static int attach(struct callcount *cc, struct probe *p, const char *host_path,
+		  const struct probe_at *at, char *err, size_t errlen)
 {
 	struct dp_cc_key key = key_of(p);
 	uint64_t zero = 0;
@@ -429,8 +434,8 @@ static int attach(struct callcount *cc, struct probe *p, const char *host_path, 
 	if (rc) {
 		if (rc == -E2BIG || rc == -ENOMEM)
 			rc = -ENOSPC;
-		snprintf(err, errlen, "pid %d: cannot count probe %u: %s (at most %d probes)", p->pid, p->id,
-			 strerror(-rc), DP_CC_MAX_PROBES);
+		snprintf(err, errlen, "pid %d: cannot count probe %u: %s (at most %d probes)",
+			 p->pid, p->id, strerror(-rc), DP_CC_MAX_PROBES);
 		return rc;
 	}
 	rc = attach_links(cc, p, host_path, at, err, errlen);
@@ -479,8 +484,8 @@ static int not_mapped(const struct probe *p, char *err, size_t errlen)
 
 	if (!strchr(p->lib, '/'))
 		return CALLCOUNT_NOT_MAPPED;
-	snprintf(host_path, sizeof(host_path), "/proc/%d/root%s%s", p->pid, p->lib[0] == '/' ? "" : "/",
-		 p->lib);
+	snprintf(host_path, sizeof(host_path), "/proc/%d/root%s%s", p->pid,
+		 p->lib[0] == '/' ? "" : "/", p->lib);
 	if (access(host_path, F_OK) != 0) {
 		rc = errno == ENOENT ? -ENOENT : -errno;
 		snprintf(err, errlen, "pid %d: %s: %s", p->pid, p->lib, strerror(-rc));
@@ -509,8 +514,8 @@ static struct probe_at place(const struct elfsym *sym)
 }
 
 /* Find LIB in the process, SYMBOL in LIB, and attach. ATTACHED, NOT_MAPPED or -errno. */
-static int try_attach(struct callcount *cc, struct probe *p, char *path_out, size_t path_len, char *err,
-		      size_t errlen)
+static int try_attach(struct callcount *cc, struct probe *p, char *path_out, size_t path_len,
+		      char *err, size_t errlen)
 {
 	struct libmaps_hit *hit = malloc(sizeof(*hit)); /* two PATH_MAX buffers: not on the stack */
 	struct elfsym sym;
@@ -526,8 +531,10 @@ static int try_attach(struct callcount *cc, struct probe *p, char *path_out, siz
 	else if (rc == -ESRCH)
 		snprintf(err, errlen, "no process %d", p->pid);
 	else if (rc == -ESTALE)
-		snprintf(err, errlen, "pid %d maps %s from a deleted file (replaced or removed since it was "
-				      "loaded): its code cannot be probed", p->pid, hit->path);
+		snprintf(err, errlen,
+			 "pid %d maps %s from a deleted file (replaced or removed since it was "
+			 "loaded): its code cannot be probed",
+			 p->pid, hit->path);
 	else if (rc < 0)
 		snprintf(err, errlen, "/proc/%d/maps: %s", p->pid, strerror(-rc));
 	else if ((rc = find_symbol(p, hit->host_path, &sym, err, errlen)) == 0) {
@@ -581,8 +588,9 @@ static struct probe *probe_add(struct callcount *cc, int pid, unsigned id, const
 	if (grow_for_one((void **)&cc->p, &cc->cap, cc->n, sizeof(*cc->p), 8))
 		return NULL;
 	p = &cc->p[cc->n];
-	*p = (struct probe){ .pid = pid, .id = id, .start = start, .lib = strdup(lib),
-			     .symbol = strdup(symbol) };
+	*p = (struct probe){
+		.pid = pid, .id = id, .start = start, .lib = strdup(lib), .symbol = strdup(symbol)
+	};
 	if (!p->lib || !p->symbol) {
 		probe_free(p);
 		return NULL;
@@ -680,7 +688,8 @@ int callcount_arm(struct callcount *cc, int pid, unsigned probe_id, uint64_t thr
 	return rc;
 }
 
-int callcount_timing_read(const struct callcount *cc, int pid, unsigned probe_id, struct callcount_typical *out)
+int callcount_timing_read(const struct callcount *cc, int pid, unsigned probe_id,
+			  struct callcount_typical *out)
 {
 	ssize_t i = cc ? find_probe(cc, pid, probe_id) : -1;
 	struct dp_cc_key key;
@@ -691,8 +700,10 @@ int callcount_timing_read(const struct callcount *cc, int pid, unsigned probe_id
 	key = key_of(&cc->p[i]);
 	if (bpf_map__lookup_elem(cc->skel->maps.timing, &key, sizeof(key), &st, sizeof(st), 0))
 		return -ENOENT;
-	*out = (struct callcount_typical){ .samples = st.samples, .typical_ns = st.typical_ns,
-					   .last_ns = st.last_ns, .calls = st.calls };
+	*out = (struct callcount_typical){ .samples = st.samples,
+					   .typical_ns = st.typical_ns,
+					   .last_ns = st.last_ns,
+					   .calls = st.calls };
 	return 0;
 }
 

@@ -39,7 +39,7 @@
 struct callcount;
 
 enum callcount_state {
-	CALLCOUNT_ATTACHED = 0,   /* counting */
+	CALLCOUNT_ATTACHED = 0, /* counting */
 	CALLCOUNT_NOT_MAPPED = 1, /* LIB not (yet) mapped in the target: callcount_refresh() retries */
 };
 
@@ -122,9 +122,9 @@ uint64_t callcount_read(struct callcount *cc, int pid, unsigned probe_id);
  * callcount_arm, _watch, _read and _forget (not _consume, _refresh, _close).
  */
 struct callcount_fire {
-	uint64_t count;      /* the counter then */
-	uint64_t ktime_ns;   /* when (CLOCK_MONOTONIC) */
-	uint64_t value_ns;   /* timed probes: the duration or gap that crossed the limit; 0: not known */
+	uint64_t count;    /* the counter then */
+	uint64_t ktime_ns; /* when (CLOCK_MONOTONIC) */
+	uint64_t value_ns; /* timed probes: the duration or gap that crossed the limit; 0: not known */
 	uint64_t typical_ns; /* timed probes: the typical value then (0: none yet, or not known) */
 };
 
@@ -173,8 +173,7 @@ void callcount_forget(struct callcount *cc, int pid);
  * err -ENOENT (no file, no such function), -ENOTSUP (an IFUNC), -ENOEXEC
  * (not ELF), -errno.
  */
-int callcount_check_file(const char *path, const char *symbol, char *err,
-			 size_t errlen) DP_MUST_CHECK;
+int callcount_check_file(const char *path, const char *symbol, char *err, size_t errlen) DP_MUST_CHECK;
 
 /*
  * Check before anything starts that `symbol` can be counted in process

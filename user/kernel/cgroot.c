@@ -86,8 +86,8 @@ static int by_fsmount(void)
 		close(fs);
 		return fd;
 	}
-	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-								 MOUNT_ATTR_NOEXEC);
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 	close(fs);
 	if (mnt < 0)
 		return -errno;

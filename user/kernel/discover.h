@@ -58,8 +58,7 @@ int discover_fd(const struct discover *d);
  * process's memory and files (its sockets may still be open for a while:
  * ~0.3 s for a 4 GiB process here); with pidfds, once it is a zombie.
  */
-int discover_consume(struct discover *d, void (*on_exit)(void *ctx, int pid),
-		     void *ctx) DP_MUST_CHECK;
+int discover_consume(struct discover *d, void (*on_exit)(void *ctx, int pid), void *ctx) DP_MUST_CHECK;
 
 /* BPF events dropped because the ring buffer was full (0 without BPF). */
 unsigned long long discover_lost_events(const struct discover *d);
@@ -138,8 +137,7 @@ int discover_add_card(struct discover *d, unsigned major, unsigned minor, int in
  * discover_lost_events(): a growth means events were lost and the caller
  * must rescan /proc. Without BPF: 0.
  */
-int discover_consume_events(struct discover *d,
-			    void (*on_event)(void *ctx, const struct dp_event *e),
-	     void *ctx) DP_MUST_CHECK;
+int discover_consume_events(struct discover *d, void (*on_event)(void *ctx, const struct dp_event *e),
+			    void *ctx) DP_MUST_CHECK;
 
 #endif /* DYNPROF_DISCOVER_H */

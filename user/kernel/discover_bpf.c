@@ -47,12 +47,12 @@ _Static_assert(DP_RINGBUF_BYTES >= 4096 && (DP_RINGBUF_BYTES & (DP_RINGBUF_BYTES
 #define OPEN_HOOK_ENV "DYNPROF_OPEN_HOOK"
 
 struct discover_be {
-	bool tracking;             /* all programs loaded, events delivered whole */
-	bool dev_hook;             /* card opens from dp_dev (else the syscall hooks) */
-	char hook_note[320];       /* tracking mode: "card opens: ..." */
+	bool tracking;       /* all programs loaded, events delivered whole */
+	bool dev_hook;       /* card opens from dp_dev (else the syscall hooks) */
+	char hook_note[320]; /* tracking mode: "card opens: ..." */
 	struct discover_bpf *skel;
 	struct ring_buffer *rb;
-	struct watchset set;       /* the pids in the `watched` map; no fds */
+	struct watchset set; /* the pids in the `watched` map; no fds */
 	unsigned long long lost_seen;
 	/* Set for the duration of be_consume. */
 	void (*on_exit)(void *ctx, int pid);
@@ -299,9 +299,9 @@ static int load(struct discover_be *be, bool dev_hook, char *why, size_t why_len
 	err = discover_bpf__load(be->skel);
 	if (err)
 		goto fail;
-	step = !be->tracking ? "attaching to raw tracepoint sched_process_exit"
-	       : dev_hook    ? "attaching to raw tracepoints sched_process_{fork,exec,exit}"
-			     : "attaching to raw tracepoints sched_process_{fork,exec,exit}, "
+	step = !be->tracking ? "attaching to raw tracepoint sched_process_exit" :
+	       dev_hook      ? "attaching to raw tracepoints sched_process_{fork,exec,exit}" :
+			       "attaching to raw tracepoints sched_process_{fork,exec,exit}, "
 			       "sys_{enter,exit}";
 	err = discover_bpf__attach(be->skel);
 	if (!err && dev_hook)
@@ -512,7 +512,8 @@ static int be_add_card(struct discover_be *be, unsigned major, unsigned minor, i
 	__s32 value = index;
 	int err;
 
-	err = bpf_map__update_elem(be->skel->maps.card_devs, &key, sizeof(key), &value, sizeof(value), BPF_ANY);
+	err = bpf_map__update_elem(be->skel->maps.card_devs, &key, sizeof(key), &value,
+				   sizeof(value), BPF_ANY);
 	return err == -E2BIG ? -ENOSPC : err;
 }
 

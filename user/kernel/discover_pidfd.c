@@ -17,8 +17,8 @@
 #include "kernel/watchset.h"
 
 struct discover_be {
-	int epfd;             /* epoll set of the pidfds */
-	struct watchset set;  /* each entry's pidfd is in the set */
+	int epfd;            /* epoll set of the pidfds */
+	struct watchset set; /* each entry's pidfd is in the set */
 };
 
 static int be_open(struct discover_be **out, bool tracking, char *why, size_t why_len)

@@ -58,8 +58,8 @@ static int symbol_rank(const GElf_Sym *sym, int fit, bool hidden_version)
 		return 0;
 	if (type != STT_FUNC && type != STT_GNU_IFUNC)
 		return 0;
-	return 1 + (fit == 2 && !hidden_version ? 4 : 0) + (GELF_ST_BIND(sym->st_info) != STB_LOCAL ? 2 : 0) +
-	       (type == STT_FUNC ? 1 : 0);
+	return 1 + (fit == 2 && !hidden_version ? 4 : 0) +
+	       (GELF_ST_BIND(sym->st_info) != STB_LOCAL ? 2 : 0) + (type == STT_FUNC ? 1 : 0);
 }
 
 /* The section of type `type` (the first), or NULL. */
@@ -110,9 +110,11 @@ static void scan_table(Elf *elf, GElf_Word type, const char *name, struct pick *
 		rank = symbol_rank(&sym, name_fit(sname, name, name_len), hidden_version(versym, i));
 		if (rank <= best->rank)
 			continue;
-		*best = (struct pick){ .rank = rank, .ifunc = GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC,
+		*best = (struct pick){ .rank = rank,
+				       .ifunc = GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC,
 				       .dynamic = type == SHT_DYNSYM,
-				       .addr = sym.st_value, .size = sym.st_size };
+				       .addr = sym.st_value,
+				       .size = sym.st_size };
 	}
 }
 
@@ -174,18 +176,21 @@ static int find_in(Elf *elf, const char *path, const char *name, struct elfsym *
 		return -ENOENT;
 	}
 	if (best.ifunc) {
-		snprintf(err, errlen, "%s in %s is an IFUNC (the function really called is chosen at load "
-				      "time): not supported", name, path);
+		snprintf(err, errlen,
+			 "%s in %s is an IFUNC (the function really called is chosen at load "
+			 "time): not supported",
+			 name, path);
 		return -ENOTSUP;
 	}
 	off = file_offset(elf, best.addr);
 	if (off < 0) {
-		snprintf(err, errlen, "%s in %s: address 0x%llx is in no loadable segment", name, path,
-			 (unsigned long long)best.addr);
+		snprintf(err, errlen, "%s in %s: address 0x%llx is in no loadable segment", name,
+			 path, (unsigned long long)best.addr);
 		return -ENOEXEC;
 	}
-	*out = (struct elfsym){ .addr = best.addr, .size = best.size, .offset = (uint64_t)off,
-				.dynamic = best.dynamic };
+	*out = (struct elfsym){
+		.addr = best.addr, .size = best.size, .offset = (uint64_t)off, .dynamic = best.dynamic
+	};
 	return 0;
 }
 

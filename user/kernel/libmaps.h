@@ -14,10 +14,10 @@
 #include "shared/compiler.h"
 
 struct libmaps_hit {
-	char path[PATH_MAX];         /* as the process sees it */
+	char path[PATH_MAX];           /* as the process sees it */
 	char host_path[PATH_MAX + 32]; /* /proc/<pid>/root<path>: the same file from here */
-	bool executable;             /* the chosen mapping is executable (code) */
-	bool deleted;                /* " (deleted)": the file was replaced or removed since */
+	bool executable;               /* the chosen mapping is executable (code) */
+	bool deleted;                  /* " (deleted)": the file was replaced or removed since */
 };
 
 /*

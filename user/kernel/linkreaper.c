@@ -17,7 +17,7 @@ struct reap_item {
 
 struct linkreaper {
 	pthread_mutex_t mu;
-	pthread_cond_t cv; /* a link queued, a link destroyed, or stop */
+	pthread_cond_t cv;   /* a link queued, a link destroyed, or stop */
 	struct reap_item *q; /* FIFO, q[0] next */
 	size_t n, cap;
 	uint64_t busy_tag; /* the link being destroyed now, when busy */

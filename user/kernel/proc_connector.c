@@ -89,8 +89,9 @@ static ssize_t recv_one(int fd, char *buf, size_t size)
 {
 	struct sockaddr_nl from;
 	struct iovec iov = { .iov_base = buf, .iov_len = size };
-	struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
-			      .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr msg = {
+		.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1
+	};
 	ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
 
 	if (n < 0)

@@ -46,8 +46,7 @@ int proc_connector_fd(const struct proc_connector *c);
  * rescan /proc.
  */
 int proc_connector_consume(struct proc_connector *c,
-			   void (*on_event)(void *ctx, const struct dp_event *e),
-	    void *ctx) DP_MUST_CHECK;
+			   void (*on_event)(void *ctx, const struct dp_event *e), void *ctx) DP_MUST_CHECK;
 
 /* Times the kernel reported dropped messages (ENOBUFS). */
 unsigned long long proc_connector_lost(const struct proc_connector *c);

@@ -216,7 +216,8 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
 /* A systemd unit's folder (systemd running inside the container), not a name. */
 static bool systemd_unit(const char *s, size_t n)
 {
-	static const char *const kinds[] = { ".scope", ".slice", ".service", ".mount", ".socket", ".swap" };
+	static const char *const kinds[] = { ".scope", ".slice",  ".service",
+					     ".mount", ".socket", ".swap" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (ends_with(s, n, kinds[i]))
@@ -227,8 +228,9 @@ static bool systemd_unit(const char *s, size_t n)
 /* Top-level folders of engines, hosts and managers: never a runtime's own id. */
 static bool known_root(const char *s, size_t n)
 {
-	static const char *const roots[] = { "docker", "kubepods", "lxc", "libpod_parent", "machine",
-					     "system", "user", "init", "podruntime", "runtime", "containerd" };
+	static const char *const roots[] = { "docker",     "kubepods", "lxc",       "libpod_parent",
+					     "machine",    "system",   "user",      "init",
+					     "podruntime", "runtime",  "containerd" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++)
 		if (strlen(roots[i]) == n && !memcmp(s, roots[i], n))

@@ -42,7 +42,8 @@ static int take_name(const char *v, bool slash_ok, char *name, size_t len)
 	if (n == 0 || n >= len)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] == 0x7f || (v[i] == '/' && !slash_ok))
+		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] == 0x7f ||
+		    (v[i] == '/' && !slash_ok))
 			return -EINVAL;
 	memcpy(name, v, n + 1);
 	return 0;
@@ -79,7 +80,8 @@ int container_name_from_storage(const char *json, const char *id, char *name, si
 		cJSON_Delete(root);
 		return -EINVAL;
 	}
-	cJSON_ArrayForEach(c, root) {
+	cJSON_ArrayForEach(c, root)
+	{
 		const char *cid = string_of(c, "id");
 		const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "names");
 
@@ -98,7 +100,7 @@ int container_name_from_oci(const char *json, char *name, size_t len)
 {
 	static const char *const keys[][2] = {
 		{ "io.kubernetes.cri.sandbox-namespace", "io.kubernetes.cri.sandbox-name" }, /* containerd */
-		{ "io.kubernetes.pod.namespace", "io.kubernetes.pod.name" },                 /* cri-o */
+		{ "io.kubernetes.pod.namespace", "io.kubernetes.pod.name" }, /* cri-o */
 	};
 	cJSON *root = cJSON_Parse(json);
 	const cJSON *ann = cJSON_GetObjectItemCaseSensitive(root, "annotations");
@@ -184,8 +186,8 @@ static int rootless_storage(uid_t uid, const char *id, char *name, size_t len)
 	if (uid == 0 || hostpw_home(uid, home, sizeof(home)) || home[0] != '/')
 		return -ENOENT;
 	snprintf(root, sizeof(root), "%s/.local/share/containers/storage", home);
-	return from_file(root, "overlay-containers/containers.json", uid, container_name_from_storage, id,
-			 name, len);
+	return from_file(root, "overlay-containers/containers.json", uid,
+			 container_name_from_storage, id, name, len);
 }
 
 /* The engines, run by root: their state is root's. */
@@ -194,17 +196,20 @@ static int lookup_engines(const char *id, char *name, size_t len)
 	char rel[PATH_MAX], root[PATH_MAX];
 
 	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", id);
-	if (!from_file(env_or("DYNPROF_DOCKER_ROOT", "/var/lib/docker"), rel, 0, docker_parse, id, name, len))
-		return 0;
-	snprintf(rel, sizeof(rel), "io.containerd.runtime.v2.task/k8s.io/%s/config.json", id);
-	if (!from_file(env_or("DYNPROF_CONTAINERD_STATE", "/run/containerd"), rel, 0, oci_parse, id, name, len))
-		return 0;
-	snprintf(rel, sizeof(rel), "overlay-containers/%s/userdata/config.json", id);
-	if (!from_file(env_or("DYNPROF_STORAGE_RUNROOT", "/run/containers/storage"), rel, 0, oci_parse, id,
+	if (!from_file(env_or("DYNPROF_DOCKER_ROOT", "/var/lib/docker"), rel, 0, docker_parse, id,
 		       name, len))
 		return 0;
+	snprintf(rel, sizeof(rel), "io.containerd.runtime.v2.task/k8s.io/%s/config.json", id);
+	if (!from_file(env_or("DYNPROF_CONTAINERD_STATE", "/run/containerd"), rel, 0, oci_parse, id,
+		       name, len))
+		return 0;
+	snprintf(rel, sizeof(rel), "overlay-containers/%s/userdata/config.json", id);
+	if (!from_file(env_or("DYNPROF_STORAGE_RUNROOT", "/run/containers/storage"), rel, 0,
+		       oci_parse, id, name, len))
+		return 0;
 	/* Any storage driver, the graphroot storage.conf names (engine_conf.h). */
-	for (int i = 0; !storage_place(i, "/var/lib/containers/storage", root, sizeof(root), rel, sizeof(rel)); i++)
+	for (int i = 0;
+	     !storage_place(i, "/var/lib/containers/storage", root, sizeof(root), rel, sizeof(rel)); i++)
 		if (!from_file(root, rel, 0, container_name_from_storage, id, name, len))
 			return 0;
 	return -ENOENT;
@@ -237,8 +242,8 @@ void container_name_lookup(const char *id, uid_t source, char *name, size_t len)
 			snprintf(c->id, sizeof(c->id), "%s", id);
 			c->source = source;
 		}
-		c->found = !(source ? rootless_storage(source, id, c->name, sizeof(c->name))
-				    : lookup_engines(id, c->name, sizeof(c->name)));
+		c->found = !(source ? rootless_storage(source, id, c->name, sizeof(c->name)) :
+				      lookup_engines(id, c->name, sizeof(c->name)));
 		if (!c->found)
 			c->name[0] = '\0';
 		c->at_ms = now;

@@ -52,8 +52,7 @@ void container_name_lookup(const char *id, uid_t source, char *name, size_t len)
 
 /* Pure parsers, for unit tests: 0 with `name` set, -ENOENT, -EINVAL. */
 int container_name_from_docker(const char *json, char *name, size_t len) DP_MUST_CHECK;
-int container_name_from_storage(const char *json, const char *id, char *name,
-				 size_t len) DP_MUST_CHECK;
+int container_name_from_storage(const char *json, const char *id, char *name, size_t len) DP_MUST_CHECK;
 int container_name_from_oci(const char *json, char *name, size_t len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_CONTAINERNAME_H */

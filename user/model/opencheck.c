@@ -55,7 +55,8 @@ int opencheck_add(struct opencheck *c, const struct dp_event *ev, int64_t now_ms
 		c->p = p;
 		c->cap = cap;
 	}
-	c->p[c->n] = (struct pending){ .ev = *ev, .since_ms = now_ms, .next_ms = now_ms + 1, .step_ms = 1 };
+	c->p[c->n] =
+		(struct pending){ .ev = *ev, .since_ms = now_ms, .next_ms = now_ms + 1, .step_ms = 1 };
 	c->n++;
 	return 0;
 }
@@ -83,7 +84,8 @@ void opencheck_run(struct opencheck *c, struct procmodel *m, int64_t now_ms)
 			take_out(c, i); /* failed, or closed before it was seen */
 			continue;
 		}
-		p->step_ms = p->step_ms * 2 > OPENCHECK_STEP_MAX_MS ? OPENCHECK_STEP_MAX_MS : p->step_ms * 2;
+		p->step_ms = p->step_ms * 2 > OPENCHECK_STEP_MAX_MS ? OPENCHECK_STEP_MAX_MS :
+								      p->step_ms * 2;
 		p->next_ms = now_ms + p->step_ms;
 	}
 }

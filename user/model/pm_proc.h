@@ -13,30 +13,29 @@
 
 #include "sock/sockstate.h"
 
-#define PM_MAX_NS 8         /* NSpid levels kept */
+#define PM_MAX_NS 8          /* NSpid levels kept */
 #define PM_MAX_CARD_INDEX 63 /* cards are a bitmask of indexes 0..63 */
 
-
 struct pm_proc {
-	int pid;                        /* host pid */
-	unsigned long long start_time;  /* /proc/<pid>/stat field 22 (clock ticks); 0 unknown */
-	int ppid;                       /* host parent pid when first seen (fork, or the
+	int pid;                       /* host pid */
+	unsigned long long start_time; /* /proc/<pid>/stat field 22 (clock ticks); 0 unknown */
+	int ppid;                      /* host parent pid when first seen (fork, or the
 					   first scan): kept when the parent exits and
 					   the kernel reparents, so ancestry survives */
-	int nspid[PM_MAX_NS];           /* NSpid chain, host first; nspid[nslevels-1] innermost
+	int nspid[PM_MAX_NS];          /* NSpid chain, host first; nspid[nslevels-1] innermost
 					   (deeper chains keep the host and innermost levels) */
-	int nslevels;                   /* >= 1 */
-	uid_t uid;                      /* real uid, as the host sees it */
+	int nslevels;                  /* >= 1 */
+	uid_t uid;                     /* real uid, as the host sees it */
 	char comm[16];
-	char exe[256];                  /* /proc/<pid>/exe ("" unreadable: kernel thread,
+	char exe[256];           /* /proc/<pid>/exe ("" unreadable: kernel thread,
 					   another user's process when not root) */
-	char cmdline[512];              /* argv joined by spaces, cut to fit ("" kernel thread) */
-	char container[80];             /* container id (full 64 hex, or runc/crun's id; rootless
+	char cmdline[512];       /* argv joined by spaces, cut to fit ("" kernel thread) */
+	char container[80];      /* container id (full 64 hex, or runc/crun's id; rootless
 					   podman's "<64 hex>@<uid>"), "" on the host */
-	char container_name[96];        /* its name: the engine's (docker, podman), "<namespace>/<pod>"
+	char container_name[96]; /* its name: the engine's (docker, podman), "<namespace>/<pod>"
 					   (Kubernetes), runc/crun's id, rootless podman's
 					   "<name>@<uid>"; "" unknown */
-	uint64_t cards;                 /* bit N set: holds card N (indexes above 63 not kept) */
+	uint64_t cards;          /* bit N set: holds card N (indexes above 63 not kept) */
 	/*
 	 * The socket, for card holders only (a process without cards has
 	 * NONE and ""). Never NULL; socket and socket_inside are "" unless
@@ -45,12 +44,12 @@ struct pm_proc {
 	 * take memory: three PATH_MAX arrays per process would cost 12 KiB
 	 * each across thousands of processes).
 	 */
-	const char *socket;             /* as dynprof reaches it: /proc/<pid>/root<home>/<name> */
-	const char *socket_inside;      /* as the process sees it: <home>/<name> */
-	const char *home;               /* its home in its own root ("" not resolved) */
+	const char *socket;        /* as dynprof reaches it: /proc/<pid>/root<home>/<name> */
+	const char *socket_inside; /* as the process sees it: <home>/<name> */
+	const char *home;          /* its home in its own root ("" not resolved) */
 	enum pm_socket_state socket_state;
-	int socket_flavour;             /* enum sock_flavour (sock/socklocate.h) unless NONE */
-	bool complete;                  /* false: known from kernel events only (a fork
+	int socket_flavour; /* enum sock_flavour (sock/socklocate.h) unless NONE */
+	bool complete;      /* false: known from kernel events only (a fork
 					   not read from /proc yet: nspid holds the host
 					   pid alone, container and exe are the parent's).
 					   Card holders are read at once. */

@@ -22,8 +22,8 @@
 #include "sock/sockstate.h"
 #include "shared/decimal.h"
 
-#define PM_ANCESTRY_MAX 4096       /* ppid steps followed at most */
-#define PM_SCAN_MAX     (1 << 22)  /* /proc entries read at most: pid_max's limit */
+#define PM_ANCESTRY_MAX 4096  /* ppid steps followed at most */
+#define PM_SCAN_MAX (1 << 22) /* /proc entries read at most: pid_max's limit */
 
 /* The socket strings of a card holder (pm_proc points into them). */
 struct pm_sock {
@@ -42,11 +42,11 @@ struct pm_entry {
 struct procmodel {
 	struct card_patterns patterns; /* a deep copy */
 	struct card_devs devs;
-	struct procscan_cards cards;   /* points at the two above */
+	struct procscan_cards cards; /* points at the two above */
 	struct pidtab tab;
 	pm_listener fn;
 	void *ctx;
-	long hz;                       /* clock ticks per second of /proc's times */
+	long hz; /* clock ticks per second of /proc's times */
 	unsigned gen;
 };
 
@@ -240,8 +240,7 @@ static int complete_entry(struct procmodel *m, struct pm_entry *e)
 static bool set_socket(struct pm_entry *e, const struct sockstate *s)
 {
 	bool changed = e->p.socket_state != s->state || e->p.socket_flavour != (int)s->flavour ||
-		       strcmp(e->p.socket, s->host_path) ||
-		       strcmp(e->p.socket_inside, s->path);
+		       strcmp(e->p.socket, s->host_path) || strcmp(e->p.socket_inside, s->path);
 
 	/* The home alone changes nothing a listener shows: taken silently. */
 	if (!changed && !strcmp(e->p.home, s->home))
@@ -718,7 +717,8 @@ void procmodel_apply(struct procmodel *m, const struct dp_event *ev)
 	case DP_EVENT_CARD_OPEN:
 		/* Only what the fds confirm now; tracker.c retries the rest (opencheck.c). */
 		if (ev->fd == DP_FD_UNCONFIRMED) {
-			if (procmodel_confirm_open(m, ev) < 0) { /* not a card user (yet) */ }
+			if (procmodel_confirm_open(m, ev) < 0) { /* not a card user (yet) */
+			}
 		} else {
 			apply_card_open(m, ev);
 		}
@@ -740,8 +740,8 @@ const struct pm_proc *procmodel_get(const struct procmodel *m, int pid)
 	return e ? &e->p : NULL;
 }
 
-void procmodel_foreach(const struct procmodel *m,
-		       void (*fn)(void *ctx, const struct pm_proc *p), void *ctx)
+void procmodel_foreach(const struct procmodel *m, void (*fn)(void *ctx, const struct pm_proc *p),
+		       void *ctx)
 {
 	for (size_t i = 0; i < pidtab_cap(&m->tab); i++) {
 		const struct pidtab_slot *s = pidtab_slot(&m->tab, i);
@@ -769,8 +769,7 @@ bool procmodel_descends_from(const struct procmodel *m, int pid, int ancestor)
 			break;
 		parent = procmodel_get(m, p->ppid);
 		/* A parent younger than its child is a later process on a reused pid. */
-		if (parent && parent->start_time && p->start_time &&
-		    parent->start_time > p->start_time)
+		if (parent && parent->start_time && p->start_time && parent->start_time > p->start_time)
 			break;
 		p = parent;
 	}

@@ -34,12 +34,12 @@
  * `p` is the entry after the change (before its removal, for EXIT).
  */
 enum pm_change {
-	PM_CHANGE_EXEC,      /* a new entry (exec'd, forked, or first seen by a scan),
+	PM_CHANGE_EXEC,       /* a new entry (exec'd, forked, or first seen by a scan),
 				or an entry that exec'd (exe or cmdline changed) */
-	PM_CHANGE_CARD_OPEN, /* its cards grew */
-	PM_CHANGE_CARD_CLOSE,/* its cards shrank */
-	PM_CHANGE_SOCKET,    /* its socket appeared, vanished or changed state */
-	PM_CHANGE_EXIT,      /* it exited (the pm_proc is gone after the call) */
+	PM_CHANGE_CARD_OPEN,  /* its cards grew */
+	PM_CHANGE_CARD_CLOSE, /* its cards shrank */
+	PM_CHANGE_SOCKET,     /* its socket appeared, vanished or changed state */
+	PM_CHANGE_EXIT,       /* it exited (the pm_proc is gone after the call) */
 };
 
 struct procmodel;
@@ -132,8 +132,8 @@ void procmodel_recheck_cards(struct procmodel *m, int pid);
 
 /* Look-ups. The pointers stay valid until the next change to the model. */
 const struct pm_proc *procmodel_get(const struct procmodel *m, int pid);
-void procmodel_foreach(const struct procmodel *m,
-		       void (*fn)(void *ctx, const struct pm_proc *p), void *ctx);
+void procmodel_foreach(const struct procmodel *m, void (*fn)(void *ctx, const struct pm_proc *p),
+		       void *ctx);
 /* Entries in the table. */
 size_t procmodel_count(const struct procmodel *m);
 

@@ -17,7 +17,7 @@
 #include "model/engine_conf.h"
 #include "shared/decimal.h"
 
-#define STAT_MAX   4096         /* one line; comm is at most 16 bytes */
+#define STAT_MAX 4096           /* one line; comm is at most 16 bytes */
 #define STATUS_MAX (256 * 1024) /* grows with Groups:, rarely past 4 KiB */
 #define CGROUP_MAX (64 * 1024)  /* a dozen v1 hierarchies with deep k8s paths */
 
@@ -179,8 +179,7 @@ static int read_rest(int fd, const char *head, size_t used, size_t max, struct t
 	return 0;
 }
 
-static int read_text(int piddir, const char *name, char *buf, size_t size, size_t max,
-		     struct text_buf *t)
+static int read_text(int piddir, const char *name, char *buf, size_t size, size_t max, struct text_buf *t)
 {
 	int err = 0, fd = openat(piddir, name, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -325,7 +324,8 @@ static void read_container(int piddir, struct pm_proc *p)
 	p->container[0] = p->container_name[0] = '\0';
 	if (read_text(piddir, "cgroup", buf, sizeof(buf), CGROUP_MAX, &t))
 		return;
-	cgowner_container(t.text, p->nslevels > own_pid_levels(), p->container, sizeof(p->container), &owner);
+	cgowner_container(t.text, p->nslevels > own_pid_levels(), p->container,
+			  sizeof(p->container), &owner);
 	/* containerd's /<namespace>/<id> (engine_conf.h): named "<namespace>/<id>" below. */
 	if (!p->container[0] && p->nslevels > own_pid_levels() &&
 	    containerd_task_name(t.text, p->container, sizeof(p->container)))
@@ -413,8 +413,8 @@ int procscan_origin(int pid, struct pm_proc *out)
 	return err;
 }
 
-int procscan_cards(int pid, unsigned long long start, const struct procscan_cards *c,
-		   int skip_fd, uint64_t *cards)
+int procscan_cards(int pid, unsigned long long start, const struct procscan_cards *c, int skip_fd,
+		   uint64_t *cards)
 {
 	struct pm_proc p;
 	int err, piddir = open_piddir(pid);

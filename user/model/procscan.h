@@ -34,8 +34,7 @@ struct procscan_cards {
  * changed, which saves a third of the time per process. 0; -ESRCH gone or a zombie; other negative errno when
  * stat or status cannot be read.
  */
-int procscan_read(int pid, const struct procscan_cards *c, bool quick,
-		  struct pm_proc *out) DP_MUST_CHECK;
+int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm_proc *out) DP_MUST_CHECK;
 
 /*
  * Who a target is, for its records: uid, NSpid chain, cmdline, container
@@ -48,8 +47,8 @@ int procscan_origin(int pid, struct pm_proc *out) DP_MUST_CHECK;
  * the process started at `start` (0: any). -ESRCH: gone or another
  * process; -EACCES: fds not readable.
  */
-int procscan_cards(int pid, unsigned long long start, const struct procscan_cards *c,
-		   int skip_fd, uint64_t *cards) DP_MUST_CHECK;
+int procscan_cards(int pid, unsigned long long start, const struct procscan_cards *c, int skip_fd,
+		   uint64_t *cards) DP_MUST_CHECK;
 
 /*
  * The image a process runs now: p->exe and p->cmdline read as a scan reads
@@ -68,8 +67,7 @@ int procscan_exe(int pid, char *out, size_t len) DP_MUST_CHECK;
  * innermost levels stay). A kernel without NSpid (< 4.1) gives the Pid:
  * value alone. 0 or -EINVAL.
  */
-int procscan_parse_status(const char *text, int *ppid, int *nspid, int max,
-			  int *nslevels) DP_MUST_CHECK;
+int procscan_parse_status(const char *text, int *ppid, int *nspid, int max, int *nslevels) DP_MUST_CHECK;
 
 /* comm from stat text: between the first '(' and the last ')'. 0 or -EINVAL. */
 int procscan_parse_comm(const char *stat_text, char *out, size_t len) DP_MUST_CHECK;

@@ -14,25 +14,25 @@
 
 struct tracker {
 	struct procmodel *model;
-	struct discover *disc;    /* NULL without BPF */
-	bool closes;              /* disc reports card closes (the syscall hooks) */
+	struct discover *disc;     /* NULL without BPF */
+	bool closes;               /* disc reports card closes (the syscall hooks) */
 	struct opencheck *pending; /* card opens to confirm (the cgroup device hook) */
-	bool owe_scan;            /* a confirmation could not wait: rescan /proc */
-	int64_t next_cards_ms;    /* without close events: next re-read of card holders' fds */
+	bool owe_scan;             /* a confirmation could not wait: rescan /proc */
+	int64_t next_cards_ms;     /* without close events: next re-read of card holders' fds */
 	int cards_period_ms;
 	struct proc_connector *conn; /* without BPF, where it can be used; else NULL */
-	bool polling;             /* without BPF: /proc scanned every poll period */
-	unsigned long long lost;  /* lost events already answered by a rescan */
+	bool polling;                /* without BPF: /proc scanned every poll period */
+	unsigned long long lost;     /* lost events already answered by a rescan */
 	unsigned rescans;
-	int64_t next_poll_ms;     /* without BPF: next /proc scan */
-	int64_t next_socket_ms;   /* next socket re-check */
-	int64_t next_glob_ms;     /* next look for new card nodes (BPF mode) */
-	bool told_filter_full;    /* the kernel card filter's -ENOSPC was reported */
-	int64_t retry_ms;         /* a rescan owed after lost events failed: not again before */
-	int owed_err;             /* how it failed (still failing while it waits) */
-	int poll_err, glob_err;   /* the last poll of /proc, look for card nodes: 0 or -errno */
-	bool failing;             /* a step of tracker_tick failed and has not worked since */
-	char note[320];           /* tracker_open's *note */
+	int64_t next_poll_ms;   /* without BPF: next /proc scan */
+	int64_t next_socket_ms; /* next socket re-check */
+	int64_t next_glob_ms;   /* next look for new card nodes (BPF mode) */
+	bool told_filter_full;  /* the kernel card filter's -ENOSPC was reported */
+	int64_t retry_ms;       /* a rescan owed after lost events failed: not again before */
+	int owed_err;           /* how it failed (still failing while it waits) */
+	int poll_err, glob_err; /* the last poll of /proc, look for card nodes: 0 or -errno */
+	bool failing;           /* a step of tracker_tick failed and has not worked since */
+	char note[320];         /* tracker_open's *note */
 };
 
 static void apply_event(void *ctx, const struct dp_event *e)
@@ -76,8 +76,8 @@ static void register_cards(struct tracker *t)
 	if (left_out && !t->told_filter_full) {
 		t->told_filter_full = true;
 		report_warning("the kernel's card filter is full (%d card nodes): it does not "
-			       "report opens of %d other card node%s", DP_MAX_CARD_DEVS,
-			       left_out, left_out == 1 ? "" : "s");
+			       "report opens of %d other card node%s",
+			       DP_MAX_CARD_DEVS, left_out, left_out == 1 ? "" : "s");
 	}
 }
 
@@ -95,11 +95,15 @@ static void open_no_bpf(struct tracker *t, const char *why)
 
 	t->polling = true;
 	if (!err)
-		snprintf(t->note, sizeof(t->note), "%s: process events from the netlink process "
-			 "connector, card opens by polling /proc every %d ms", why, TRACKER_POLL_MS);
+		snprintf(t->note, sizeof(t->note),
+			 "%s: process events from the netlink process "
+			 "connector, card opens by polling /proc every %d ms",
+			 why, TRACKER_POLL_MS);
 	else
-		snprintf(t->note, sizeof(t->note), "%s, no process connector (%s): polling /proc "
-			 "every %d ms", why, proc_connector_strerror(err), TRACKER_POLL_MS);
+		snprintf(t->note, sizeof(t->note),
+			 "%s, no process connector (%s): polling /proc "
+			 "every %d ms",
+			 why, proc_connector_strerror(err), TRACKER_POLL_MS);
 }
 
 static void open_kernel_side(struct tracker *t)
@@ -124,8 +128,7 @@ static void open_kernel_side(struct tracker *t)
 }
 
 struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_mode mode,
-			     pm_listener listener, void *ctx, bool report_initial,
-			     const char **note)
+			     pm_listener listener, void *ctx, bool report_initial, const char **note)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
 	int err;
@@ -219,7 +222,8 @@ static int rescan(struct tracker *t)
 	int err;
 
 	if (t->disc) {
-		if (procmodel_refresh_card_devs(t->model) < 0) { /* see above */ }
+		if (procmodel_refresh_card_devs(t->model) < 0) { /* see above */
+		}
 		register_cards(t);
 	}
 	err = procmodel_scan(t->model);
@@ -311,7 +315,8 @@ static void take_events(struct tracker *t, int *err, char *why, size_t whylen)
 			t->owe_scan = rc != 0;
 			if (rc)
 				t->retry_ms = clock_ms() + TRACKER_POLL_MS;
-			step_failed(rc, "cannot rescan /proc for unconfirmed card opens", err, why, whylen);
+			step_failed(rc, "cannot rescan /proc for unconfirmed card opens", err, why,
+				    whylen);
 		}
 	}
 	if (t->conn) {

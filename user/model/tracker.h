@@ -22,11 +22,13 @@
 #include "model/procmodel.h"
 #include "shared/compiler.h"
 
-#define TRACKER_POLL_MS 200   /* /proc polling period without BPF (at least:
+#define TRACKER_POLL_MS \
+	200                       /* /proc polling period without BPF (at least:
 				 it stretches to 10x the time a scan takes) */
-#define TRACKER_SOCKET_MS 100 /* card users' sockets re-checked this often */
+#define TRACKER_SOCKET_MS 100     /* card users' sockets re-checked this often */
 #define TRACKER_CARD_GLOB_MS 1000 /* with BPF: card nodes made since looked for this often */
-#define TRACKER_CARD_CHECK_MS 250 /* cgroup device hook (no close events): card holders'
+#define TRACKER_CARD_CHECK_MS \
+	250 /* cgroup device hook (no close events): card holders'
 				     fds re-read this often (at least: stretches to 10x a pass) */
 
 struct tracker;
@@ -49,8 +51,7 @@ enum tracker_mode {
  * scan (and, with report_initial, for the processes found by it too).
  */
 struct tracker *tracker_open(const struct card_patterns *patterns, enum tracker_mode mode,
-			     pm_listener listener, void *ctx, bool report_initial,
-			     const char **note);
+			     pm_listener listener, void *ctx, bool report_initial, const char **note);
 void tracker_close(struct tracker *t);
 
 int tracker_fd(const struct tracker *t);

@@ -163,16 +163,22 @@ static int prepare(int pid, struct fsh_setup *s, char *why, size_t len)
 	s->mntns_fd = open_ns(pid, "mnt", &own_mnt);
 	s->root_fd = procfs_open_root(pid);
 	s->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	err = s->userns_fd < 0 ? s->userns_fd : s->mntns_fd < 0 ? s->mntns_fd :
-	      s->root_fd < 0 ? s->root_fd : s->null_fd < 0 ? -errno : 0;
+	err = s->userns_fd < 0 ? s->userns_fd :
+	      s->mntns_fd < 0  ? s->mntns_fd :
+	      s->root_fd < 0   ? s->root_fd :
+	      s->null_fd < 0   ? -errno :
+				 0;
 	if (err)
-		return snprintf(why, len, "cannot open the namespaces of pid %d: %s", pid, strerror(-err)), err;
+		return snprintf(why, len, "cannot open the namespaces of pid %d: %s", pid,
+				strerror(-err)),
+		       err;
 	if (own_user) {
 		close(s->userns_fd);
 		s->userns_fd = -1;
 	} else if ((err = procfs_inner_creds(pid, &s->creds))) {
 		return snprintf(why, len, "uid %u of pid %d has no number in its user namespace",
-				(unsigned)s->creds.uid, pid), err;
+				(unsigned)s->creds.uid, pid),
+		       err;
 	}
 	if (own_mnt) {
 		close(s->mntns_fd);

@@ -56,8 +56,7 @@ void fshelper_stop(struct fshelper *h);
 int fshelper_pid(const struct fshelper *h);
 
 /* A regular file's contents as the target reads path (in its root), at most max bytes. */
-int fshelper_read(struct fshelper *h, const char *path, size_t max, char **buf,
-		  size_t *len) DP_MUST_CHECK;
+int fshelper_read(struct fshelper *h, const char *path, size_t max, char **buf, size_t *len) DP_MUST_CHECK;
 
 /*
  * Make (or reuse) home/sub1/sub2 for the target's user and hold it as the
@@ -74,14 +73,14 @@ int fshelper_list(struct fshelper *h, void (*each)(void *ctx, const char *name, 
 
 /* Limits of one copy; what a copy did. */
 struct fshelper_limits {
-	unsigned long long max_bytes;  /* data bytes written (holes are not) */
-	unsigned long long max_files;  /* folders and files made */
+	unsigned long long max_bytes; /* data bytes written (holes are not) */
+	unsigned long long max_files; /* folders and files made */
 };
 
 struct fshelper_copied {
 	unsigned long long bytes, files;
-	unsigned skipped;              /* symlinks, special files, mounts, unreadable */
-	char first_skip[256];          /* the first skipped path, escaped for printing */
+	unsigned skipped;     /* symlinks, special files, mounts, unreadable */
+	char first_skip[256]; /* the first skipped path, escaped for printing */
 	int first_skip_err;
 };
 

@@ -83,8 +83,10 @@ static bool opened_is(int fd, const struct fs_ident *want)
 
 static int kind_of(mode_t mode)
 {
-	return S_ISDIR(mode) ? FSH_KIND_DIR : S_ISREG(mode) ? FSH_KIND_FILE :
-	       S_ISLNK(mode) ? FSH_KIND_SYMLINK : FSH_KIND_OTHER;
+	return S_ISDIR(mode) ? FSH_KIND_DIR :
+	       S_ISREG(mode) ? FSH_KIND_FILE :
+	       S_ISLNK(mode) ? FSH_KIND_SYMLINK :
+			       FSH_KIND_OTHER;
 }
 
 /* ---- folders by getdents64 ---------------------------------------------------- */
@@ -356,8 +358,7 @@ static int copy_file(struct copy *c, int dirfd, const char *name, const struct f
 		close(fd);
 		return skip(c->rel, FSH_KIND_OTHER, -ESTALE);
 	}
-	if (send_msg(FSH_REP_FILE, 0, id->mode & 07777, (uint64_t)id->size, c->rel,
-		     strlen(c->rel) + 1)) {
+	if (send_msg(FSH_REP_FILE, 0, id->mode & 07777, (uint64_t)id->size, c->rel, strlen(c->rel) + 1)) {
 		close(fd);
 		return -EPIPE;
 	}
@@ -393,8 +394,9 @@ static int copy_entry(struct copy *c, int dirfd, const char *name, size_t rlen, 
 		close(fd);
 		return skip(c->rel, FSH_KIND_OTHER, -ESTALE);
 	}
-	rc = send_msg(FSH_REP_DIR, 0, id.mode & 07777, 0, c->rel, strlen(c->rel) + 1) ? -EPIPE :
-	     copy_dir(c, fd, strlen(c->rel), depth + 1);
+	rc = send_msg(FSH_REP_DIR, 0, id.mode & 07777, 0, c->rel, strlen(c->rel) + 1) ?
+		     -EPIPE :
+		     copy_dir(c, fd, strlen(c->rel), depth + 1);
 	close(fd);
 	return rc;
 }

@@ -25,9 +25,9 @@ struct recv {
 	struct fshelper *h;
 	const struct fshelper_limits *lim;
 	struct fshelper_copied *done;
-	int root;          /* the new folder */
-	int file;          /* the file being written, -1 between files */
-	uint64_t size;     /* its declared size */
+	int root;      /* the new folder */
+	int file;      /* the file being written, -1 between files */
+	uint64_t size; /* its declared size */
 };
 
 /* A relative path of plain components, not too deep: 0 or -EPROTO. */

@@ -16,29 +16,29 @@
 
 enum fsh_op {
 	/* dynprof -> helper */
-	FSH_REQ_READ = 1,    /* payload: path; a: byte limit. -> DATA..., DONE */
-	FSH_REQ_RESULT_DIR,  /* payload: "home\0sub\0sub\0": make and hold it. -> DONE */
-	FSH_REQ_LIST,        /* the held folder's entries. -> ENTRY..., DONE */
-	FSH_REQ_COPY,        /* payload: name in the held folder. -> DIR/FILE/DATA/SKIP..., DONE */
-	FSH_REQ_REMOVE,      /* payload: name in the held folder. -> DONE */
-	FSH_REQ_CANCEL,      /* during COPY or READ: stop sending, answer DONE -ECANCELED */
+	FSH_REQ_READ = 1,   /* payload: path; a: byte limit. -> DATA..., DONE */
+	FSH_REQ_RESULT_DIR, /* payload: "home\0sub\0sub\0": make and hold it. -> DONE */
+	FSH_REQ_LIST,       /* the held folder's entries. -> ENTRY..., DONE */
+	FSH_REQ_COPY,       /* payload: name in the held folder. -> DIR/FILE/DATA/SKIP..., DONE */
+	FSH_REQ_REMOVE,     /* payload: name in the held folder. -> DONE */
+	FSH_REQ_CANCEL,     /* during COPY or READ: stop sending, answer DONE -ECANCELED */
 	FSH_REQ_DROP_RESULT_DIR, /* the held folder and its parent go when empty. -> DONE */
 	/* helper -> dynprof */
-	FSH_REP_READY = 32,  /* status: 0, or the errno of a failed set-up */
-	FSH_REP_DONE,        /* status: 0 or a negative errno */
-	FSH_REP_DATA,        /* a: offset in the current file; payload: bytes */
-	FSH_REP_ENTRY,       /* a: kind (FSH_KIND_*); payload: name */
-	FSH_REP_DIR,         /* a: mode; payload: path relative to the copied folder */
-	FSH_REP_FILE,        /* a: mode, b: size; payload: relative path. DATA follows */
-	FSH_REP_SKIP,        /* status: why (negative errno), a: kind; payload: relative path */
+	FSH_REP_READY = 32, /* status: 0, or the errno of a failed set-up */
+	FSH_REP_DONE,       /* status: 0 or a negative errno */
+	FSH_REP_DATA,       /* a: offset in the current file; payload: bytes */
+	FSH_REP_ENTRY,      /* a: kind (FSH_KIND_*); payload: name */
+	FSH_REP_DIR,        /* a: mode; payload: path relative to the copied folder */
+	FSH_REP_FILE,       /* a: mode, b: size; payload: relative path. DATA follows */
+	FSH_REP_SKIP,       /* status: why (negative errno), a: kind; payload: relative path */
 };
 
 enum fsh_kind {
 	FSH_KIND_DIR = 1,
 	FSH_KIND_FILE,
 	FSH_KIND_SYMLINK,
-	FSH_KIND_OTHER,      /* FIFO, socket, device */
-	FSH_KIND_MOUNT,      /* on another mount than the copied folder */
+	FSH_KIND_OTHER, /* FIFO, socket, device */
+	FSH_KIND_MOUNT, /* on another mount than the copied folder */
 };
 
 struct fsh_msg {

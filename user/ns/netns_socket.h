@@ -29,11 +29,11 @@
 
 /* A target's network namespace, as an open nsfs fd and its identity. */
 struct netns {
-	int fd;           /* /proc/<pid>/ns/net, O_RDONLY|O_CLOEXEC */
-	int userns_fd;    /* /proc/<pid>/ns/user, or -1 */
+	int fd;        /* /proc/<pid>/ns/net, O_RDONLY|O_CLOEXEC */
+	int userns_fd; /* /proc/<pid>/ns/user, or -1 */
 	dev_t dev;
 	ino_t ino;
-	bool ours;        /* the same namespace as dynprof's */
+	bool ours; /* the same namespace as dynprof's */
 };
 
 /*

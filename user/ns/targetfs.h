@@ -25,11 +25,11 @@
 
 struct targetfs {
 	int pid;
-	int rootfd;           /* /proc/<pid>/root, O_PATH */
-	struct fshelper *h;   /* started on the first read that needs it */
+	int rootfd;         /* /proc/<pid>/root, O_PATH */
+	struct fshelper *h; /* started on the first read that needs it */
 	bool helper_tried;
-	bool by_helper;       /* reads go through a helper */
-	char why[192];        /* why no helper could be made, once one was tried */
+	bool by_helper; /* reads go through a helper */
+	char why[192];  /* why no helper could be made, once one was tried */
 };
 
 /* Begin reading in pid's filesystem. 0, or a negative errno (-ESRCH gone, -EACCES not allowed). */
@@ -43,8 +43,7 @@ void targetfs_close(struct targetfs *fs);
  * (no helper could be made and the host side may not stand in: fs->why
  * says why), ...
  */
-int targetfs_read(struct targetfs *fs, const char *path, size_t max, char **buf,
-		  size_t *len) DP_MUST_CHECK;
+int targetfs_read(struct targetfs *fs, const char *path, size_t max, char **buf, size_t *len) DP_MUST_CHECK;
 
 /* Whether a process acts with other rights than dynprof's own, or lives in other namespaces. */
 bool targetfs_foreign(int pid);
@@ -57,6 +56,7 @@ bool targetfs_foreign(int pid);
 bool targetfs_host_side_ok(int pid);
 
 /* The words for a target refused so (-EPERM from targetfs_read), with why. */
-#define TARGETFS_REFUSED "refused: dynprof would act in its filesystem with root's rights, not its own"
+#define TARGETFS_REFUSED \
+	"refused: dynprof would act in its filesystem with root's rights, not its own"
 
 #endif /* DYNPROF_TARGETFS_H */

@@ -22,11 +22,11 @@
 #define SYS_openat2 437
 #endif
 
-#define STATUS_MAX  (256 * 1024) /* status grows with Groups:, rarely past 4 KiB */
-#define STAT_MAX    4096         /* one line; comm is at most 16 bytes */
-#define COMM_MAX    64
-#define UID_MAP_MAX (64 * 1024)   /* up to 340 lines */
-#define ENV_CHUNK   16384
+#define STATUS_MAX (256 * 1024) /* status grows with Groups:, rarely past 4 KiB */
+#define STAT_MAX 4096           /* one line; comm is at most 16 bytes */
+#define COMM_MAX 64
+#define UID_MAP_MAX (64 * 1024) /* up to 340 lines */
+#define ENV_CHUNK 16384
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -54,7 +54,6 @@ static ssize_t read_some(int fd, void *buf, size_t len)
 			return n < 0 ? -errno : n;
 	}
 }
-
 
 /* Read /proc/<pid>/<what> whole, bounded by max. */
 static int read_proc(int pid, const char *what, size_t max, char **buf, size_t *len)
@@ -104,8 +103,8 @@ static int status_next(const char **v, const char *end, uint64_t max, uint64_t *
  * One number of a status line's blank-separated list: the first, or with
  * want_last the last. -EINVAL when the line holds no number or junk.
  */
-static int status_field(const char *v, const char *end, int want_last,
-			unsigned long long max, unsigned long long *out)
+static int status_field(const char *v, const char *end, int want_last, unsigned long long max,
+			unsigned long long *out)
 {
 	uint64_t x;
 	int found = 0, rc;
@@ -313,7 +312,7 @@ enum env_state { ENV_MATCH, ENV_SKIP, ENV_COPY };
 struct env_scan {
 	const char *name;
 	size_t nlen;
-	size_t pos;            /* name bytes matched in the current entry */
+	size_t pos; /* name bytes matched in the current entry */
 	enum env_state state;
 	char *out;
 	size_t outlen, olen;
@@ -381,8 +380,7 @@ static int env_end(struct env_scan *s)
 	return s->overflow ? -ERANGE : 0;
 }
 
-int procfs_parse_environ(const char *buf, size_t len, const char *name, char *out,
-			 size_t outlen)
+int procfs_parse_environ(const char *buf, size_t len, const char *name, char *out, size_t outlen)
 {
 	struct env_scan s;
 	int err = env_begin(&s, name, out, outlen);
@@ -523,8 +521,9 @@ static bool passwd_next(const char **cur, struct passwd_entry *e)
 		if (nf < 7 || e->fe[0] == e->f[0])
 			continue;
 		e->fe[6] = end;
-		e->uid = decimal_span(e->f[2], (size_t)(e->fe[2] - e->f[2]), 0, UINT32_MAX - 1, &u) ? -1 :
-											       (int64_t)u;
+		e->uid = decimal_span(e->f[2], (size_t)(e->fe[2] - e->f[2]), 0, UINT32_MAX - 1, &u) ?
+				 -1 :
+				 (int64_t)u;
 		return true;
 	}
 	return false;
@@ -608,7 +607,3 @@ int procfs_open_root(int pid)
 {
 	return open_proc(pid, "root", O_PATH | O_DIRECTORY);
 }
-
-
-
-

@@ -123,6 +123,4 @@ int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len) DP_MUST_CHECK;
  */
 int procfs_open_root(int pid) DP_MUST_CHECK;
 
-
-
 #endif /* DYNPROF_PROCFS_H */

@@ -36,7 +36,8 @@ static int open_path(const char *path, char *err, size_t errlen)
 	int fd;
 
 	if (!*path) {
-		snprintf(err, errlen, "Argument --events: empty path. Please input 'json' or 'json:PATH'.");
+		snprintf(err, errlen,
+			 "Argument --events: empty path. Please input 'json' or 'json:PATH'.");
 		return -EINVAL;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0640);
@@ -58,8 +59,8 @@ int events_open(const char *spec, char *err, size_t errlen)
 	}
 	if (!strncmp(spec, "json:", 5))
 		return open_path(spec + 5, err, errlen);
-	snprintf(err, errlen, "Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.",
-		 spec);
+	snprintf(err, errlen,
+		 "Argument --events: invalid value: %s. Please input 'json' or 'json:PATH'.", spec);
 	return -EINVAL;
 }
 
@@ -114,8 +115,8 @@ static void event_emit(cJSON *e)
 	cJSON_Delete(e);
 }
 
-void events_target_join(int pid, int nspid, const char *container, const char *command, uint64_t cards,
-			bool cards_known)
+void events_target_join(int pid, int nspid, const char *container, const char *command,
+			uint64_t cards, bool cards_known)
 {
 	cJSON *e = event_new("target-join", pid), *list;
 
@@ -215,8 +216,8 @@ void events_trigger(int pid, int rule, const char *edge, const char *condition, 
 	event_emit(e);
 }
 
-void events_trigger_measured(int pid, int rule, const char *edge, const char *condition, uint64_t value_ns,
-			     uint64_t typical_ns)
+void events_trigger_measured(int pid, int rule, const char *edge, const char *condition,
+			     uint64_t value_ns, uint64_t typical_ns)
 {
 	cJSON *e = trigger_event(pid, rule, edge, condition);
 

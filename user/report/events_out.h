@@ -42,8 +42,8 @@ void events_set_listener(events_listener_fn fn, void *ctx);
  * for none (null); command may be NULL (unknown); cards_known false: no
  * "cards" member.
  */
-void events_target_join(int pid, int nspid, const char *container, const char *command, uint64_t cards,
-			bool cards_known);
+void events_target_join(int pid, int nspid, const char *container, const char *command,
+			uint64_t cards, bool cards_known);
 /* reason: "exit", "disconnect", "error" or "quit". */
 void events_target_leave(int pid, const char *reason);
 void events_window_open(int pid);
@@ -65,8 +65,8 @@ void events_trigger(int pid, int rule, const char *edge, const char *condition, 
 		    uint64_t count);
 
 /* The same for slow:, gap:, stall: conditions: what was measured and the typical value then (ns). */
-void events_trigger_measured(int pid, int rule, const char *edge, const char *condition, uint64_t value_ns,
-			     uint64_t typical_ns);
+void events_trigger_measured(int pid, int rule, const char *edge, const char *condition,
+			     uint64_t value_ns, uint64_t typical_ns);
 
 /* pid <= 0: not about one target. */
 void events_error(int pid, const char *message);

@@ -73,13 +73,13 @@ void report_target_error(int pid, const char *fmt, ...)
 	va_end(ap);
 }
 
-#define REPORT_FN(name, prefix)                      \
-	void name(const char *fmt, ...)              \
-	{                                            \
-		va_list ap;                          \
-		va_start(ap, fmt);                   \
-		vline(prefix, fmt, ap);              \
-		va_end(ap);                          \
+#define REPORT_FN(name, prefix)         \
+	void name(const char *fmt, ...) \
+	{                               \
+		va_list ap;             \
+		va_start(ap, fmt);      \
+		vline(prefix, fmt, ap); \
+		va_end(ap);             \
 	}
 
 REPORT_FN(report_warning, "[WARNING] ")

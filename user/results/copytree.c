@@ -236,13 +236,13 @@ static int copy_dir(struct tree *t, int sdir, int ddir, int depth)
 	rewinddir(dir); /* the dup shares the caller's offset */
 	while (rc == 0 && (de = readdir(dir)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			rc = copytree_signal_pending() ? -EINTR : copy_entry(t, sdir, ddir, de->d_name, depth);
+			rc = copytree_signal_pending() ? -EINTR :
+							 copy_entry(t, sdir, ddir, de->d_name, depth);
 	closedir(dir);
 	return rc;
 }
 
-static int remove_dir(struct tree *t, int parent, const char *name, const struct fs_ident *e,
-		      int depth);
+static int remove_dir(struct tree *t, int parent, const char *name, const struct fs_ident *e, int depth);
 
 /*
  * One pass over dirfd removing what it sees; *removed counts the entries.
@@ -301,8 +301,7 @@ static int remove_contents(struct tree *t, int dirfd, int depth)
 }
 
 /* A folder that still holds what was left alone stays: not an error. */
-static int remove_dir(struct tree *t, int parent, const char *name, const struct fs_ident *e,
-		      int depth)
+static int remove_dir(struct tree *t, int parent, const char *name, const struct fs_ident *e, int depth)
 {
 	int fd, rc;
 
@@ -318,7 +317,9 @@ static int remove_dir(struct tree *t, int parent, const char *name, const struct
 	rc = remove_contents(t, fd, depth);
 	close(fd);
 	if (rc == 0 && unlinkat(parent, name, AT_REMOVEDIR))
-		rc = errno == ENOTEMPTY || errno == EBUSY || errno == EEXIST ? (t->skipped ? 0 : -errno) : -errno;
+		rc = errno == ENOTEMPTY || errno == EBUSY || errno == EEXIST ?
+			     (t->skipped ? 0 : -errno) :
+			     -errno;
 	return rc;
 }
 
@@ -397,7 +398,8 @@ int copytree_move(const char *src, const char *dst, unsigned long long max_bytes
 	rc = copy_then_remove(s, dst, max_bytes);
 	close(s);
 	/* 1: something was left alone (a mount): the folder may stay with it. */
-	if (rc >= 0 && rmdir(src) && !(rc == 1 && (errno == ENOTEMPTY || errno == EBUSY || errno == EEXIST)))
+	if (rc >= 0 && rmdir(src) &&
+	    !(rc == 1 && (errno == ENOTEMPTY || errno == EBUSY || errno == EEXIST)))
 		return -errno;
 	return rc == 1 ? 0 : rc;
 }

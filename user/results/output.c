@@ -34,7 +34,7 @@ const char *output_char_name(char c, char *buf, size_t len)
 	static const struct {
 		char c;
 		const char *name;
-	} names[] = { { '\n', "newline" }, { '\f', "form feed" }, { '\r', "carriage return" },
+	} names[] = { { '\n', "newline" },   { '\f', "form feed" }, { '\r', "carriage return" },
 		      { '\b', "backspace" }, { '\t', "tab" },       { '\v', "vertical tab" },
 		      { '\x7f', "DEL" } };
 
@@ -86,7 +86,8 @@ int output_prepare(const char *given, char *abs, size_t len)
 	if (rc == 0 && !*path)
 		rc = -EINVAL;
 	if (rc) {
-		report_error("Argument --output: invalid path %s: %s.", given ? given : "(default)", strerror(-rc));
+		report_error("Argument --output: invalid path %s: %s.", given ? given : "(default)",
+			     strerror(-rc));
 		return rc;
 	}
 	bad = output_forbidden_char(path);
@@ -101,7 +102,8 @@ int output_prepare(const char *given, char *abs, size_t len)
 	if (rc == 0 && !realpath(path, abs))
 		rc = -errno;
 	if (rc) {
-		report_error("Argument --output: cannot use %s as the result folder: %s.", path, strerror(-rc));
+		report_error("Argument --output: cannot use %s as the result folder: %s.", path,
+			     strerror(-rc));
 		return rc;
 	}
 	return 0;
@@ -194,13 +196,14 @@ static bool chars_in(const char *s, size_t from, size_t n, char lo, char hi)
 static bool prof_name_head(const char *name)
 {
 	return strlen(name) == PROF_NAME_LEN && !strncmp(name, "PROF_", 5) &&
-	       chars_in(name, 5, 6, '0', '9') && name[11] == '_' && chars_in(name, 12, 17, '0', '9') &&
-	       name[29] == '_';
+	       chars_in(name, 5, 6, '0', '9') && name[11] == '_' &&
+	       chars_in(name, 12, 17, '0', '9') && name[29] == '_';
 }
 
 bool output_is_v2_prof_name(const char *name)
 {
-	return prof_name_head(name) && chars_in(name, 30, 8, '0', '9') && chars_in(name, 38, 8, 'A', 'R');
+	return prof_name_head(name) && chars_in(name, 30, 8, '0', '9') &&
+	       chars_in(name, 38, 8, 'A', 'R');
 }
 
 bool output_is_v1_prof_name(const char *name)
@@ -403,7 +406,8 @@ int output_new_prof_dirs_listed(const struct output_listing *l, int nspid, char 
 		return 0;
 	snprintf(pid8, sizeof(pid8), "%08d", nspid);
 	for (size_t i = first_of_pid(l, pid8); i < l->nv2 && !strncmp(l->v2[i] + 30, pid8, 8); i++)
-		if (!name_is_known(*known, l->v2[i]) && consider(l->dirfd, l->dir, l->v2[i], known, found, ctx))
+		if (!name_is_known(*known, l->v2[i]) &&
+		    consider(l->dirfd, l->dir, l->v2[i], known, found, ctx))
 			break;
 	return 0;
 }

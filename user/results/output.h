@@ -63,12 +63,12 @@ int output_prof_entry(const char *dir, const char *name, int kind, int nspid, ch
  * listing holds an fd on the folder (each name is checked through it).
  */
 struct output_listing {
-	char **v2;        /* 9.x names, sorted from their pid digits on */
+	char **v2; /* 9.x names, sorted from their pid digits on */
 	size_t nv2, v2cap;
-	char **v1;        /* v1 names */
+	char **v1; /* v1 names */
 	size_t nv1, v1cap;
-	bool listed;      /* all zero: not listed */
-	int dirfd;        /* when listed */
+	bool listed; /* all zero: not listed */
+	int dirfd;   /* when listed */
 	char dir[PATH_MAX];
 };
 int output_listing_read(struct output_listing *l, const char *dir) DP_MUST_CHECK;

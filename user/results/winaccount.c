@@ -38,8 +38,9 @@ int winaccount_prof_finished(const char *dir, const char *name)
 	host = prof < 0 ? prof : open_subdir(prof, "host");
 	rc = host;
 	if (host >= 0)
-		rc = fstatat(host, "end_info", &st, AT_SYMLINK_NOFOLLOW) ? (errno == ENOENT ? 0 : -errno) :
-		     S_ISREG(st.st_mode);
+		rc = fstatat(host, "end_info", &st, AT_SYMLINK_NOFOLLOW) ?
+			     (errno == ENOENT ? 0 : -errno) :
+			     S_ISREG(st.st_mode);
 	else if (host == -ENOENT && prof >= 0)
 		rc = 0; /* no host/ at all: killed before it was made */
 	if (host >= 0)

@@ -21,21 +21,21 @@
 
 enum window_fate { WINDOW_SAVED, WINDOW_INCOMPLETE, WINDOW_LOST };
 
-#define WINACCOUNT_PROF_MAX 8 /* folders listed per window (one in practice) */
+#define WINACCOUNT_PROF_MAX 8   /* folders listed per window (one in practice) */
 #define WINACCOUNT_NAME_LEN 160 /* a PROF_ name is 46 characters; "<container>/" may come first */
 
 struct window_account {
 	enum window_fate fate;
-	const char *ended;      /* what ended it: stop, quit, exit, disconnect, error */
-	int saved;              /* folders moved and finished */
-	int incomplete;         /* folders moved without end_info */
-	int failed;             /* folders found but not moved */
-	int nprof;              /* names listed in prof (saved and incomplete) */
+	const char *ended; /* what ended it: stop, quit, exit, disconnect, error */
+	int saved;         /* folders moved and finished */
+	int incomplete;    /* folders moved without end_info */
+	int failed;        /* folders found but not moved */
+	int nprof;         /* names listed in prof (saved and incomplete) */
 	char prof[WINACCOUNT_PROF_MAX][WINACCOUNT_NAME_LEN];
-	char reason[512];       /* lost: why; incomplete: what is missing */
+	char reason[512]; /* lost: why; incomplete: what is missing */
 	int64_t opened_us, closed_us;
-	uint64_t host_lost;     /* host data records lost (user/hostdata/): the window is incomplete */
-	int number;             /* its target's n-th window, from 1 */
+	uint64_t host_lost; /* host data records lost (user/hostdata/): the window is incomplete */
+	int number;         /* its target's n-th window, from 1 */
 };
 
 /* "saved", "incomplete" or "lost": the JSON and event word. */

@@ -14,7 +14,7 @@
 #include "dynprof/proto.h"
 
 struct exchange {
-	int fd;                 /* non-blocking, connected */
+	int fd; /* non-blocking, connected */
 	unsigned char out[PROTO_MAX_WIRE_SIZE];
 	size_t out_len, out_done;
 	unsigned char in[PROTO_MAX_WIRE_SIZE];
@@ -26,7 +26,7 @@ struct exchange {
 	 * another negative errno.
 	 */
 	int result;
-	int64_t finished_ms;    /* when it completed or failed */
+	int64_t finished_ms;      /* when it completed or failed */
 	int64_t finished_wall_us; /* the same on the wall clock, for records */
 };
 

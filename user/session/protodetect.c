@@ -17,9 +17,9 @@
 #include "shared/decimal.h"
 #include "shared/array_size.h"
 
-#define MAPS_LINE_BUF   16384              /* longer lines (none exist) are skipped */
-#define MAPS_MAX_BYTES  (64L * 1024 * 1024) /* stop reading a pathological maps here */
-#define MAX_ROOTS       4                  /* distinct toolkit roots examined */
+#define MAPS_LINE_BUF 16384                /* longer lines (none exist) are skipped */
+#define MAPS_MAX_BYTES (64L * 1024 * 1024) /* stop reading a pathological maps here */
+#define MAX_ROOTS 4                        /* distinct toolkit roots examined */
 #define VERSION_FILE_MAX (64 * 1024)
 /* v2 starts with CANN 8.5.0; msprof up to the 8.3.0 branch speaks v1 (docs/PROTOCOL.md). */
 #define VERSION_MAJOR_V2 8
@@ -179,8 +179,8 @@ int protodetect_maps_path(const char *line, char *path, size_t len)
 	if (*p != '/')
 		return -ENOENT;
 	n = strcspn(p, "\n");
-	if (n > sizeof(deleted) - 1 && !memcmp(p + n - (sizeof(deleted) - 1), deleted,
-					      sizeof(deleted) - 1))
+	if (n > sizeof(deleted) - 1 &&
+	    !memcmp(p + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1))
 		n -= sizeof(deleted) - 1;
 	if (n >= len)
 		return -ENAMETOOLONG;
@@ -526,20 +526,21 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 	 */
 	if (env_rc == 0 || env_rc == -ERANGE) {
 		v = !strcmp(env, "v1") ? PROTO_V1 : PROTO_V2;
-		errbuf_set(why, whylen, "%s=%s (dynprof agent linked in): %s", PROTODETECT_AGENT_ENV, env,
-			   proto_version_name(v));
+		errbuf_set(why, whylen, "%s=%s (dynprof agent linked in): %s",
+			   PROTODETECT_AGENT_ENV, env, proto_version_name(v));
 		free(m);
 		return v;
 	}
 
 	/* 3. the current generation */
 	if (m->nroots)
-		errbuf_set(why, whylen, "CANN at %s, but no version file readable there: v2", m->roots[0].root);
+		errbuf_set(why, whylen, "CANN at %s, but no version file readable there: v2",
+			   m->roots[0].root);
 	else if (m->cann)
 		errbuf_set(why, whylen, "CANN libraries outside a toolkit layout, no version found: v2");
 	else if (maps_rc)
-		errbuf_set(why, whylen, "cannot read /proc/%d/maps (%s), no CANN version found: v2", pid,
-			   strerror(-maps_rc));
+		errbuf_set(why, whylen, "cannot read /proc/%d/maps (%s), no CANN version found: v2",
+			   pid, strerror(-maps_rc));
 	else
 		errbuf_set(why, whylen, "no CANN version found: v2");
 	free(m);

@@ -33,13 +33,14 @@ void server_limits_for(struct server_limits *out, enum proto_version v, enum soc
 		return; /* 8.5.0: no limit at all */
 	}
 	answered = env_positive(env ? env->max_requests : NULL,
-				v == PROTO_V1 ? PROTO_V1_MAX_REQUESTS : PROTO_V2_MAX_REQUESTS, &out->scaled);
+				v == PROTO_V1 ? PROTO_V1_MAX_REQUESTS : PROTO_V2_MAX_REQUESTS,
+				&out->scaled);
 	/* v1 counts the TEST_REQ handshake among its requests. */
 	out->max_commands = v == PROTO_V1 ? answered - 1 : answered;
 	if (out->max_commands < 1)
 		out->max_commands = 1; /* the handshake alone uses them up: the first command ends it */
-	out->idle_ticks = env_positive(env ? env->idle_timeout : NULL, PROTO_IDLE_LIMIT_TICKS,
-				       &out->scaled);
+	out->idle_ticks =
+		env_positive(env ? env->idle_timeout : NULL, PROTO_IDLE_LIMIT_TICKS, &out->scaled);
 	out->idle_reset_at_start = v == PROTO_V1;
 	out->max_accepts = PROTO_MAX_ACCEPTS;
 }
@@ -62,8 +63,8 @@ void server_count_collecting(struct server_count *c, int64_t now_ms, bool collec
 	c->collecting = collecting;
 }
 
-void server_count_command(struct server_count *c, const struct server_limits *l,
-			  int64_t now_ms, bool is_start)
+void server_count_command(struct server_count *c, const struct server_limits *l, int64_t now_ms,
+			  bool is_start)
 {
 	c->commands++;
 	if (is_start && l->idle_reset_at_start) {
@@ -94,16 +95,14 @@ int64_t server_idle_reconnect_ms(const struct server_limits *l)
 }
 
 enum server_reconnect server_needs_reconnect(const struct server_limits *l,
-					     const struct server_count *c, int64_t now_ms,
-					     bool start_next)
+					     const struct server_count *c, int64_t now_ms, bool start_next)
 {
 	int64_t idle_at = server_idle_reconnect_ms(l);
 
 	if (c->collecting || last_accept(l, c))
 		return SERVER_KEEP;
 	/* A window's START and STOP must both be answered before the limit's DISCONNECT. */
-	if (l->max_commands && c->commands > 0 &&
-	    c->commands + SERVER_WINDOW_REQUESTS >= l->max_commands)
+	if (l->max_commands && c->commands > 0 && c->commands + SERVER_WINDOW_REQUESTS >= l->max_commands)
 		return SERVER_RECONNECT_REQUESTS;
 	/* v1 restarts its count at START: the START about to go needs no fresh connection. */
 	if (start_next && l->idle_reset_at_start)
@@ -113,8 +112,7 @@ enum server_reconnect server_needs_reconnect(const struct server_limits *l,
 	return SERVER_KEEP;
 }
 
-int64_t server_reconnect_due_ms(const struct server_limits *l, const struct server_count *c,
-				int64_t now_ms)
+int64_t server_reconnect_due_ms(const struct server_limits *l, const struct server_count *c, int64_t now_ms)
 {
 	int64_t idle_at = server_idle_reconnect_ms(l), idle;
 
@@ -125,8 +123,7 @@ int64_t server_reconnect_due_ms(const struct server_limits *l, const struct serv
 }
 
 enum server_cause server_disconnect_cause(const struct server_limits *l,
-					  const struct server_count *c, int64_t now_ms,
-					  bool exiting)
+					  const struct server_count *c, int64_t now_ms, bool exiting)
 {
 	if (l->max_commands && c->commands >= l->max_commands)
 		return SERVER_CAUSE_REQUESTS;
@@ -146,14 +143,16 @@ void server_cause_text(enum server_cause cause, const struct server_limits *l,
 			 l->max_commands);
 		break;
 	case SERVER_CAUSE_IDLE:
-		snprintf(buf, len, "idle limit reached (%lld s idle on this connection, the server allows %d)",
+		snprintf(buf, len,
+			 "idle limit reached (%lld s idle on this connection, the server allows %d)",
 			 (long long)(server_count_idle_ms(c, now_ms) / 1000), l->idle_ticks);
 		break;
 	case SERVER_CAUSE_EXIT:
 		snprintf(buf, len, "the server process is exiting");
 		break;
 	default:
-		snprintf(buf, len, "reason unknown (no limit was reached; requests sent: %d, idle: %lld s)",
+		snprintf(buf, len,
+			 "reason unknown (no limit was reached; requests sent: %d, idle: %lld s)",
 			 c->commands, (long long)(server_count_idle_ms(c, now_ms) / 1000));
 	}
 }

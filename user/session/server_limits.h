@@ -35,15 +35,15 @@
 #include "sock/socklocate.h"
 
 #define SERVER_WINDOW_REQUESTS 2 /* a window's START and STOP must fit in one connection */
-#define SERVER_ACCEPTS_WARN    8 /* warn when this few of the server's accepts are left */
+#define SERVER_ACCEPTS_WARN 8    /* warn when this few of the server's accepts are left */
 
 struct server_limits {
-	int max_commands;       /* commands after the handshake; the last one answered is
+	int max_commands; /* commands after the handshake; the last one answered is
 				   followed by DISCONNECT; 0: no limit */
-	int idle_ticks;         /* 1-s idle ticks allowed; the next one disconnects; 0: no limit */
+	int idle_ticks;   /* 1-s idle ticks allowed; the next one disconnects; 0: no limit */
 	bool idle_reset_at_start; /* v1: START_REQ restarts the count */
-	int max_accepts;        /* connections per process lifetime; 0: no limit */
-	bool scaled;            /* set from our agent's environment */
+	int max_accepts;          /* connections per process lifetime; 0: no limit */
+	bool scaled;              /* set from our agent's environment */
 };
 
 /* The agent's variables as read from the target's environ (NULL: unset). */
@@ -58,11 +58,11 @@ void server_limits_for(struct server_limits *out, enum proto_version v, enum soc
 
 /* One connection as the server counts it, and the connections made so far. */
 struct server_count {
-	int connections;        /* made by this run: each used one of the server's accepts */
-	int commands;           /* sent after the handshake */
-	int64_t idle_ms;        /* not collecting, up to mark_ms */
-	int64_t mark_ms;        /* when idle_ms was last brought up to date */
-	bool collecting;        /* as last told */
+	int connections; /* made by this run: each used one of the server's accepts */
+	int commands;    /* sent after the handshake */
+	int64_t idle_ms; /* not collecting, up to mark_ms */
+	int64_t mark_ms; /* when idle_ms was last brought up to date */
+	bool collecting; /* as last told */
 };
 
 /* A fresh connection at `now_ms` (start from a zeroed count). */
@@ -70,8 +70,8 @@ void server_count_connected(struct server_count *c, int64_t now_ms);
 /* Bring idle_ms up to `now_ms`, then note whether a window is open from now on. */
 void server_count_collecting(struct server_count *c, int64_t now_ms, bool collecting);
 /* A command sent at `now_ms` (v1 START restarts the idle count). */
-void server_count_command(struct server_count *c, const struct server_limits *l,
-			  int64_t now_ms, bool is_start);
+void server_count_command(struct server_count *c, const struct server_limits *l, int64_t now_ms,
+			  bool is_start);
 /* Idle ms the server may have counted by `now_ms`. */
 int64_t server_count_idle_ms(const struct server_count *c, int64_t now_ms);
 
@@ -95,9 +95,8 @@ enum server_reconnect {
  * server accepts (another connect would find no server); `start_next`: a
  * START is about to be sent, else the idle loop's check.
  */
-enum server_reconnect server_needs_reconnect(const struct server_limits *l,
-					     const struct server_count *c, int64_t now_ms,
-					     bool start_next);
+enum server_reconnect server_needs_reconnect(const struct server_limits *l, const struct server_count *c,
+					     int64_t now_ms, bool start_next);
 
 /* Ms until server_needs_reconnect would say IDLE (0: now), -1: never (collecting, no limit, last accept). */
 int64_t server_reconnect_due_ms(const struct server_limits *l, const struct server_count *c,
@@ -112,8 +111,7 @@ enum server_cause {
 
 /* Why a v2 server sent DISCONNECT, from the counts (exiting: the process is gone). */
 enum server_cause server_disconnect_cause(const struct server_limits *l,
-					  const struct server_count *c, int64_t now_ms,
-					  bool exiting);
+					  const struct server_count *c, int64_t now_ms, bool exiting);
 
 /* One line for "Server disconnected, <this>": the cause with its numbers. */
 void server_cause_text(enum server_cause cause, const struct server_limits *l,

@@ -58,7 +58,8 @@ int session_scan_prof_dirs(struct session *s, struct target *t,
 	session_batch_begin(s);
 	rc = output_listing_valid(&s->listing) ? 0 : output_listing_read(&s->listing, s->output);
 	if (rc == 0)
-		rc = output_new_prof_dirs_listed(&s->listing, target_prof_names(t), &t->prof_seen, found, ctx);
+		rc = output_new_prof_dirs_listed(&s->listing, target_prof_names(t), &t->prof_seen,
+						 found, ctx);
 	session_batch_end(s);
 	return rc;
 }
@@ -103,11 +104,13 @@ static void claimed(struct session *s, const struct target *by, const char *name
 /* Why a folder could not be brought out, in words. */
 static const char *move_error(int rc)
 {
-	return rc == -EFBIG ? "it holds more than --window-max-size, left where it is" :
+	return rc == -EFBIG  ? "it holds more than --window-max-size, left where it is" :
 	       rc == -EMLINK ? "it holds more files than --window-max-files, left where it is" :
-	       rc == -EINTR ? "stopped by a signal, left where it is" :
-	       rc == -ETIMEDOUT ? "its filesystem did not answer within 5 s (a file that blocks?), left where it is" :
-	       rc == -EPROTO ? "its helper sent what is not a folder, left where it is" : strerror(-rc);
+	       rc == -EINTR  ? "stopped by a signal, left where it is" :
+	       rc == -ETIMEDOUT ?
+			      "its filesystem did not answer within 5 s (a file that blocks?), left where it is" :
+	       rc == -EPROTO ? "its helper sent what is not a folder, left where it is" :
+			       strerror(-rc);
 }
 
 /* What a copy left out, said once per folder. */
@@ -117,7 +120,8 @@ static void say_skipped(const struct target *t, const char *name, const struct f
 		return;
 	report_warning("dynprof: pid %d: %s: %u entr%s not copied (symlinks, special files, other mounts or unreadable), the first %s%s%s",
 		       t->pid, name, c->skipped, c->skipped == 1 ? "y" : "ies", c->first_skip,
-		       c->first_skip_err ? ": " : "", c->first_skip_err ? strerror(-c->first_skip_err) : "");
+		       c->first_skip_err ? ": " : "",
+		       c->first_skip_err ? strerror(-c->first_skip_err) : "");
 }
 
 static void move_failed(struct prof_report *r, const char *name, int rc)
@@ -127,8 +131,7 @@ static void move_failed(struct prof_report *r, const char *name, int rc)
 	report_target_error(r->t->pid, "dynprof: pid %d: cannot move %s/%s to %s: %s", r->t->pid,
 			    r->t->result_inside, name, r->s->output, why);
 	r->a->failed++;
-	set_reason(r->a, "cannot move %s/%s to %s: %s", r->t->result_inside, name, r->s->output,
-		   why);
+	set_reason(r->a, "cannot move %s/%s to %s: %s", r->t->result_inside, name, r->s->output, why);
 }
 
 /* In --output and recorded: finished, or saved incomplete (no end_info). */
@@ -178,8 +181,8 @@ static void record_origin(const struct session *s, const struct target *t, const
 	int rc = output_record_origin(s->output, &o);
 
 	if (rc)
-		report_target_error(t->pid, "dynprof: cannot add %s to %s/%d_dynprof_folders: %s", name,
-				    s->output, (int)getpid(), strerror(-rc));
+		report_target_error(t->pid, "dynprof: cannot add %s to %s/%d_dynprof_folders: %s",
+				    name, s->output, (int)getpid(), strerror(-rc));
 }
 
 static void report_prof_dir(void *ctx, const char *prof)
@@ -206,7 +209,8 @@ static void report_prof_dir(void *ctx, const char *prof)
 	claimed(r->s, r->t, prof);
 	rc = output_record(r->s->output, name);
 	if (rc)
-		report_target_error(r->t->pid, "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
+		report_target_error(r->t->pid,
+				    "dynprof: cannot add %s to %s/%d_profiling_output_record: %s",
 				    name, r->s->output, (int)getpid(), strerror(-rc));
 	record_origin(r->s, r->t, name);
 	saved(r, name);
@@ -283,8 +287,7 @@ static void window_end(struct session *s, struct target *t, const char *ended, c
 	struct window_account *a = &t->last_window;
 	struct prof_report r = { s, t, a, events_window_close_begin(t->pid) };
 
-	*a = (struct window_account){ .ended = ended, .opened_us = t->window_opened_us,
-				      .number = t->windows };
+	*a = (struct window_account){ .ended = ended, .opened_us = t->window_opened_us, .number = t->windows };
 	hostdata_window_stop(t->pid);
 	report_new_prof_dirs(t, &r);
 	hostdata_window_write(t->pid, s->output, a); /* into the folders now in --output */
@@ -387,7 +390,8 @@ static void say_exited(const struct session *s, const struct target *t, bool exi
 	if (s->launch)
 		report_info("target left: pid %d (%s)", t->pid, exited ? "exited" : "connection closed");
 	else
-		report_plain("server process %d did not create socket, or process has already exited", t->pid);
+		report_plain("server process %d did not create socket, or process has already exited",
+			     t->pid);
 }
 
 /*
@@ -449,8 +453,7 @@ static void v1_detail(const struct target *t, const struct target_outcome *out)
 		report_info("pid %d: %s", t->pid, out->reply.detail);
 }
 
-static void start_result(struct session *s, struct target *t, const struct target_outcome *out,
-			 bool by_rule)
+static void start_result(struct session *s, struct target *t, const struct target_outcome *out, bool by_rule)
 {
 	switch (out->reply.status) {
 	case PROTO_OK:
@@ -569,8 +572,8 @@ static void snapshot_prof_dirs(struct session *s, struct target *t)
  * Fan `cmd` out to the live targets: all, or those `which` marks (NULL:
  * all); with collecting_only, only those of them that collect.
  */
-static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only, const bool *which,
-		    bool by_rule)
+static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only,
+		    const bool *which, bool by_rule)
 {
 	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
 	bool *sent = calloc((size_t)s->ntargets + 1, sizeof(*sent));
@@ -613,8 +616,9 @@ void session_command(struct session *s, enum proto_command cmd)
 	else if (cmd == PROTO_CMD_STOP)
 		s->window_open = false;
 	if (s->launch && session_live(s) == 0 && cmd != PROTO_CMD_QUIT)
-		report_info("no target yet: %s", cmd == PROTO_CMD_START ?
-			    "the window opens in each target as it joins" : "nothing to stop");
+		report_info("no target yet: %s",
+			    cmd == PROTO_CMD_START ? "the window opens in each target as it joins" :
+						     "nothing to stop");
 	fan_out(s, cmd, false, NULL, false);
 }
 

@@ -165,7 +165,9 @@ static int locate(struct session *s, struct target *t)
 	if (rc == -ESRCH)
 		snprintf(why, sizeof(why), "no such process");
 	else if (rc == -ENOENT)
-		snprintf(why, sizeof(why), "it serves no dynamic profiling socket: no %s in its home %s, no abstract @" DYNPROF_SOCKET_PREFIX_ALT "<key> in its network namespace; was it started with PROFILING_MODE=dynamic?",
+		snprintf(why, sizeof(why),
+			 "it serves no dynamic profiling socket: no %s in its home %s, no abstract @" DYNPROF_SOCKET_PREFIX_ALT
+			 "<key> in its network namespace; was it started with PROFILING_MODE=dynamic?",
 			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
 	else
 		snprintf(why, sizeof(why), "%s", t->sock.why);
@@ -292,7 +294,8 @@ static int result_dir_by_helper(struct target *t, bool *no_helper)
 			/* started */
 		} else if (!targetfs_host_side_ok(t->pid)) {
 			/* Never root's rights in a target's filesystem: this target goes, the others stay. */
-			report_target_error(t->pid, "dynprof: pid %d: its result folder cannot be made with its rights (%s); " TARGETFS_REFUSED,
+			report_target_error(t->pid,
+					    "dynprof: pid %d: its result folder cannot be made with its rights (%s); " TARGETFS_REFUSED,
 					    t->pid, why);
 			return -ECANCELED;
 		} else {
@@ -337,7 +340,8 @@ static int choose_result_dir(struct session *s, struct target *t)
 	}
 	if ((size_t)snprintf(t->result_inside, sizeof(t->result_inside), "%.*s/.dynprof/%d",
 			     PATH_MAX - 32, t->sock.home, (int)getpid()) >= sizeof(t->result_inside)) {
-		report_target_error(t->pid, "dynprof: pid %d: its result folder %s/.dynprof/... is too long",
+		report_target_error(t->pid,
+				    "dynprof: pid %d: its result folder %s/.dynprof/... is too long",
 				    t->pid, t->sock.home);
 		return -ENAMETOOLONG;
 	}
@@ -347,12 +351,14 @@ static int choose_result_dir(struct session *s, struct target *t)
 	if (rc == -ECANCELED)
 		return rc; /* said */
 	if (rc < 0) {
-		report_target_error(t->pid, "dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
-			     t->pid, s->output, t->sock.home,
-			     rc == -EXDEV ? ".dynprof or its folder is a mount point there, refused" :
-			     rc == -EPERM ? ".dynprof or its folder exists and is not its user's, refused" :
-			     rc == -ENOTDIR ? ".dynprof or its folder is a symlink or not a folder, refused" :
-			     strerror(-rc));
+		report_target_error(
+			t->pid,
+			"dynprof: pid %d cannot see %s and no result folder could be made in its home %s: %s",
+			t->pid, s->output, t->sock.home,
+			rc == -EXDEV ? ".dynprof or its folder is a mount point there, refused" :
+			rc == -EPERM ? ".dynprof or its folder exists and is not its user's, refused" :
+			rc == -ENOTDIR ? ".dynprof or its folder is a symlink or not a folder, refused" :
+					 strerror(-rc));
 		return rc;
 	}
 	report_info("pid %d: in its own filesystem it writes to %s; finished PROF_ folders are moved to %s",
@@ -365,9 +371,17 @@ static void choose_limits(struct target *t)
 {
 	char req[24], idle[24], flav[24];
 	struct server_limits_env env = {
-		.max_requests = procfs_environ_get(t->pid, "DYNPROF_AGENT_MAX_REQUESTS", req, sizeof(req)) ? NULL : req,
-		.idle_timeout = procfs_environ_get(t->pid, "DYNPROF_AGENT_IDLE_TIMEOUT", idle, sizeof(idle)) ? NULL : idle,
-		.flavour = procfs_environ_get(t->pid, "DYNPROF_AGENT_FLAVOUR", flav, sizeof(flav)) ? NULL : flav,
+		.max_requests =
+			procfs_environ_get(t->pid, "DYNPROF_AGENT_MAX_REQUESTS", req, sizeof(req)) ?
+				NULL :
+				req,
+		.idle_timeout =
+			procfs_environ_get(t->pid, "DYNPROF_AGENT_IDLE_TIMEOUT", idle, sizeof(idle)) ?
+				NULL :
+				idle,
+		.flavour = procfs_environ_get(t->pid, "DYNPROF_AGENT_FLAVOUR", flav, sizeof(flav)) ?
+				   NULL :
+				   flav,
 	};
 
 	server_limits_for(&t->limits, t->proto, t->sock.flavour, &env);
@@ -409,8 +423,8 @@ static void connect_failed(struct target *t, const char *why)
 		target_origin_read(t);
 	report_target_error(t->pid,
 			    "cannot connect to server for pid %s, maybe server is closed (%s; pid %d%s%s, socket %s)",
-			    t->sock.name, why, t->pid, t->container[0] ? " in container " : "", t->container,
-			    t->sock.host_path);
+			    t->sock.name, why, t->pid, t->container[0] ? " in container " : "",
+			    t->container, t->sock.host_path);
 }
 
 static int connect_one(struct session *s, struct target *t)
@@ -427,11 +441,13 @@ static int connect_one(struct session *s, struct target *t)
 	t->params = params_build(s->opts, t->proto, t->result_inside, params_chip(s->opts, s->output));
 	if (!t->params)
 		return -EINVAL;
-	fd = target_socket_connect(&t->sock, t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
+	fd = target_socket_connect(&t->sock,
+				   t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
 				   why, sizeof(why));
 	fd_shortage(s, fd);
 	if (fd == -EPERM) {
-		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent", t->pid, why);
+		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent",
+				    t->pid, why);
 		target_drop(t);
 		return fd;
 	}
@@ -457,9 +473,10 @@ static bool wrong_generation(const struct target *t)
 
 	if (other == PROTO_AUTO)
 		return false;
-	report_target_error(t->pid, "dynprof: pid %d speaks protocol %s, not %s (chosen by %s): use --protocol=%s",
-			    t->pid, proto_version_name(other), proto_version_name(t->proto), t->proto_why,
-			    proto_version_name(other));
+	report_target_error(t->pid,
+			    "dynprof: pid %d speaks protocol %s, not %s (chosen by %s): use --protocol=%s",
+			    t->pid, proto_version_name(other), proto_version_name(t->proto),
+			    t->proto_why, proto_version_name(other));
 	return true;
 }
 
@@ -470,7 +487,8 @@ static void finish_handshake(struct session *s, struct target *t)
 	target_finish_handshake(t, &out);
 	if (out.reply.status == PROTO_OK) {
 		if (s->disc && discover_watch(s->disc, t->pid) == -ESRCH) {
-			report_plain("server process %d did not create socket, or process has already exited", t->pid);
+			report_plain("server process %d did not create socket, or process has already exited",
+				     t->pid);
 			target_drop(t);
 		}
 		return;
@@ -478,12 +496,15 @@ static void finish_handshake(struct session *s, struct target *t)
 	if (wrong_generation(t))
 		;
 	else if (t->xchg.result == -ETIMEDOUT)
-		report_target_error(t->pid, "recv params timeout, server for pid %d has been connected to another client.", t->pid);
+		report_target_error(t->pid,
+				    "recv params timeout, server for pid %d has been connected to another client.",
+				    t->pid);
 	else if (out.reply.status == PROTO_FAIL)
-		report_target_error(t->pid, "dynprof: pid %d refused the connection (%s reply: failure)", t->pid,
-			     t->proto == PROTO_V1 ? "TEST" : "params");
+		report_target_error(t->pid, "dynprof: pid %d refused the connection (%s reply: failure)",
+				    t->pid, t->proto == PROTO_V1 ? "TEST" : "params");
 	else if (out.reply.status == PROTO_DISCONNECTED)
-		report_plain("Server disconnected, %s (pid %d)", out.reply.detail[0] ? out.reply.detail : "while connecting", t->pid);
+		report_plain("Server disconnected, %s (pid %d)",
+			     out.reply.detail[0] ? out.reply.detail : "while connecting", t->pid);
 	else
 		connect_failed(t, out.reason);
 	target_drop(t);
@@ -612,7 +633,8 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	t->nspid = t->sock.nspid;
 	fd_shortage(s, rc);
 	if (rc)
-		report_target_error(pid, "dynprof: pid %d (%s) cannot join: %s", pid, command, t->sock.why);
+		report_target_error(pid, "dynprof: pid %d (%s) cannot join: %s", pid, command,
+				    t->sock.why);
 	else
 		rc = connect_one(s, t);
 	if (rc) {
@@ -803,8 +825,7 @@ static void fd_room(struct session *s)
 		       (unsigned long long)rl.rlim_max);
 }
 
-int session_open(struct session **sp, const struct options *o, const char *output,
-		 struct discover *disc)
+int session_open(struct session **sp, const struct options *o, const char *output, struct discover *disc)
 {
 	struct session *s = *sp = calloc(1, sizeof(*s));
 	int rc;

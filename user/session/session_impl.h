@@ -12,7 +12,7 @@
 #include "session/session.h"
 #include "session/target_impl.h"
 
-#ifndef SESSION_FIRST_SLOTS /* a test build makes it 2, so that the table grows early */
+#ifndef SESSION_FIRST_SLOTS    /* a test build makes it 2, so that the table grows early */
 #define SESSION_FIRST_SLOTS 16 /* slots of a new table; it doubles as targets come */
 #endif
 
@@ -28,21 +28,21 @@ struct session {
 	 */
 	struct target **targets;
 	int ntargets;
-	size_t slots;          /* room in `targets` */
-	unsigned serial;       /* targets taken in so far: names each slot's target */
+	size_t slots;            /* room in `targets` */
+	unsigned serial;         /* targets taken in so far: names each slot's target */
 	unsigned command_serial; /* commands fanned out so far: which targets the last one reached */
-	int slot_holders;      /* layers above that key state by index (session_hold_slots) */
+	int slot_holders;        /* layers above that key state by index (session_hold_slots) */
 	struct output_listing listing; /* --output's PROF_ names, read once per command */
-	int listing_batch;     /* > 0: inside one command; the listing is kept until it ends */
-	bool fd_limit_said;    /* "out of file descriptors" printed once */
-	int windows;           /* windows opened so far */
-	int prof_dirs;         /* PROF_ folders seen after stops */
+	int listing_batch;  /* > 0: inside one command; the listing is kept until it ends */
+	bool fd_limit_said; /* "out of file descriptors" printed once */
+	int windows;        /* windows opened so far */
+	int prof_dirs;      /* PROF_ folders seen after stops */
 	int saved, incomplete, lost; /* windows ended, by fate (results/winaccount.h) */
-	bool window_open;      /* `start` given and no `stop` since: joiners start too */
-	bool launch;           /* launch mode: targets join and leave as they come */
-	bool follow;           /* follow mode (launch's joins, host-wide): rules count from each join */
-	int joined;            /* launch mode: targets that joined over the run */
-	bool closing;          /* session_shutdown ran: no more joins */
+	bool window_open;            /* `start` given and no `stop` since: joiners start too */
+	bool launch;                 /* launch mode: targets join and leave as they come */
+	bool follow;  /* follow mode (launch's joins, host-wide): rules count from each join */
+	int joined;   /* launch mode: targets that joined over the run */
+	bool closing; /* session_shutdown ran: no more joins */
 	/* Targets `quit SEL` let go: never taken again (session_dismissed). */
 	struct session_dismissed_proc *dismissed;
 	int ndismissed;

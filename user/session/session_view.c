@@ -50,7 +50,7 @@ int session_target_count(const struct session *s)
 }
 
 const struct session_target_info *session_target_info(const struct session *s, int index,
-						       struct session_target_info *out)
+						      struct session_target_info *out)
 {
 	const struct target *t = s->targets[index];
 

@@ -59,13 +59,13 @@ struct session_target_info {
 	const char *container_name; /* the engine's name, "" unknown */
 	unsigned uid;               /* real uid on the host, when uid_known */
 	bool uid_known;
-	uint64_t cards;             /* cards it held when it joined (bit N: card N) */
-	const char *command;        /* its command line when it joined */
-	int windows;                /* windows opened in it */
+	uint64_t cards;      /* cards it held when it joined (bit N: card N) */
+	const char *command; /* its command line when it joined */
+	int windows;         /* windows opened in it */
 };
 /* Fill `out` for the target at `index`; returns `out`, to be used in an expression. */
 const struct session_target_info *session_target_info(const struct session *s, int index,
-						       struct session_target_info *out);
+						      struct session_target_info *out);
 
 /*
  * Which target holds the slot: a number no other target of the run has.

@@ -23,46 +23,46 @@
 #include "session/target_socket.h"
 
 struct target {
-	int pid;                 /* host pid, as the user gave it */
-	int nspid;               /* pid in its own namespace: names its PROF_ folders */
+	int pid;   /* host pid, as the user gave it */
+	int nspid; /* pid in its own namespace: names its PROF_ folders */
 	struct sock_location sock;
 	enum proto_version proto;
-	char proto_why[128];     /* how --protocol=auto decided */
-	char *params;            /* the params JSON (malloc'd) */
-	int fd;                  /* -1 when not connected */
-	bool collecting;         /* a window we opened is open */
-	bool dropped;            /* no longer a target */
-	bool joined;             /* announced as a target (--events target-join) */
-	bool released;           /* dropped, and no layer above needs its slot (session_hold_slots) */
-	unsigned serial;         /* which target of the run this is (session_target_serial) */
-	struct server_limits limits; /* what its server allows (server_limits.h) */
-	struct server_count count;   /* this connection as the server counts it, and how many */
-	int last_status;         /* status of the last command's reply (enum proto_status) */
-	unsigned last_command;   /* the session's command_serial when it was last sent one */
-	int64_t last_reply_us;   /* wall clock (us) when that reply came */
-	struct exchange xchg;    /* the exchange in flight */
-	char *prof_seen;         /* PROF_ folder names already reported */
-	char *inherited;         /* of those, the unfinished ones found at connect: windows an
+	char proto_why[128]; /* how --protocol=auto decided */
+	char *params;        /* the params JSON (malloc'd) */
+	int fd;              /* -1 when not connected */
+	bool collecting;     /* a window we opened is open */
+	bool dropped;        /* no longer a target */
+	bool joined;         /* announced as a target (--events target-join) */
+	bool released;       /* dropped, and no layer above needs its slot (session_hold_slots) */
+	unsigned serial;     /* which target of the run this is (session_target_serial) */
+	struct server_limits limits;  /* what its server allows (server_limits.h) */
+	struct server_count count;    /* this connection as the server counts it, and how many */
+	int last_status;              /* status of the last command's reply (enum proto_status) */
+	unsigned last_command;        /* the session's command_serial when it was last sent one */
+	int64_t last_reply_us;        /* wall clock (us) when that reply came */
+	struct exchange xchg;         /* the exchange in flight */
+	char *prof_seen;              /* PROF_ folder names already reported */
+	char *inherited;              /* of those, the unfinished ones found at connect: windows an
 				    earlier client left open, reported when a stop ends them */
 	char result_inside[PATH_MAX]; /* result_dir as the target sees it */
 	char result_host[PATH_MAX];   /* the same folder as dynprof reaches it */
-	int result_fd;           /* >= 0: a folder inside the target's filesystem,
+	int result_fd;                /* >= 0: a folder inside the target's filesystem,
 				    whose PROF_ folders dynprof moves to --output
 				    (no helper could be made: target_results.h) */
-	struct fshelper *fsh;    /* its helper, when its results are in its own filesystem */
-	int windows;             /* windows opened in it */
-	int64_t window_opened_us; /* wall clock when the open one opened */
-	bool window_by_rule;     /* the open window is a --window rule's: the rule's record line tells it */
+	struct fshelper *fsh;         /* its helper, when its results are in its own filesystem */
+	int windows;                  /* windows opened in it */
+	int64_t window_opened_us;     /* wall clock when the open one opened */
+	bool window_by_rule; /* the open window is a --window rule's: the rule's record line tells it */
 	struct window_account last_window; /* how its last window ended (results/winaccount.h) */
-	char container[96];      /* its container's name, else its id (12 hex as docker ps
+	char container[96];                /* its container's name, else its id (12 hex as docker ps
 				    shows it, or runc's); "" on the host (target_origin.h) */
-	char command[256];       /* its command line when it joined */
+	char command[256];                 /* its command line when it joined */
 	/* Who it is, for selectors and status (target_origin_read); unknown: 0 / "". */
-	char container_id[80];   /* full id (64 hex, or runc's; "<id>@<uid>" rootless), "" on the host */
+	char container_id[80]; /* full id (64 hex, or runc's; "<id>@<uid>" rootless), "" on the host */
 	char container_name[96]; /* the engine's name, "" unknown */
 	unsigned uid;            /* real uid on the host */
 	bool uid_known;
-	uint64_t cards;          /* cards it held when it joined (bit N: card N) */
+	uint64_t cards; /* cards it held when it joined (bit N: card N) */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */

@@ -7,7 +7,7 @@
 #include "session/target_leave.h"
 
 #define LEAVE_SEND_MS 500 /* one message into an empty socket buffer */
-#define LEAVE_ACK_MS  300 /* a server busy with another client answers later, or never */
+#define LEAVE_ACK_MS 300  /* a server busy with another client answers later, or never */
 
 static void leave_v2(int fd)
 {

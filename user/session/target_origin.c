@@ -27,7 +27,8 @@ void target_origin_read(struct target *t)
 	t->uid = (unsigned)p.uid;
 	t->uid_known = true;
 	if (p.container_name[0])
-		snprintf(t->container, sizeof(t->container), "%.*s", (int)sizeof(t->container) - 1, p.container_name);
+		snprintf(t->container, sizeof(t->container), "%.*s", (int)sizeof(t->container) - 1,
+			 p.container_name);
 	else if (p.container[0])
 		snprintf(t->container, sizeof(t->container), "%.*s", CONTAINER_SHORT, p.container);
 }

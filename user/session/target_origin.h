@@ -39,7 +39,6 @@ void target_origin_cards(struct target *const *ts, int n, const struct options *
  * unless it is a real folder of ours (no symlink). 0 with `sub` set, or a
  * negative errno (`sub` then "").
  */
-int target_output_subdir(const struct target *t, const char *output, char *sub,
-			 size_t len) DP_MUST_CHECK;
+int target_output_subdir(const struct target *t, const char *output, char *sub, size_t len) DP_MUST_CHECK;
 
 #endif /* DYNPROF_TARGET_ORIGIN_H */

@@ -58,8 +58,8 @@ int target_results_scan(struct target *t, void (*found)(void *ctx, const char *n
 	int rc;
 
 	if (!t->fsh)
-		return output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen, found,
-					    ctx);
+		return output_new_prof_dirs(t->result_host, target_prof_names(t), &t->prof_seen,
+					    found, ctx);
 	rc = fshelper_list(t->fsh, listed, &l);
 	if (rc == 0)
 		rc = l.rc;

@@ -14,7 +14,7 @@
 
 struct selection {
 	const struct options *o;
-	char *out;             /* malloc'd, grows */
+	char *out; /* malloc'd, grows */
 	size_t len, used;
 	bool nomem;
 	int want_nspid; /* with --container: the pid inside; 0 for auto */
@@ -86,7 +86,8 @@ bool target_select_nosocket_why(const struct procmodel *m, const struct pm_proc 
 		    !strcmp(parent->cmdline, p->cmdline);
 
 	if (fork)
-		snprintf(buf, len, "a fork of pid %d without exec (a worker pool's child, e.g. Python multiprocessing's default 'fork'): CANN serves a socket only in the process that initialised it, and dynprof's agent does not serve in a forked child; start the workers with 'spawn' or 'forkserver', or initialise CANN in each",
+		snprintf(buf, len,
+			 "a fork of pid %d without exec (a worker pool's child, e.g. Python multiprocessing's default 'fork'): CANN serves a socket only in the process that initialised it, and dynprof's agent does not serve in a forked child; start the workers with 'spawn' or 'forkserver', or initialise CANN in each",
 			 parent->pid);
 	else
 		snprintf(buf, len, "started without PROFILING_MODE=dynamic, or not initialised yet");
@@ -121,10 +122,13 @@ static int select_auto(struct procmodel *m, struct selection *s)
 	procmodel_foreach(m, tell_nosocket, &n);
 	unseen = target_select_unseen(m);
 	if (unseen)
-		snprintf(hidden, sizeof(hidden), " among the processes dynprof can see (not root: the cards of %d processes of other users cannot be seen; run it as root)",
+		snprintf(hidden, sizeof(hidden),
+			 " among the processes dynprof can see (not root: the cards of %d processes of other users cannot be seen; run it as root)",
 			 unseen);
 	report_error("Argument --pid=auto: no card-using process with a listening dynamic profiling socket%s%s, stop profiling.",
-		     s->o->ncontainers || s->o->nusers || s->o->nexes ? " matching --container, --user and --exe" : "",
+		     s->o->ncontainers || s->o->nusers || s->o->nexes ?
+			     " matching --container, --user and --exe" :
+			     "",
 		     hidden);
 	return -ENOENT;
 }

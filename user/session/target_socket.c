@@ -23,7 +23,7 @@
 #include "shared/array_size.h"
 
 #define CONNECT_BACKLOG_WAIT_MS 1000 /* a full backlog: retry this long */
-#define CONNECT_RETRY_MS        10
+#define CONNECT_RETRY_MS 10
 
 /* The target is gone when its pid is free or names a younger process. */
 static int same_process(const struct sock_location *ts)
@@ -106,7 +106,7 @@ static int reopen_home(const struct sock_location *ts, char *why, size_t whylen)
 
 /* One candidate socket file: its name and how dynprof's messages show it. */
 /* What a socket file that nobody serves is, for the user who finds one. */
-#define STALE_FILE                                                                            \
+#define STALE_FILE                                                                              \
 	"a stale socket file that nobody serves, left by an earlier server of that name which " \
 	"ended without removing it (killed by a signal, or crashed)"
 
@@ -128,8 +128,8 @@ static void candidate_init(struct candidate *c, const struct sock_location *ts, 
 }
 
 /* The name must still be a socket, not a symlink or anything else. */
-static int check_socket_file(const struct sock_location *ts, struct candidate *c,
-			     int homefd, char *why, size_t whylen)
+static int check_socket_file(const struct sock_location *ts, struct candidate *c, int homefd,
+			     char *why, size_t whylen)
 {
 	struct stat *st = &c->st;
 
@@ -189,8 +189,8 @@ static void explain_connect_error(const struct sock_location *ts, const struct c
  * not visible there). dynprof runs in the initial pid namespace, where
  * ts->pid (from /proc) lives too, so the two compare directly.
  */
-static int check_peer(const struct sock_location *ts, const struct candidate *c, int fd,
-		      char *why, size_t whylen)
+static int check_peer(const struct sock_location *ts, const struct candidate *c, int fd, char *why,
+		      size_t whylen)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -210,8 +210,8 @@ static int check_peer(const struct sock_location *ts, const struct candidate *c,
 	}
 	if (!same_process(ts)) {
 		if (procfs_alive(ts->pid)) {
-			snprintf(why, whylen, "pid %d now belongs to another process than the one found",
-				 ts->pid);
+			snprintf(why, whylen,
+				 "pid %d now belongs to another process than the one found", ts->pid);
 			return -EPERM;
 		}
 		snprintf(why, whylen, "process %d has exited", ts->pid);
@@ -240,7 +240,8 @@ static void explain_owner(const struct sock_location *ts, const struct candidate
 		snprintf(why, whylen, "socket %s is served by pid %d (%s, uid %u), not by pid %d",
 			 c->host_path, o->pid, o->comm, (unsigned)o->uid, ts->pid);
 	else
-		snprintf(why, whylen, "socket %s is bound by another process's listener (socket inode %lu), not by pid %d",
+		snprintf(why, whylen,
+			 "socket %s is bound by another process's listener (socket inode %lu), not by pid %d",
 			 c->host_path, o->inode, ts->pid);
 }
 
@@ -249,8 +250,7 @@ static void explain_owner(const struct sock_location *ts, const struct candidate
  * ends a CANN server's accept loop for good. -EPERM (another process's),
  * -ECONNREFUSED (the target does not listen on it), 0 (connect).
  */
-static int check_owner(const struct sock_location *ts, const struct candidate *c, char *why,
-		       size_t whylen)
+static int check_owner(const struct sock_location *ts, const struct candidate *c, char *why, size_t whylen)
 {
 	struct sock_owner owner;
 
@@ -314,8 +314,8 @@ static int connect_candidate(const struct sock_location *ts, struct candidate *c
  * \0dyn_prof_sock_<key> in the target's network namespace: the socket is
  * made there (a helper joins it), the name given with its exact length.
  */
-static int connect_abstract(const struct sock_location *ts, enum proto_version proto,
-			    char *why, size_t whylen)
+static int connect_abstract(const struct sock_location *ts, enum proto_version proto, char *why,
+			    size_t whylen)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct sock_owned owned;
@@ -340,10 +340,12 @@ static int connect_abstract(const struct sock_location *ts, enum proto_version p
 	fd = netns_socket_of(ts->pid, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		if (fd == -EPERM || fd == -EACCES)
-			snprintf(why, whylen, "cannot enter the network namespace of pid %d to reach %s (needs CAP_SYS_ADMIN over it)",
+			snprintf(why, whylen,
+				 "cannot enter the network namespace of pid %d to reach %s (needs CAP_SYS_ADMIN over it)",
 				 ts->pid, ts->path);
 		else
-			snprintf(why, whylen, "cannot make a socket in the network namespace of pid %d: %s",
+			snprintf(why, whylen,
+				 "cannot make a socket in the network namespace of pid %d: %s",
 				 ts->pid, strerror(-fd));
 		return fd == -EACCES ? -EPERM : fd;
 	}
@@ -357,8 +359,7 @@ static int connect_abstract(const struct sock_location *ts, enum proto_version p
 	return connected(ts, &c, fd, proto, why, whylen);
 }
 
-int target_socket_connect(const struct sock_location *ts, enum proto_version proto, char *why,
-			  size_t whylen)
+int target_socket_connect(const struct sock_location *ts, enum proto_version proto, char *why, size_t whylen)
 {
 	char dummy[8], alt_why[256], names[4][SOCKLOCATE_NAME_MAX];
 	struct candidate c;

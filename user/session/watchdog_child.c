@@ -25,15 +25,15 @@
 #include "session/watchdog.h"
 #include "session/watchdog_impl.h"
 
-#define SEND_MS      1000 /* one message into a socket whose reader is alive */
+#define SEND_MS 1000      /* one message into a socket whose reader is alive */
 #define QUIT_WAIT_MS 5000 /* at most, for the QUIT replies (STOPs get --timeout) */
-#define DISCARD_MAX  64   /* reads of what dynprof left unread, at most */
+#define DISCARD_MAX 64    /* reads of what dynprof left unread, at most */
 
 struct entry {
-	int fd;     /* our copy + 1; 0: not held */
+	int fd; /* our copy + 1; 0: not held */
 	int pid;
 	int proto;
-	int open;   /* a window may be open */
+	int open;    /* a window may be open */
 	size_t want; /* reply bytes still awaited */
 	int replied;
 };
@@ -183,7 +183,8 @@ static void await_replies(int64_t deadline)
 
 			if (!e->want || pfds[i++].revents == 0)
 				continue;
-			got = recv(e->fd - 1, buf, e->want < sizeof(buf) ? e->want : sizeof(buf), MSG_DONTWAIT);
+			got = recv(e->fd - 1, buf, e->want < sizeof(buf) ? e->want : sizeof(buf),
+				   MSG_DONTWAIT);
 			if (got < 0 && (errno == EAGAIN || errno == EINTR))
 				continue;
 			if (got <= 0) {
@@ -307,8 +308,7 @@ static int serve(int chan, pid_t parent)
 		return 0;
 	for (;;) {
 		struct pollfd p[2] = {
-			{ .fd = chan, .events = POLLIN },
-			{ .fd = pidfd, .events = POLLIN }, /* ignored when -1 */
+			{ .fd = chan, .events = POLLIN }, { .fd = pidfd, .events = POLLIN }, /* ignored when -1 */
 		};
 		/* Without a pidfd (before 5.3), the parent checked every second. */
 		int n = poll(p, 2, pidfd >= 0 ? -1 : 1000), rc;
@@ -365,7 +365,7 @@ static void set_title(pid_t parent)
 /* Signals meant for dynprof's process group (a terminal's Ctrl-C) are not for us. */
 static void ignore_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP,
+	static const int sigs[] = { SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE, SIGTSTP,
 				    SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2, SIGALRM };
 	struct sigaction sa = { .sa_handler = SIG_IGN };
 

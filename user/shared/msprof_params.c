@@ -10,10 +10,22 @@
 #include "shared/array_size.h"
 #include "shared/msprof_params.h"
 
-#define S(k, v) { (k), MP_STR, (v), 0 }
-#define I(k, v) { (k), MP_INT, NULL, (v) }
-#define B(k, v) { (k), MP_BOOL, NULL, (v) }
-#define U(k, v) { (k), MP_U64, NULL, (v) }
+#define S(k, v)                     \
+	{                           \
+		(k), MP_STR, (v), 0 \
+	}
+#define I(k, v)                        \
+	{                              \
+		(k), MP_INT, NULL, (v) \
+	}
+#define B(k, v)                         \
+	{                               \
+		(k), MP_BOOL, NULL, (v) \
+	}
+#define U(k, v)                        \
+	{                              \
+		(k), MP_U64, NULL, (v) \
+	}
 
 const struct mp_key mp_v2_keys[] = {
 	/* "" */

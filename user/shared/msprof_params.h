@@ -18,17 +18,17 @@
 #include <stdint.h>
 
 enum mp_type {
-	MP_STR,	 /* JSON string */
-	MP_INT,	 /* JSON integer (int32 in CANN) */
+	MP_STR,  /* JSON string */
+	MP_INT,  /* JSON integer (int32 in CANN) */
 	MP_BOOL, /* JSON true/false */
-	MP_U64,	 /* JSON integer, full uint64 (v1 dataTypeConfig) */
+	MP_U64,  /* JSON integer, full uint64 (v1 dataTypeConfig) */
 };
 
 struct mp_key {
 	const char *key;
 	enum mp_type type;
 	const char *str; /* MP_STR */
-	int64_t num;	 /* MP_INT, MP_BOOL (0/1), MP_U64 */
+	int64_t num;     /* MP_INT, MP_BOOL (0/1), MP_U64 */
 };
 
 /* msprof 9.1 (oam-tools v9.1.0): 134 keys. */

@@ -101,8 +101,7 @@ static int v2_code_allowed(enum proto_command cmd, int32_t code)
 	return 0;
 }
 
-void proto_v2_decode_reply(const struct proto_v2_msg *in, enum proto_command cmd,
-			   struct proto_reply *out)
+void proto_v2_decode_reply(const struct proto_v2_msg *in, enum proto_command cmd, struct proto_reply *out)
 {
 	out->detail[0] = '\0';
 	if (in->msg_type == V2_DISCONNECT_RSP) {
@@ -201,8 +200,7 @@ void proto_v2_encode_response(struct proto_v2_msg *out, int32_t type, int32_t co
 	out->status_code = code;
 }
 
-void proto_v1_encode_response(struct proto_v1_response *out, int32_t type, int32_t code,
-			      const char *detail)
+void proto_v1_encode_response(struct proto_v1_response *out, int32_t type, int32_t code, const char *detail)
 {
 	size_t len = detail ? strnlen(detail, PROTO_V1_DETAIL_MAX - 1) : 0;
 

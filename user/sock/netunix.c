@@ -10,7 +10,7 @@
 
 /* A row is ~60 bytes plus a path of at most 108: longer lines are not rows we want. */
 #define NETUNIX_LINE_MAX 512
-#define NETUNIX_CHUNK    16384
+#define NETUNIX_CHUNK 16384
 
 static int digit_value(char c, int base)
 {
@@ -77,8 +77,7 @@ static void add_inode(unsigned long *set, int *n, unsigned long inode)
 		set[(*n)++] = inode;
 }
 
-int netunix_abstract_key(const struct netunix_row *r, const char *prefix, const char **key,
-			 size_t *key_len)
+int netunix_abstract_key(const struct netunix_row *r, const char *prefix, const char **key, size_t *key_len)
 {
 	size_t plen = strlen(prefix), klen;
 

@@ -32,10 +32,10 @@
 
 struct netunix_row {
 	unsigned long flags;
-	unsigned type;          /* 1 SOCK_STREAM, 2 SOCK_DGRAM, 5 SOCK_SEQPACKET */
-	unsigned state;         /* St */
+	unsigned type;  /* 1 SOCK_STREAM, 2 SOCK_DGRAM, 5 SOCK_SEQPACKET */
+	unsigned state; /* St */
 	unsigned long inode;
-	const char *path;       /* into the line; "" when unbound */
+	const char *path; /* into the line; "" when unbound */
 	size_t path_len;
 };
 

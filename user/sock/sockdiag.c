@@ -17,10 +17,10 @@
 #include "shared/array_size.h"
 #include "shared/clock.h"
 
-#define QUERY_WAIT_MS   1000
-#define CACHE_SLOTS     8
-#define CACHE_IDLE_MS   30000 /* a namespace not asked about for this long is let go */
-#define RECV_BUF        32768
+#define QUERY_WAIT_MS 1000
+#define CACHE_SLOTS 8
+#define CACHE_IDLE_MS 30000 /* a namespace not asked about for this long is let go */
+#define RECV_BUF 32768
 
 bool sockdiag_same_dev(uint32_t vfs_dev, dev_t st_dev)
 {
@@ -124,8 +124,7 @@ static int parse_one(const struct nlmsghdr *nh, const unsigned char *body, size_
 	return 0;
 }
 
-int sockdiag_parse(const void *buf, size_t len, uint32_t seq, bool exact, sockdiag_fn fn,
-		   void *ctx)
+int sockdiag_parse(const void *buf, size_t len, uint32_t seq, bool exact, sockdiag_fn fn, void *ctx)
 {
 	const unsigned char *p = buf;
 
@@ -170,8 +169,7 @@ int sockdiag_parse(const void *buf, size_t len, uint32_t seq, bool exact, sockdi
 	return 0;
 }
 
-int sockdiag_query(int nlfd, uint32_t ino, uint32_t states, uint32_t show, sockdiag_fn fn,
-		   void *ctx)
+int sockdiag_query(int nlfd, uint32_t ino, uint32_t states, uint32_t show, sockdiag_fn fn, void *ctx)
 {
 	static uint32_t next_seq;
 	unsigned char req[SOCKDIAG_REQ_LEN];

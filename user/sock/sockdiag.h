@@ -30,20 +30,20 @@
 
 #include "shared/compiler.h"
 
-#define SOCKDIAG_LISTEN      10 /* TCP_LISTEN, as unix_diag reports states */
-#define SOCKDIAG_ESTABLISHED 1  /* TCP_ESTABLISHED */
+#define SOCKDIAG_LISTEN 10     /* TCP_LISTEN, as unix_diag reports states */
+#define SOCKDIAG_ESTABLISHED 1 /* TCP_ESTABLISHED */
 #define SOCKDIAG_SHUTDOWN_BOTH 3
 
 /* One socket as sock_diag describes it; has_* say which attributes came. */
 struct sockdiag_rec {
 	uint32_t ino;
-	uint8_t type;       /* SOCK_STREAM ... */
-	uint8_t state;      /* SOCKDIAG_LISTEN, SOCKDIAG_ESTABLISHED, ... */
+	uint8_t type;  /* SOCK_STREAM ... */
+	uint8_t state; /* SOCKDIAG_LISTEN, SOCKDIAG_ESTABLISHED, ... */
 	bool has_vfs, has_peer, has_shutdown;
 	uint32_t vfs_ino;
-	uint32_t vfs_dev;   /* the kernel's internal dev_t (major << 20 | minor) */
-	uint32_t peer;      /* the peer's inode; 0: the peer is gone */
-	uint8_t shutdown;   /* RCV_SHUTDOWN 1 | SEND_SHUTDOWN 2 */
+	uint32_t vfs_dev; /* the kernel's internal dev_t (major << 20 | minor) */
+	uint32_t peer;    /* the peer's inode; 0: the peer is gone */
+	uint8_t shutdown; /* RCV_SHUTDOWN 1 | SEND_SHUTDOWN 2 */
 };
 
 /* A stat() st_dev against a UNIX_DIAG_VFS device. */
@@ -52,7 +52,8 @@ bool sockdiag_same_dev(uint32_t vfs_dev, dev_t st_dev);
 /* An accepted socket with a client still there. */
 static inline bool sockdiag_live_peer(const struct sockdiag_rec *r)
 {
-	return r->has_peer && r->peer != 0 && !(r->has_shutdown && r->shutdown == SOCKDIAG_SHUTDOWN_BOTH);
+	return r->has_peer && r->peer != 0 &&
+	       !(r->has_shutdown && r->shutdown == SOCKDIAG_SHUTDOWN_BOTH);
 }
 
 /*

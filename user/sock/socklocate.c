@@ -26,7 +26,6 @@
 #include "shared/decimal.h"
 #include "shared/array_size.h"
 
-
 /* A human reason; a long path may cut it short, which is fine for a message. */
 #define WHY(ts, ...) ((void)errbuf_set((ts)->why, sizeof((ts)->why), __VA_ARGS__))
 
@@ -63,8 +62,8 @@ static int fill_paths(struct sock_location *ts, const char *prefix, const char *
 		ts->path[0] = ts->host_path[0] = '\0';
 		return 0;
 	}
-	n = snprintf(ts->path, sizeof(ts->path), "%s/%s",
-		     strcmp(ts->home, "/") ? ts->home : "", ts->name);
+	n = snprintf(ts->path, sizeof(ts->path), "%s/%s", strcmp(ts->home, "/") ? ts->home : "",
+		     ts->name);
 	if (n < 0 || (size_t)n >= sizeof(ts->path))
 		return -ENAMETOOLONG;
 	n = snprintf(ts->host_path, sizeof(ts->host_path), "/proc/%d/root%s", ts->pid, ts->path);
@@ -260,8 +259,7 @@ static void set_key(struct sock_location *ts, const char *key)
 }
 
 /* Look for the candidates in the open home folder. */
-static int find_in_home(struct sock_location *ts, int homefd, char keys[][SOCKLOCATE_KEY_MAX],
-			int nkeys)
+static int find_in_home(struct sock_location *ts, int homefd, char keys[][SOCKLOCATE_KEY_MAX], int nkeys)
 {
 	int first_bad = 0;
 	const char *bad_key = NULL;
@@ -304,8 +302,8 @@ static int find_in_home(struct sock_location *ts, int homefd, char keys[][SOCKLO
 	fill_paths(ts, socket_prefixes[0], keys[0]);
 	set_key(ts, keys[0]);
 	if (nkeys > 1)
-		WHY(ts, "no %s (nor %s%s, nor the %s names) in %s", ts->name,
-		    socket_prefixes[0], keys[1], socket_prefixes[1], ts->home);
+		WHY(ts, "no %s (nor %s%s, nor the %s names) in %s", ts->name, socket_prefixes[0],
+		    keys[1], socket_prefixes[1], ts->home);
 	else
 		WHY(ts, "no %s (nor %s%s) in %s", ts->name, socket_prefixes[1], keys[0], ts->home);
 	return -ENOENT;
@@ -336,12 +334,11 @@ static int find_file(struct sock_location *out, char keys[][SOCKLOCATE_KEY_MAX],
 	if (homefd < 0) {
 		err = homefd;
 		if (err == -ENOENT || err == -ENOTDIR) {
-			WHY(out, "home %s of uid %u does not exist in the root of pid %d", out->home,
-			    (unsigned)out->inner_uid, pid);
+			WHY(out, "home %s of uid %u does not exist in the root of pid %d",
+			    out->home, (unsigned)out->inner_uid, pid);
 			return -ENOENT;
 		}
-		WHY(out, "cannot open home %s in the root of pid %d: %s", out->home, pid,
-		    strerror(-err));
+		WHY(out, "cannot open home %s in the root of pid %d: %s", out->home, pid, strerror(-err));
 		return err == -EPERM ? -EACCES : err;
 	}
 	err = find_in_home(out, homefd, keys, nkeys);

@@ -43,25 +43,25 @@ enum sock_flavour {
 };
 
 struct sock_location {
-	int pid;               /* host pid (as dynprof sees it) */
-	uid_t uid;             /* the target's real uid, as dynprof sees it */
-	uid_t inner_uid;       /* the same as the target sees it in its user
+	int pid;                       /* host pid (as dynprof sees it) */
+	uid_t uid;                     /* the target's real uid, as dynprof sees it */
+	uid_t inner_uid;               /* the same as the target sees it in its user
 				  namespace (rootless containers); its passwd is
 				  searched for this one */
-	int nspid;             /* innermost NSpid: its pid in its own namespace */
+	int nspid;                     /* innermost NSpid: its pid in its own namespace */
 	unsigned long long start_time; /* /proc/<pid>/stat field 22: pid reuse guard */
-	int key;               /* socket key: env value, else innermost NSpid (0: not a plain number) */
+	int key; /* socket key: env value, else innermost NSpid (0: not a plain number) */
 	char key_text[SOCKLOCATE_KEY_MAX]; /* the key as the name spells it: CANN keeps the
 					      env text as given ("0777") */
-	char home[PATH_MAX];   /* home as the target sees it */
-	enum sock_flavour flavour; /* which of the three the found socket is */
-	char name[SOCKLOCATE_NAME_MAX];        /* socket file name, e.g. dynamic_profiling_socket_42 */
-	char path[PATH_MAX];   /* as the target sees it: <home>/<name> */
-	char host_path[PATH_MAX]; /* as dynprof reaches it: /proc/<pid>/root<home>/<name>;
+	char home[PATH_MAX];               /* home as the target sees it */
+	enum sock_flavour flavour;         /* which of the three the found socket is */
+	char name[SOCKLOCATE_NAME_MAX];    /* socket file name, e.g. dynamic_profiling_socket_42 */
+	char path[PATH_MAX];               /* as the target sees it: <home>/<name> */
+	char host_path[PATH_MAX];          /* as dynprof reaches it: /proc/<pid>/root<home>/<name>;
 				     ABSTRACT: path and host_path are "@<name>" */
-	unsigned long listen_ino; /* ABSTRACT: the listening socket's inode, which the
+	unsigned long listen_ino;          /* ABSTRACT: the listening socket's inode, which the
 				     target held when found; 0 for the file flavours */
-	char why[512];         /* after a failed find: a short human reason */
+	char why[512];                     /* after a failed find: a short human reason */
 };
 
 /*

@@ -19,8 +19,8 @@
 #include "sock/socklocate.h"
 #include "shared/decimal.h"
 
-#define EXACT_QUERIES_MAX 8 /* more accepted sockets than this: one dump instead */
-#define OWNER_SCAN_MAX    65536 /* processes looked at for a socket's owner */
+#define EXACT_QUERIES_MAX 8  /* more accepted sockets than this: one dump instead */
+#define OWNER_SCAN_MAX 65536 /* processes looked at for a socket's owner */
 
 static int in_set(const unsigned long *set, int n, unsigned long inode)
 {
@@ -122,7 +122,8 @@ static void note_no_sockdiag(int err)
 
 	if (said++)
 		return;
-	fprintf(stderr, "dynprof: note: sock_diag for unix sockets cannot be used (%s): a finished client's connection reads as busy and a taken-over socket file is found only by connecting\n",
+	fprintf(stderr,
+		"dynprof: note: sock_diag for unix sockets cannot be used (%s): a finished client's connection reads as busy and a taken-over socket file is found only by connecting\n",
 		err == -EOPNOTSUPP ? "kernel module unix_diag not loaded" : strerror(-err));
 }
 
@@ -214,14 +215,16 @@ static void note_no_copies(int err)
 	if (said++)
 		return;
 	if (err == -EPERM || err == -EACCES)
-		snprintf(why, sizeof(why), "copying its fds with pidfd_getfd needs root or CAP_SYS_PTRACE");
+		snprintf(why, sizeof(why),
+			 "copying its fds with pidfd_getfd needs root or CAP_SYS_PTRACE");
 	else if (err == -ENOSYS)
 		snprintf(why, sizeof(why), "pidfd_getfd needs Linux 5.6");
 	else if (err == -E2BIG)
 		snprintf(why, sizeof(why), "past %d other sockets of a server's", SOCKHELD_FDS_MAX);
 	else
 		snprintf(why, sizeof(why), "%s", strerror(-err));
-	fprintf(stderr, "dynprof: note: a server's connections from other network namespaces than its own cannot be looked at (%s): a container's server held from the host or another container may read as listening\n",
+	fprintf(stderr,
+		"dynprof: note: a server's connections from other network namespaces than its own cannot be looked at (%s): a container's server held from the host or another container may read as listening\n",
 		why);
 }
 
@@ -249,7 +252,8 @@ static bool held_elsewhere(const struct sock_location *ts, const struct other_fd
 
 static bool vfs_is(const struct sockdiag_rec *r, const struct stat *st)
 {
-	return r->has_vfs && r->vfs_ino == (uint32_t)st->st_ino && sockdiag_same_dev(r->vfs_dev, st->st_dev);
+	return r->has_vfs && r->vfs_ino == (uint32_t)st->st_ino &&
+	       sockdiag_same_dev(r->vfs_dev, st->st_dev);
 }
 
 struct vfs_match {
@@ -317,9 +321,8 @@ static void find_holder(struct sock_owner *owner)
 }
 
 /* The verdict for a file, given what the target holds on its path. */
-static enum sock_verdict check_file_owned(const struct sock_location *ts,
-					  const struct sock_owned *owned, const struct stat *st,
-					  struct sock_owner *owner)
+static enum sock_verdict check_file_owned(const struct sock_location *ts, const struct sock_owned *owned,
+					  const struct stat *st, struct sock_owner *owner)
 {
 	struct sockdiag_rec r;
 	struct vfs_match v = { .st = st };

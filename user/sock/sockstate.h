@@ -60,13 +60,12 @@ enum pm_socket_state {
 				open, does not count: see sockstate.h) */
 };
 
-
 struct sockstate {
 	enum pm_socket_state state;
 	enum sock_flavour flavour; /* meaningful unless NONE */
-	char home[PATH_MAX];   /* as the process sees it, "" not resolved */
-	char path[PATH_MAX];   /* as the process sees it ("@<name>" abstract); "" when NONE */
-	char host_path[PATH_MAX]; /* as dynprof reaches it; "" when NONE */
+	char home[PATH_MAX];       /* as the process sees it, "" not resolved */
+	char path[PATH_MAX];       /* as the process sees it ("@<name>" abstract); "" when NONE */
+	char host_path[PATH_MAX];  /* as dynprof reaches it; "" when NONE */
 };
 
 /*
@@ -78,7 +77,7 @@ int sockstate_read(int pid, struct sockstate *out) DP_MUST_CHECK;
 
 /* The sockets bound to one path (as net/unix shows it) that a process holds. */
 struct sock_owned {
-	unsigned long listener;   /* its listening socket on the path, 0 none */
+	unsigned long listener;                      /* its listening socket on the path, 0 none */
 	unsigned long connected[NETUNIX_MAX_INODES]; /* its accepted sockets on it */
 	int nconnected;
 };
@@ -88,11 +87,11 @@ int sockstate_owned(int pid, const char *path, struct sock_owned *out) DP_MUST_C
 
 /* Whose a socket file is, proven without connecting to it. */
 enum sock_verdict {
-	SOCK_OURS,    /* the target's listener is bound to this file */
-	SOCK_TAKEN,   /* the file is another listener's: owner says whose */
-	SOCK_NOBODY,  /* the target holds no listener on the path, and no
+	SOCK_OURS,   /* the target's listener is bound to this file */
+	SOCK_TAKEN,  /* the file is another listener's: owner says whose */
+	SOCK_NOBODY, /* the target holds no listener on the path, and no
 			 listener of its netns is bound to the file (stale) */
-	SOCK_UNSURE,  /* cannot tell (no sock_diag, or numbers that match no
+	SOCK_UNSURE, /* cannot tell (no sock_diag, or numbers that match no
 			 listener): connect, then check the peer */
 };
 

@@ -52,11 +52,14 @@ static int register_live(struct triggers *tg, const struct condition *c, char *e
 		return trigger_calls_add_live(tg, c, err, errlen);
 	case COND_FILE:
 		if (trigger_inputs_add_file(tg->in, c->path))
-			return errbuf_set(err, errlen, "%s: at most %d different paths", c->text, TRIGGER_MAX_FILES);
+			return errbuf_set(err, errlen, "%s: at most %d different paths", c->text,
+					  TRIGGER_MAX_FILES);
 		return 0;
 	case COND_SIGNAL:
 		rc = trigger_inputs_add_signal_live(tg->in, c->signo);
-		return rc ? errbuf_set(err, errlen, "%s: cannot watch the signal: %s", c->text, strerror(-rc)) : 0;
+		return rc ? errbuf_set(err, errlen, "%s: cannot watch the signal: %s", c->text,
+				       strerror(-rc)) :
+			    0;
 	default:
 		return 0;
 	}

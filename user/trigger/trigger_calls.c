@@ -28,12 +28,12 @@ struct probe {
 };
 
 struct trigger_calls {
-	struct callcount *cc;     /* NULL until started, or with no probe */
+	struct callcount *cc; /* NULL until started, or with no probe */
 	struct probe probes[TRIGGER_MAX_PROBES];
 	int nprobes;
-	uint64_t (*counts)[TRIGGER_MAX_PROBES];      /* [target]: last count seen */
+	uint64_t (*counts)[TRIGGER_MAX_PROBES];                 /* [target]: last count seen */
 	struct trigger_measure (*measures)[TRIGGER_MAX_PROBES]; /* [target]: what the last record said */
-	unsigned char (*state)[TRIGGER_MAX_PROBES]; /* [target]: enum probe_state */
+	unsigned char (*state)[TRIGGER_MAX_PROBES];             /* [target]: enum probe_state */
 	trigger_rearm_fn rearm_more; /* the waiters' thresholds (a layer above) */
 };
 
@@ -59,9 +59,10 @@ void trigger_calls_close(struct trigger_calls *calls)
 
 int trigger_calls_grow(struct trigger_calls *calls, int old, int ntargets)
 {
-	uint64_t (*counts)[TRIGGER_MAX_PROBES] = realloc(calls->counts, (size_t)ntargets * sizeof(*counts));
-	unsigned char (*state)[TRIGGER_MAX_PROBES];
-	struct trigger_measure (*measures)[TRIGGER_MAX_PROBES];
+	uint64_t(*counts)[TRIGGER_MAX_PROBES] =
+		realloc(calls->counts, (size_t)ntargets * sizeof(*counts));
+	unsigned char(*state)[TRIGGER_MAX_PROBES];
+	struct trigger_measure(*measures)[TRIGGER_MAX_PROBES];
 
 	if (!counts)
 		return -ENOMEM;
@@ -114,8 +115,8 @@ int trigger_calls_probe_id(const struct trigger_calls *calls, const struct condi
 		return -1;
 	t = timing_of(c);
 	for (int i = 0; i < calls->nprobes; i++)
-		if (!strcmp(calls->probes[i].lib, c->lib) && !strcmp(calls->probes[i].symbol, c->symbol) &&
-		    same_timing(&calls->probes[i].t, &t))
+		if (!strcmp(calls->probes[i].lib, c->lib) &&
+		    !strcmp(calls->probes[i].symbol, c->symbol) && same_timing(&calls->probes[i].t, &t))
 			return i;
 	return -1;
 }
@@ -129,7 +130,8 @@ static int probe_register(struct trigger_calls *calls, const struct condition *c
 	if (id >= 0)
 		return id;
 	if (calls->nprobes == TRIGGER_MAX_PROBES)
-		return errbuf_set(err, errlen, "%s: at most %d different probes (LIB:SYMBOL pairs, each way of timing one apart)",
+		return errbuf_set(err, errlen,
+				  "%s: at most %d different probes (LIB:SYMBOL pairs, each way of timing one apart)",
 				  c->text, TRIGGER_MAX_PROBES);
 	/* A library given by path is checked now, where it is visible from here. */
 	if (strchr(c->lib, '/') && access(c->lib, F_OK) == 0 &&
@@ -137,10 +139,11 @@ static int probe_register(struct trigger_calls *calls, const struct condition *c
 		return errbuf_set(err, errlen, "%s can never fire: %s", c->text, why);
 	calls->probes[calls->nprobes] = (struct probe){ c->lib, c->symbol, "", timing_of(c) };
 	if (c->kind == COND_CALL)
-		snprintf(calls->probes[calls->nprobes].text, sizeof(calls->probes[0].text), "call:%s:%s", c->lib,
-			 c->symbol);
+		snprintf(calls->probes[calls->nprobes].text, sizeof(calls->probes[0].text),
+			 "call:%s:%s", c->lib, c->symbol);
 	else
-		snprintf(calls->probes[calls->nprobes].text, sizeof(calls->probes[0].text), "%s", c->text);
+		snprintf(calls->probes[calls->nprobes].text, sizeof(calls->probes[0].text), "%s",
+			 c->text);
 	return calls->nprobes++;
 }
 
@@ -160,7 +163,8 @@ int trigger_calls_start(struct trigger_calls *calls)
 	char err[256];
 
 	if (calls->nprobes && !(calls->cc = callcount_open(err, sizeof(err)))) {
-		report_error("dynprof: call:, slow:, gap: and stall: conditions need BPF uprobes: %s", err);
+		report_error("dynprof: call:, slow:, gap: and stall: conditions need BPF uprobes: %s",
+			     err);
 		return -1;
 	}
 	return 0;
@@ -188,17 +192,18 @@ static int watch_probe(struct triggers *tg, int i, int p)
 	struct trigger_calls *calls = tg->calls;
 	int pid = target_pid(tg, i);
 	char err[512];
-	int rc = callcount_watch_timed(calls->cc, pid, (unsigned)p, calls->probes[p].lib, calls->probes[p].symbol,
-				       &calls->probes[p].t, err, sizeof(err));
+	int rc = callcount_watch_timed(calls->cc, pid, (unsigned)p, calls->probes[p].lib,
+				       calls->probes[p].symbol, &calls->probes[p].t, err, sizeof(err));
 
-	calls->state[i][p] =
-		rc == CALLCOUNT_ATTACHED ? PROBE_COUNTING : rc == CALLCOUNT_NOT_MAPPED ? PROBE_PENDING : PROBE_FAILED;
+	calls->state[i][p] = rc == CALLCOUNT_ATTACHED   ? PROBE_COUNTING :
+			     rc == CALLCOUNT_NOT_MAPPED ? PROBE_PENDING :
+							  PROBE_FAILED;
 	if (rc == CALLCOUNT_NOT_MAPPED)
-		report_info("pid %d: %s not loaded yet: probing %s when it is", pid, calls->probes[p].lib,
-			    calls->probes[p].symbol);
+		report_info("pid %d: %s not loaded yet: probing %s when it is", pid,
+			    calls->probes[p].lib, calls->probes[p].symbol);
 	else if (rc < 0) {
-		report_target_error(pid, "dynprof: pid %d: %s can never fire: %s", pid, calls->probes[p].text,
-				    callcount_err_text(err, pid));
+		report_target_error(pid, "dynprof: pid %d: %s can never fire: %s", pid,
+				    calls->probes[p].text, callcount_err_text(err, pid));
 		return -1;
 	}
 	return 0;
@@ -225,7 +230,8 @@ int trigger_calls_add_live(struct triggers *tg, const struct condition *c, char 
 	/* The kernel side is loaded at the first call: condition, not before. */
 	if (!calls->cc && !(calls->cc = callcount_open(why, sizeof(why)))) {
 		calls->nprobes--;
-		return errbuf_set(err, errlen, "call:, slow:, gap: and stall: conditions need BPF uprobes: %s", why);
+		return errbuf_set(err, errlen,
+				  "call:, slow:, gap: and stall: conditions need BPF uprobes: %s", why);
 	}
 	for (int i = 0; i < tg->known; i++)
 		if (!tg->gone[i] && watch_probe(tg, i, p)) {
@@ -275,8 +281,9 @@ static int arm_one(struct triggers *tg, int i, int probe, uint64_t threshold)
 	int rc = callcount_arm(calls->cc, pid, (unsigned)probe, threshold);
 
 	if (rc)
-		report_target_error(pid, "dynprof: pid %d: %s: cannot wait for event %llu: %s%s", pid,
-				    calls->probes[probe].text, (unsigned long long)threshold, strerror(-rc),
+		report_target_error(pid, "dynprof: pid %d: %s: cannot wait for event %llu: %s%s",
+				    pid, calls->probes[probe].text, (unsigned long long)threshold,
+				    strerror(-rc),
 				    rc == -ENOSPC ? " (too many thresholds waiting)" : "");
 	return rc;
 }
@@ -338,7 +345,8 @@ struct trigger_measure trigger_calls_measure(const struct triggers *tg, int i, i
 	return tg->calls->measures[i][probe];
 }
 
-bool trigger_calls_stalled(const struct triggers *tg, int i, int probe, int64_t since_ms, struct trigger_measure *m)
+bool trigger_calls_stalled(const struct triggers *tg, int i, int probe, int64_t since_ms,
+			   struct trigger_measure *m)
 {
 	struct callcount_typical ty;
 	uint64_t now = clock_mono_ns(), from = (uint64_t)since_ms * 1000000ULL;
@@ -358,7 +366,8 @@ static void rearm(struct triggers *tg, int i, int probe)
 	for (int r = 0; r < tg->nrules; r++) {
 		const struct rule_run *run = run_of(tg, i, r);
 		const struct condition *c = run->state == RUN_ARMED ? &tg->rules[r].start :
-					    run->state == RUN_OPEN ? &tg->rules[r].stop : NULL;
+					    run->state == RUN_OPEN  ? &tg->rules[r].stop :
+								      NULL;
 
 		if (c && cond_counted(c->kind) && trigger_calls_probe_id(tg->calls, c) == probe &&
 		    arm_one(tg, i, probe, run->phase.call_threshold))
@@ -375,7 +384,8 @@ static void on_attached(void *ctx, int pid, unsigned probe, const char *path)
 
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	report_info("pid %d: %s loaded: %s calls of %s", pid, path, tg->calls->probes[probe].t.kind ? "timing" : "counting",
+	report_info("pid %d: %s loaded: %s calls of %s", pid, path,
+		    tg->calls->probes[probe].t.kind ? "timing" : "counting",
 		    tg->calls->probes[probe].symbol);
 	tg->calls->state[i][probe] = PROBE_COUNTING;
 	rearm(tg, i, (int)probe);
@@ -388,15 +398,17 @@ static void on_failed(void *ctx, int pid, unsigned probe, const char *why)
 
 	if (i < 0 || probe >= TRIGGER_MAX_PROBES)
 		return;
-	report_target_error(pid, "dynprof: pid %d: %s can never fire: %s", pid, tg->calls->probes[probe].text,
-			    callcount_err_text(why, pid));
+	report_target_error(pid, "dynprof: pid %d: %s can never fire: %s", pid,
+			    tg->calls->probes[probe].text, callcount_err_text(why, pid));
 	tg->calls->state[i][probe] = PROBE_FAILED;
 	fail_probe_runs(tg, i, (int)probe);
 }
 
 static const struct callcount_handlers *handlers(struct triggers *tg)
 {
-	static struct callcount_handlers h = { .fired = on_fired, .attached = on_attached, .failed = on_failed };
+	static struct callcount_handlers h = { .fired = on_fired,
+					       .attached = on_attached,
+					       .failed = on_failed };
 
 	h.ctx = tg;
 	return &h;

@@ -15,7 +15,7 @@
 #include "config/rule.h"
 #include "shared/compiler.h"
 
-#define TRIGGER_MAX_PROBES 16  /* distinct probes: LIB:SYMBOL pairs, each way of timing one apart */
+#define TRIGGER_MAX_PROBES 16 /* distinct probes: LIB:SYMBOL pairs, each way of timing one apart */
 
 /* Conditions met on a counter the kernel keeps (calls, or calls past a limit): thresholds arm on it. */
 static inline bool cond_counted(int kind)

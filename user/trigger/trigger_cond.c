@@ -14,8 +14,8 @@
 #include "trigger/trigger_inputs.h"
 #include "trigger/triggers_impl.h"
 
-int trigger_phase_begin(struct triggers *tg, const struct condition *c, int target, uint64_t call_base,
-			struct phase *ph)
+int trigger_phase_begin(struct triggers *tg, const struct condition *c, int target,
+			uint64_t call_base, struct phase *ph)
 {
 	*ph = (struct phase){ .since_ms = clock_ms() };
 	if (c->kind == COND_SIGNAL)
@@ -61,10 +61,11 @@ static bool target_cond_met(const struct triggers *tg, const struct condition *c
 			return true;
 		if (c->kind == COND_EXEC && exe_matches(tg, c->glob, i))
 			return true;
-		if (cond_counted(c->kind) && probe >= 0 && trigger_calls_seen(tg, i, probe) >= ph->call_threshold)
+		if (cond_counted(c->kind) && probe >= 0 &&
+		    trigger_calls_seen(tg, i, probe) >= ph->call_threshold)
 			return true;
-		if (c->kind == COND_STALL && probe >= 0 && trigger_calls_stalled(tg, i, probe, ph->since_ms, &m) &&
-		    m.value_ns >= c->limit_ns)
+		if (c->kind == COND_STALL && probe >= 0 &&
+		    trigger_calls_stalled(tg, i, probe, ph->since_ms, &m) && m.value_ns >= c->limit_ns)
 			return true;
 next:
 		if (target >= 0)
@@ -112,7 +113,8 @@ int64_t trigger_cond_due_ms(const struct condition *c, const struct phase *ph)
 }
 
 /* stall: ms until the soonest target (-1: any) would have stalled long enough, if no call comes. */
-static int64_t stall_due_ms(const struct triggers *tg, const struct condition *c, int target, const struct phase *ph)
+static int64_t stall_due_ms(const struct triggers *tg, const struct condition *c, int target,
+			    const struct phase *ph)
 {
 	int probe = trigger_calls_probe_id(tg->calls, c);
 	struct trigger_measure m;
@@ -121,7 +123,9 @@ static int64_t stall_due_ms(const struct triggers *tg, const struct condition *c
 	for (int i = target < 0 ? 0 : target; probe >= 0 && i < tg->known; i++) {
 		if (!tg->gone[i] && trigger_calls_stalled(tg, i, probe, ph->since_ms, &m))
 			due = clock_sooner(due, m.value_ns >= c->limit_ns ?
-							0 : (int64_t)((c->limit_ns - m.value_ns + 999999) / 1000000));
+							0 :
+							(int64_t)((c->limit_ns - m.value_ns + 999999) /
+								  1000000));
 		if (target >= 0)
 			break;
 	}

@@ -28,8 +28,8 @@ struct phase {
  * counted from call_base. 0, or a negative errno when a call threshold
  * could not be armed on the target (printed; it would never fire there).
  */
-int trigger_phase_begin(struct triggers *tg, const struct condition *c, int target, uint64_t call_base,
-			struct phase *ph) DP_MUST_CHECK;
+int trigger_phase_begin(struct triggers *tg, const struct condition *c, int target,
+			uint64_t call_base, struct phase *ph) DP_MUST_CHECK;
 bool trigger_cond_met(const struct triggers *tg, const struct condition *c, int target,
 		      const struct phase *ph);
 /* ms until `c` is met by the clock alone (-1: not a clock condition). */

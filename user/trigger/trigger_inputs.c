@@ -17,8 +17,8 @@ struct trigger_file {
 };
 
 struct trigger_inputs {
-	sigset_t sigs;           /* the signals conditions name */
-	int sigfd;               /* -1 when none */
+	sigset_t sigs; /* the signals conditions name */
+	int sigfd;     /* -1 when none */
 	uint64_t sig_count[_NSIG];
 	struct trigger_file files[TRIGGER_MAX_FILES];
 	int nfiles;

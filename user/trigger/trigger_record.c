@@ -122,9 +122,10 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	add_edge(w, "start", &tg->rules[r].start, run->start_fired_us, run->start_ack_us);
 	if (tg->rules[r].start.kind == COND_CALL)
 		add_counts(cJSON_GetObjectItem(w, "start"), run->start_count, run->ack_count);
-	add_measure(cJSON_GetObjectItem(w, "start"), &tg->rules[r].start, run->start_value_ns, run->start_typical_ns);
-	add_edge(w, "stop", &tg->rules[r].stop, run->stop_fired_us ? run->stop_fired_us : stop_ack_us,
-		 stop_ack_us);
+	add_measure(cJSON_GetObjectItem(w, "start"), &tg->rules[r].start, run->start_value_ns,
+		    run->start_typical_ns);
+	add_edge(w, "stop", &tg->rules[r].stop,
+		 run->stop_fired_us ? run->stop_fired_us : stop_ack_us, stop_ack_us);
 	if (run->stop_value_ns) /* not for a window that ended by exit or quit first */
 		add_measure(cJSON_GetObjectItem(w, "stop"), &tg->rules[r].stop, run->stop_value_ns,
 			    run->stop_typical_ns);
@@ -140,4 +141,3 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	free(text);
 	cJSON_Delete(w);
 }
-

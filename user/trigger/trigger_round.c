@@ -36,17 +36,19 @@ static const char *measured_name(const struct condition *c)
 	return c->kind == COND_SLOW ? "duration" : c->kind == COND_GAP ? "gap" : "stalled";
 }
 
-static void announce(struct triggers *tg, int i, int r, bool start, uint64_t count, const struct trigger_measure *m)
+static void announce(struct triggers *tg, int i, int r, bool start, uint64_t count,
+		     const struct trigger_measure *m)
 {
 	const struct condition *c = start ? &tg->rules[r].start : &tg->rules[r].stop;
 	int pid = target_pid(tg, i);
 
 	if (c->kind == COND_CALL)
-		report_info("rule %d: %s=%s fired for pid %d (call %llu)", r + 1, edge_name(start), c->text, pid,
-			    (unsigned long long)count);
+		report_info("rule %d: %s=%s fired for pid %d (call %llu)", r + 1, edge_name(start),
+			    c->text, pid, (unsigned long long)count);
 	else if (timed(c))
-		report_info("rule %d: %s=%s fired for pid %d (%s %.3f ms, typical %.3f ms)", r + 1, edge_name(start),
-			    c->text, pid, measured_name(c), m->value_ns / 1e6, m->typical_ns / 1e6);
+		report_info("rule %d: %s=%s fired for pid %d (%s %.3f ms, typical %.3f ms)", r + 1,
+			    edge_name(start), c->text, pid, measured_name(c), m->value_ns / 1e6,
+			    m->typical_ns / 1e6);
 	else
 		report_info("rule %d: %s=%s fired for pid %d", r + 1, edge_name(start), c->text, pid);
 	if (timed(c))
@@ -61,8 +63,8 @@ static int probe_of(const struct triggers *tg, const struct condition *c)
 }
 
 /* What a timed condition measured when it fired: the record's, or for stall: read now. */
-static struct trigger_measure measure_of(const struct triggers *tg, int i, const struct condition *c,
-					 const struct phase *ph)
+static struct trigger_measure measure_of(const struct triggers *tg, int i,
+					 const struct condition *c, const struct phase *ph)
 {
 	struct trigger_measure m = { 0, 0 };
 	int probe = probe_of(tg, c);
@@ -95,7 +97,8 @@ static uint64_t live_count(const struct triggers *tg, int i, const struct condit
 
 static struct run_rule rule_of(const struct triggers *tg, int r)
 {
-	return (struct run_rule){ .repeat = tg->rules[r].repeat, .has_stop = tg->rules[r].stop.kind != COND_NONE };
+	return (struct run_rule){ .repeat = tg->rules[r].repeat,
+				  .has_stop = tg->rules[r].stop.kind != COND_NONE };
 }
 
 static struct run_answer answer_of(const struct triggers *tg, int i, int64_t ack_us)
@@ -202,17 +205,19 @@ static void step_run(struct triggers *tg, int i, int r, struct sends *out)
 		break;
 	case RUN_STARTING:
 		if (stop_met(tg, i, r)) {
-			report_info("rule %d: %s fired before pid %d had a device: no window", r + 1,
-				    tg->rules[r].stop.text, target_pid(tg, i));
+			report_info("rule %d: %s fired before pid %d had a device: no window",
+				    r + 1, tg->rules[r].stop.text, target_pid(tg, i));
 			if (run_stop_before_start(run) & RUN_DO_WAIT_START)
-				wait_for(tg, i, r, &tg->rules[r].start, probe_count(tg, i, &tg->rules[r].start));
+				wait_for(tg, i, r, &tg->rules[r].start,
+					 probe_count(tg, i, &tg->rules[r].start));
 		} else
 			want(out, i, run_retry_due(run, clock_ms()));
 		break;
 	case RUN_OPEN:
 		if (!session_target_collecting(tg->s, i)) { /* stopped from the console, or the server ended it */
 			reply_us = session_target_last_reply_us(tg->s, i);
-			after_close(tg, i, r, run_collection_ended(run, &w, reply_us ? reply_us : clock_wall_us()));
+			after_close(tg, i, r,
+				    run_collection_ended(run, &w, reply_us ? reply_us : clock_wall_us()));
 		} else if (stop_met(tg, i, r))
 			fire_stop(tg, i, r, out);
 		break;
@@ -242,9 +247,11 @@ static void after_start(struct triggers *tg, int i, int64_t ack_us)
 
 		if (run->state != RUN_FIRED && run->state != RUN_STARTING)
 			continue;
-		todo = run_start_answered(run, &a, clock_ms(), a.collecting ? live_count(tg, i, &tg->rules[r].start) : 0);
+		todo = run_start_answered(run, &a, clock_ms(),
+					  a.collecting ? live_count(tg, i, &tg->rules[r].start) : 0);
 		if (todo & RUN_DO_NO_DEVICE) {
-			report_info("rule %d: pid %d has no device yet: START retried until it has", r + 1, target_pid(tg, i));
+			report_info("rule %d: pid %d has no device yet: START retried until it has",
+				    r + 1, target_pid(tg, i));
 			/* The stop condition runs meanwhile: if it fires first, no window. */
 			wait_for(tg, i, r, &tg->rules[r].stop, probe_count(tg, i, &tg->rules[r].stop));
 		} else if (todo & RUN_DO_WAIT_STOP)
@@ -360,7 +367,8 @@ static int64_t run_due_ms(const struct triggers *tg, int i, int r)
 	switch (run->state) {
 	case RUN_ARMED:
 		if (w->every_ms && run->windows > 0)
-			return run->opened_ms + w->every_ms > now ? run->opened_ms + w->every_ms - now : 0;
+			return run->opened_ms + w->every_ms > now ? run->opened_ms + w->every_ms - now :
+								    0;
 		return trigger_cond_due_in(tg, &w->start, i, &run->phase);
 	case RUN_STARTING:
 		return run->retry_ms > now ? run->retry_ms - now : 0;

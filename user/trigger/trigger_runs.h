@@ -18,8 +18,8 @@
 #include "shared/compiler.h"
 #include "trigger/trigger_cond.h"
 
-#define RUN_RETRY_FIRST_MS 100  /* NOT_SET_DEVICE: first retry after this */
-#define RUN_RETRY_MAX_MS 3200   /* ... doubling up to this */
+#define RUN_RETRY_FIRST_MS 100 /* NOT_SET_DEVICE: first retry after this */
+#define RUN_RETRY_MAX_MS 3200  /* ... doubling up to this */
 
 enum run_state {
 	RUN_ARMED,    /* waiting for the start condition */
@@ -33,17 +33,17 @@ enum run_state {
 /* One rule on one target. Read anywhere in trigger/; written by the transitions only. */
 struct rule_run {
 	enum run_state state;
-	int windows;              /* windows opened */
-	struct phase phase;       /* of the condition waited for now (trigger_cond.h fills it) */
-	int64_t opened_ms;        /* monotonic ms when the window opened */
+	int windows;        /* windows opened */
+	struct phase phase; /* of the condition waited for now (trigger_cond.h fills it) */
+	int64_t opened_ms;  /* monotonic ms when the window opened */
 	int64_t retry_ms, retry_delay_ms;
 	int64_t start_fired_us, stop_fired_us; /* wall clock */
 	int64_t start_ack_us, stop_ack_us;
-	uint64_t start_count;     /* COND_CALL start: the count when it fired */
-	uint64_t ack_count;       /* COND_CALL start: the count when START was acknowledged */
+	uint64_t start_count; /* COND_CALL start: the count when it fired */
+	uint64_t ack_count;   /* COND_CALL start: the count when START was acknowledged */
 	uint64_t start_value_ns, start_typical_ns; /* slow:, gap:, stall: start: what fired it (ns) */
 	uint64_t stop_value_ns, stop_typical_ns;   /* the same for the stop */
-	bool failed;              /* a condition cannot be met here: no more windows */
+	bool failed; /* a condition cannot be met here: no more windows */
 };
 
 /* What a transition asks of its caller (a bit set). */
@@ -66,8 +66,8 @@ struct run_answer {
 
 /* What the machine needs of the rule. */
 struct run_rule {
-	int repeat;       /* windows at most; 0: no limit */
-	bool has_stop;    /* a stop condition (else the window lasts until exit or quit) */
+	int repeat;    /* windows at most; 0: no limit */
+	bool has_stop; /* a stop condition (else the window lasts until exit or quit) */
 };
 
 /* A timed condition's edge fired having measured value_ns against typical_ns (for the record). */

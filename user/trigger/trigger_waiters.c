@@ -34,16 +34,19 @@ void trigger_waiters_close(struct trigger_waiters *ws)
 static int refuse(struct triggers *tg, const struct condition *c, char *err, size_t errlen)
 {
 	if (cond_probes(c->kind) && trigger_calls_probe_id(tg->calls, c) < 0) {
-		snprintf(err, errlen, "wait %s: the function is not probed (name it in --commands or a --window rule)",
+		snprintf(err, errlen,
+			 "wait %s: the function is not probed (name it in --commands or a --window rule)",
 			 c->text);
 		return -1;
 	}
 	if (c->kind == COND_OPEN && !tg->model) {
-		snprintf(err, errlen, "wait open: card opens are not watched in this run (name it in --commands or a --window rule)");
+		snprintf(err, errlen,
+			 "wait open: card opens are not watched in this run (name it in --commands or a --window rule)");
 		return -1;
 	}
 	if (c->kind == COND_SIGNAL && !trigger_inputs_watches_signal(tg->in, c->signo)) {
-		snprintf(err, errlen, "wait %s: the signal is not watched (name it in --commands or a --window rule)",
+		snprintf(err, errlen,
+			 "wait %s: the signal is not watched (name it in --commands or a --window rule)",
 			 c->text);
 		return -1;
 	}
@@ -111,7 +114,8 @@ void trigger_waiters_rearm(struct triggers *tg, int i, int probe)
 	for (int w = 0; w < TRIGGER_MAX_WAITERS; w++) {
 		const struct waiter *wt = &tg->waiters->w[w];
 
-		if (wt->used && cond_counted(wt->c->kind) && trigger_calls_probe_id(tg->calls, wt->c) == probe &&
+		if (wt->used && cond_counted(wt->c->kind) &&
+		    trigger_calls_probe_id(tg->calls, wt->c) == probe &&
 		    trigger_calls_arm_one(tg, i, probe, wt->phase.call_threshold)) {
 			/* Printed; other targets may still meet the wait. */
 		}

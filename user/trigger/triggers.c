@@ -21,7 +21,7 @@
 #include "trigger/trigger_inputs.h"
 #include "trigger/triggers_impl.h"
 
-#define TICK_ROUNDS 4       /* evaluations per tick while windows keep changing */
+#define TICK_ROUNDS 4 /* evaluations per tick while windows keep changing */
 
 /* ---- setting up ------------------------------------------------------------ */
 
@@ -164,7 +164,6 @@ bool triggers_need_model(const struct triggers *tg)
 }
 
 /* ---- targets coming and going ----------------------------------------------- */
-
 
 /* A new target: probes attached, runs armed. -1 when a probe can never count. */
 static int take_in(struct triggers *tg, int i)
@@ -310,7 +309,6 @@ void triggers_tick(struct triggers *tg)
 		follow_targets(tg);
 }
 
-
 /* ---- the console's side ---------------------------------------------------- */
 
 int triggers_pollfds(const struct triggers *tg, struct pollfd *pfds, int max)
@@ -366,9 +364,8 @@ bool triggers_exhausted(const struct triggers *tg)
 	return live;
 }
 
-
-int triggers_check_needs(const struct window_rule *rules, int n, const struct condition *const *waits,
-			 int nwaits, char *err, size_t errlen)
+int triggers_check_needs(const struct window_rule *rules, int n,
+			 const struct condition *const *waits, int nwaits, char *err, size_t errlen)
 {
 	const char *what = NULL;
 	char why[256];
@@ -381,6 +378,7 @@ int triggers_check_needs(const struct window_rule *rules, int n, const struct co
 			what = waits[i]->text;
 	if (!what || bpfutil_usable(why, sizeof(why)) == 0)
 		return 0;
-	return errbuf_set(err, errlen, "'%s': call:, slow:, gap: and stall: conditions need BPF uprobes: %s",
+	return errbuf_set(err, errlen,
+			  "'%s': call:, slow:, gap: and stall: conditions need BPF uprobes: %s",
 			  what, why);
 }

@@ -31,20 +31,20 @@ struct triggers {
 	struct window_rule *rules; /* [nrules]: the --window ones first (their strings borrowed) */
 	struct phase *origin;      /* [nrules]: what a joiner's first start counts from */
 	int nrules;
-	int nrules_given;          /* --window rules; those after were added while running (owned) */
+	int nrules_given; /* --window rules; those after were added while running (owned) */
 	int rules_room;
-	struct procmodel *model;  /* may be NULL */
-	int64_t cards_recheck_at; /* next /proc look at card-less targets an `open` waits on */
-	int64_t start_ms;         /* when the session's clock started (+DURATION of start=) */
-	int known;                /* slots seen (session indexes below this) */
-	int room;                 /* slots the per-target arrays hold (grow_room) */
-	bool *gone;               /* [target]: left, its runs done */
-	unsigned *serial;         /* [target]: which target the slot held when taken in */
-	char (*exe)[256];         /* [target]: its executable, read when it joined */
+	struct procmodel *model;      /* may be NULL */
+	int64_t cards_recheck_at;     /* next /proc look at card-less targets an `open` waits on */
+	int64_t start_ms;             /* when the session's clock started (+DURATION of start=) */
+	int known;                    /* slots seen (session indexes below this) */
+	int room;                     /* slots the per-target arrays hold (grow_room) */
+	bool *gone;                   /* [target]: left, its runs done */
+	unsigned *serial;             /* [target]: which target the slot held when taken in */
+	char (*exe)[256];             /* [target]: its executable, read when it joined */
 	bool *send_start, *send_stop; /* [target]: this round's commands (trigger_round.c) */
 	struct trigger_inputs *in;
 	struct trigger_calls *calls;
-	struct rule_run *runs;    /* [target * nrules + rule] */
+	struct rule_run *runs; /* [target * nrules + rule] */
 	struct trigger_waiters *waiters;
 	struct trigger_record *record;
 };

@@ -51,8 +51,7 @@ TEST(v2_wrong_type_or_null_clears_the_field)
 		  0);
 	CHECK_STR(KEPT("runtimeApi"), "\"\"");
 	CHECK_STR(KEPT("hostProfilingSamplingInterval"), "0");
-	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"on\",\"aicore_sampling_interval\":2.5}"),
-		  0);
+	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"on\",\"aicore_sampling_interval\":2.5}"), 0);
 	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":null}"), 0);
 	CHECK_STR(KEPT("acl"), "\"\"");
 	CHECK_STR(KEPT("aicore_sampling_interval"), "0");
@@ -71,8 +70,7 @@ TEST(v2_a_bad_number_anywhere_fails_and_changes_nothing)
 {
 	agent_params_reset();
 	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"on\"}"), 0);
-	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"off\",\"unknown\":4294967295}"),
-		  -EINVAL);
+	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"off\",\"unknown\":4294967295}"), -EINVAL);
 	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"off\",\"x\":007}"), -EINVAL);
 	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"off\",\"x\":1.}"), -EINVAL);
 	CHECK_INT(agent_params_apply(PROTO_V2, "{\"acl\":\"off\",\"x\":tru}"), -EINVAL);
@@ -84,11 +82,9 @@ TEST(v2_a_bad_number_anywhere_fails_and_changes_nothing)
 TEST(v2_lenient_syntax_is_accepted)
 {
 	agent_params_reset();
-	CHECK_INT(
-		agent_params_apply(
-			PROTO_V2,
-			"{\"acl\" \"on\" \"memInterval\" 1e3 \"x\":{\"y\":[1 2]}, \"isCancel\":nope,}junk"),
-		0);
+	CHECK_INT(agent_params_apply(PROTO_V2,
+				     "{\"acl\" \"on\" \"memInterval\" 1e3 \"x\":{\"y\":[1 2]}, \"isCancel\":nope,}junk"),
+		  0);
 	CHECK_STR(KEPT("acl"), "\"on\"");
 	CHECK_STR(KEPT("memInterval"), "1");
 	CHECK_STR(KEPT("isCancel"), "false");
@@ -99,11 +95,9 @@ TEST(v2_server_rewrites_persist)
 	char pid[32];
 
 	agent_params_reset();
-	CHECK_INT(
-		agent_params_apply(
-			PROTO_V2,
-			"{\"prof_level\":\"off\",\"taskTime\":\"on\",\"taskTrace\":\"on\",\"host_sys_pid\":-1}"),
-		0);
+	CHECK_INT(agent_params_apply(PROTO_V2,
+				     "{\"prof_level\":\"off\",\"taskTime\":\"on\",\"taskTrace\":\"on\",\"host_sys_pid\":-1}"),
+		  0);
 	CHECK_STR(KEPT("prof_level"), "\"level1\"");
 	CHECK_STR(KEPT("runtimeTrace"), "\"on\"");
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
@@ -145,11 +139,9 @@ TEST(v2_server_data_type_config_of_dynprof_defaults_is_msprofs)
 	      (0x4000000024000847ULL | 0x200 | 0x1000000 | 0x8 | 0x20 | 0x10 | 0x1000 | 0x400));
 	/* What dynprof sent before: result_dir only. */
 	agent_params_reset();
-	CHECK_INT(
-		agent_params_apply(
-			PROTO_V2,
-			"{\"result_dir\":\"/x\",\"taskTime\":\"on\",\"taskTrace\":\"on\",\"prof_level\":\"off\"}"),
-		0);
+	CHECK_INT(agent_params_apply(PROTO_V2,
+				     "{\"result_dir\":\"/x\",\"taskTime\":\"on\",\"taskTrace\":\"on\",\"prof_level\":\"off\"}"),
+		  0);
 	CHECK(agent_params_data_type_config() == 0x4000000004000802ULL);
 }
 
@@ -166,11 +158,9 @@ TEST(v2_storage_limit_below_200mb_fails_and_becomes_200mb)
 TEST(v1_replaces_the_set_and_keeps_the_exact_uint64)
 {
 	agent_params_reset();
-	CHECK_INT(
-		agent_params_apply(
-			PROTO_V1,
-			"{\"result_dir\":\"/a\",\"ge_api\":\"l1\",\"dataTypeConfig\":13835058058033629255}"),
-		0);
+	CHECK_INT(agent_params_apply(PROTO_V1,
+				     "{\"result_dir\":\"/a\",\"ge_api\":\"l1\",\"dataTypeConfig\":13835058058033629255}"),
+		  0);
 	CHECK(agent_params_data_type_config() == 0xC0000000A4000847ULL);
 	CHECK_INT(agent_params_apply(PROTO_V1, "{\"result_dir\":\"/b\"}"), 0);
 	CHECK_STR(KEPT("ge_api"), "\"\"");
@@ -190,8 +180,7 @@ TEST(v1_parser_is_strict_about_syntax_and_types)
 	CHECK_INT(agent_params_apply(PROTO_V1, "{\"result_dir\":\"/a\",}"), -EINVAL);
 	CHECK_INT(agent_params_apply(PROTO_V1, "{\"result_dir\":\"/a\"}x"), -EINVAL);
 	CHECK_INT(agent_params_apply(PROTO_V1, "{\"result_dir\" \"/a\"}"), -EINVAL);
-	CHECK_INT(agent_params_apply(PROTO_V1,
-				     "{\"is_cancel\":false,\"aicore_sampling_interval\":20.7}"),
+	CHECK_INT(agent_params_apply(PROTO_V1, "{\"is_cancel\":false,\"aicore_sampling_interval\":20.7}"),
 		  0);
 	CHECK_STR(KEPT("aicore_sampling_interval"), "20");
 }

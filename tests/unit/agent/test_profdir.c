@@ -9,8 +9,9 @@
 
 static struct tm new_year(void)
 {
-	struct tm tm = { .tm_year = 2026 - 1900, .tm_mon = 0, .tm_mday = 1,
-			 .tm_hour = 12, .tm_min = 0, .tm_sec = 0 };
+	struct tm tm = {
+		.tm_year = 2026 - 1900, .tm_mon = 0, .tm_mday = 1, .tm_hour = 12, .tm_min = 0, .tm_sec = 0
+	};
 	return tm;
 }
 
@@ -27,8 +28,9 @@ TEST(name_matches_documented_example)
 TEST(v1_name_has_sixteen_letters_and_no_pid)
 {
 	const unsigned char rnd[16] = { 9, 11, 11, 11, 6, 1, 10, 4, 2, 10, 16, 7, 1, 0, 1, 2 };
-	struct tm tm = { .tm_year = 2026 - 1900, .tm_mon = 11, .tm_mday = 1,
-			 .tm_hour = 8, .tm_min = 0, .tm_sec = 12 };
+	struct tm tm = {
+		.tm_year = 2026 - 1900, .tm_mon = 11, .tm_mday = 1, .tm_hour = 8, .tm_min = 0, .tm_sec = 12
+	};
 	char name[PROFNAME_V1_LEN + 1];
 
 	CHECK_INT(profname_format_v1(name, sizeof(name), 1, &tm, 605, rnd), PROFNAME_V1_LEN);
@@ -42,14 +44,16 @@ TEST(letters_stay_between_A_and_R)
 	CHECK_INT(profname_letter(18), 'A');
 	CHECK_INT(profname_letter(255), 'A' + 255 % 18);
 	for (int b = 0; b < 256; b++)
-		CHECK(profname_letter((unsigned char)b) >= 'A' && profname_letter((unsigned char)b) <= 'R');
+		CHECK(profname_letter((unsigned char)b) >= 'A' &&
+		      profname_letter((unsigned char)b) <= 'R');
 }
 
 TEST(fields_are_zero_padded_to_fixed_widths)
 {
 	const unsigned char rnd[8] = { 17, 17, 17, 17, 17, 17, 17, 17 };
-	struct tm tm = { .tm_year = 2027 - 1900, .tm_mon = 8, .tm_mday = 3,
-			 .tm_hour = 4, .tm_min = 5, .tm_sec = 6 };
+	struct tm tm = {
+		.tm_year = 2027 - 1900, .tm_mon = 8, .tm_mday = 3, .tm_hour = 4, .tm_min = 5, .tm_sec = 6
+	};
 	char name[PROFNAME_LEN + 1];
 
 	CHECK_INT(profname_format(name, sizeof(name), 42, &tm, 7, 1, rnd), PROFNAME_LEN);

@@ -61,8 +61,9 @@ TEST(extra_fds_are_closed)
 	int sv[2], p[2], fd = -2, fds[2];
 	char ctl[CMSG_SPACE(sizeof(fds))] = { 0 }, byte = 'x';
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
-			      .msg_controllen = sizeof(ctl) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 	int before;
 

@@ -15,7 +15,6 @@ static int parse(struct options *o, char **argv)
 	return options_parse(argc, argv, o);
 }
 
-
 TEST(pid_alone_implies_dynamic_on)
 {
 	struct options o;
@@ -138,8 +137,9 @@ TEST(short_options_are_refused_not_taken_for_an_application)
 TEST(follow_and_its_filters_go_with_pid_auto)
 {
 	struct options o;
-	char *follow[] = { "dynprof", "--pid=auto", "--follow", "--container=abcd", "--container=web",
-			   "--user=0", "--user=alice", "--exe=python*", NULL };
+	char *follow[] = { "dynprof",          "--pid=auto",      "--follow",
+			   "--container=abcd", "--container=web", "--user=0",
+			   "--user=alice",     "--exe=python*",   NULL };
 	char *no_auto[] = { "dynprof", "--pid=12", "--follow", NULL };
 	char *alone[] = { "dynprof", "--follow", NULL };
 	char *user_list[] = { "dynprof", "--list", "--user=0", NULL };
@@ -217,7 +217,8 @@ TEST(slurm_job_takes_a_job_id_and_implies_dynamic)
 TEST(nodes_and_launcher)
 {
 	struct options o;
-	char *ok[] = { "dynprof", "--nodes=n1,gpu-2.rack_3", "--launcher=pdsh -w {node}", "--sync-margin=0", NULL };
+	char *ok[] = { "dynprof", "--nodes=n1,gpu-2.rack_3", "--launcher=pdsh -w {node}",
+		       "--sync-margin=0", NULL };
 	char *bad_name[] = { "dynprof", "--nodes=n1,,n2", NULL };
 	char *dot_name[] = { "dynprof", "--nodes=..", NULL };
 	char *slash[] = { "dynprof", "--nodes=a/b", NULL };

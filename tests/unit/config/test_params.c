@@ -132,8 +132,7 @@ TEST(v2_every_int_field_is_a_json_number_and_every_other_a_string)
 	REQUIRE(r);
 	cJSON_ArrayForEach(v, r)
 	{
-		const struct mp_key *k =
-			mp_find(mp_v2_keys, mp_v2_nkeys, v->string, strlen(v->string));
+		const struct mp_key *k = mp_find(mp_v2_keys, mp_v2_nkeys, v->string, strlen(v->string));
 
 		REQUIRE(k);
 		if (k->type == MP_INT)
@@ -349,8 +348,7 @@ TEST(l2_event_list_per_chip_and_npu_events_on_soc_pmu_chips)
 
 	REQUIRE(cloud && dc && v4 && v3 && unknown);
 	CHECK_STR(str(cloud, "l2CacheTaskProfiling"), "on");
-	CHECK_STR(str(cloud, "l2CacheTaskProfilingEvents"),
-		  "0x5b,0x59,0x5c,0x7d,0x7e,0x71,0x79,0x7c");
+	CHECK_STR(str(cloud, "l2CacheTaskProfilingEvents"), "0x5b,0x59,0x5c,0x7d,0x7e,0x71,0x79,0x7c");
 	CHECK_STR(str(dc, "l2CacheTaskProfilingEvents"), "0x78,0x79,0x77,0x71,0x6a,0x6c,0x74,0x62");
 	CHECK_STR(str(dc, "npuEvents"), "");
 	CHECK_STR(str(v4, "l2CacheTaskProfilingEvents"), "0xF6,0xFB,0xFC,0xBF,0x90,0x91,0x9C,0x9D");
@@ -448,8 +446,7 @@ TEST(driver_library_writable_by_others_is_not_loaded)
 	make_driver_tree(dir, 0757, info, sizeof(info));
 	CHECK_INT(chip_from_driver(info, &id, why, sizeof(why)), -EPERM);
 	CHECK_INT(id, -1);
-	CHECK_INT(chip_from_driver("/nonexistent/ascend_install.info", &id, why, sizeof(why)),
-		  -ENOENT);
+	CHECK_INT(chip_from_driver("/nonexistent/ascend_install.info", &id, why, sizeof(why)), -ENOENT);
 }
 
 /* ---- v1 ------------------------------------------------------------------------------- */
@@ -520,8 +517,7 @@ TEST(v1_sends_v1_key_names_and_strict_types)
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "is_cancel")));
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "host_profiling")));
 	CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "dataTypeConfig")));
-	CHECK(!has(r, "acl") && !has(r, "taskTime") && !has(r, "runtimeApi") &&
-	      !has(r, "isCancel"));
+	CHECK(!has(r, "acl") && !has(r, "taskTime") && !has(r, "runtimeApi") && !has(r, "isCancel"));
 	cJSON_Delete(r);
 }
 
@@ -564,8 +560,7 @@ TEST(values_nanojson_cannot_carry_are_refused)
 
 	CHECK(parse(&o, SW("dynprof", "--pid=1", "--environment=A=\"x\"")) != 0);
 	CHECK(parse(&o, SW("dynprof", "--pid=1", "--environment=A=c:\\x")) != 0);
-	CHECK(parse(&o, SW("dynprof", "--pid=1", "--mstx-domain-include=a\tb", "--msproftx=on")) !=
-	      0);
+	CHECK(parse(&o, SW("dynprof", "--pid=1", "--mstx-domain-include=a\tb", "--msproftx=on")) != 0);
 	/* A result folder the target names (its home) is checked when the JSON is built. */
 	CHECK(build_text(PROTO_V2, -1, "/home/a\"b", SW(NULL)) == NULL);
 	CHECK(build_text(PROTO_V2, -1, "/home/a\\b", SW(NULL)) == NULL);

@@ -90,8 +90,21 @@ TEST(durations_take_each_unit_and_bare_seconds)
 
 TEST(durations_refuse_bad_forms)
 {
-	const char *bad[] = { "", "0", "0ms", "-5s", "+5s", "1.5s", "5 s", " 5s", "5s ", "5x", "5sec",
-			      "s", "9223372036854775808ms", "9223372036854776s", "99999999999999999999" };
+	const char *bad[] = { "",
+			      "0",
+			      "0ms",
+			      "-5s",
+			      "+5s",
+			      "1.5s",
+			      "5 s",
+			      " 5s",
+			      "5s ",
+			      "5x",
+			      "5sec",
+			      "s",
+			      "9223372036854775808ms",
+			      "9223372036854776s",
+			      "99999999999999999999" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (dur(bad[i]) != -1) {
@@ -138,11 +151,25 @@ TEST(leap_days_and_leap_seconds)
 TEST(iso_times_refuse_bad_fields_and_junk)
 {
 	const char *bad[] = {
-		"2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-04-31T00:00:00Z", "2026-12-00T00:00:00Z",
-		"2026-12-01T24:00:00Z", "2026-12-01T12:60:00Z", "2026-12-01T12:00:61Z", "2026-12-01T12:00Z",
-		"2026-12-01  12:00:00Z", "2026-12-01t12:00:00Z", "2026-12-01T12:00:00Zx", "2026-12-01T12:00:00 Z",
-		"2026-12-01T12:00:00+8:00", "2026-12-01T12:00:00+08:0", "2026-12-01T12:00:00+24:00",
-		"2026-12-01T12:00:00+08", "26-12-01T12:00:00Z", "", "tomorrow",
+		"2026-13-01T00:00:00Z",
+		"2026-00-01T00:00:00Z",
+		"2026-04-31T00:00:00Z",
+		"2026-12-00T00:00:00Z",
+		"2026-12-01T24:00:00Z",
+		"2026-12-01T12:60:00Z",
+		"2026-12-01T12:00:61Z",
+		"2026-12-01T12:00Z",
+		"2026-12-01  12:00:00Z",
+		"2026-12-01t12:00:00Z",
+		"2026-12-01T12:00:00Zx",
+		"2026-12-01T12:00:00 Z",
+		"2026-12-01T12:00:00+8:00",
+		"2026-12-01T12:00:00+08:0",
+		"2026-12-01T12:00:00+24:00",
+		"2026-12-01T12:00:00+08",
+		"26-12-01T12:00:00Z",
+		"",
+		"tomorrow",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -210,8 +237,8 @@ TEST(signal_names_with_or_without_sig_any_case)
 
 TEST(signal_numbers_and_junk_are_refused)
 {
-	const char *bad[] = { "", "SIG", "10", "FOO", "USR1 ", "SIGSIGUSR1", "RTMIN+100",
-			      "RTMIN-1", "RTMAX+1", "RTMIN+", "RTMIN+x" };
+	const char *bad[] = { "",          "SIG",     "10",      "FOO",    "USR1 ",  "SIGSIGUSR1",
+			      "RTMIN+100", "RTMIN-1", "RTMAX+1", "RTMIN+", "RTMIN+x" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (sig(bad[i]) != -1) {
@@ -269,8 +296,9 @@ TEST(call_splits_lib_at_first_colon_and_symbol_at_last_hash)
 	CHECK_INT(c.count, 3);
 	condition_free(&c);
 
-	CHECK_INT(condition_parse("call:/opt/lib/libx.so:ns::f#18446744073709551615", true, NOW, &c, err,
-				  sizeof(err)), 0);
+	CHECK_INT(condition_parse("call:/opt/lib/libx.so:ns::f#18446744073709551615", true, NOW, &c,
+				  err, sizeof(err)),
+		  0);
 	CHECK_STR(c.lib, "/opt/lib/libx.so");
 	CHECK_STR(c.symbol, "ns::f");
 	CHECK(c.count == UINT64_MAX);
@@ -327,7 +355,8 @@ TEST(slow_gap_stall_refuse_what_can_never_fire)
 	CHECK_STR(cond_err("slow:libfoo.so:step>0ms", false),
 		  "slow:libfoo.so:step>0ms: the limit '0ms' must be positive (a duration such as 200ms, 500us "
 		  "or 2s, or a multiple of the typical value such as 3x or 1.5x)");
-	CHECK(contains(cond_err("slow:libfoo.so:step>1x", false), "the multiple '1x' must be more than 1x"));
+	CHECK(contains(cond_err("slow:libfoo.so:step>1x", false),
+		       "the multiple '1x' must be more than 1x"));
 	CHECK(contains(cond_err("gap:libfoo.so:step>0.5x", false), "'0.5x' must be more than 1x"));
 	CHECK(contains(cond_err("gap:libfoo.so:step>1.000x", false), "must be more than 1x"));
 	CHECK_STR(cond_err("gap:libfoo.so:step>1.001x", false), "");
@@ -356,16 +385,19 @@ TEST(slow_gap_stall_in_rules_and_waits)
 	struct window_rule r;
 	struct script_cmd cmd;
 
-	CHECK_INT(rule_parse("start=slow:lib,1.so:f,g>3x,stop=+5s,repeat=3", NOW, &r, err, sizeof(err)), 0);
+	CHECK_INT(rule_parse("start=slow:lib,1.so:f,g>3x,stop=+5s,repeat=3", NOW, &r, err, sizeof(err)),
+		  0);
 	CHECK_INT(r.start.kind, COND_SLOW);
 	CHECK_STR(r.start.lib, "lib,1.so");
 	CHECK_STR(r.start.symbol, "f,g");
 	CHECK_INT(r.repeat, 3);
 	rule_free(&r);
-	CHECK_INT(rule_parse("start=stall:demo:step>1s,stop=call:demo:step#1", NOW, &r, err, sizeof(err)), 0);
+	CHECK_INT(rule_parse("start=stall:demo:step>1s,stop=call:demo:step#1", NOW, &r, err, sizeof(err)),
+		  0);
 	CHECK_INT(r.stop.kind, COND_CALL);
 	rule_free(&r);
-	CHECK_INT(rule_parse("start=call:demo:step#10,stop=gap:demo:step>2x", NOW, &r, err, sizeof(err)), 0);
+	CHECK_INT(rule_parse("start=call:demo:step#10,stop=gap:demo:step>2x", NOW, &r, err, sizeof(err)),
+		  0);
 	CHECK_INT(r.stop.kind, COND_GAP);
 	rule_free(&r);
 	CHECK_STR(rule_err("start=gap:demo:step>1s,every=10s"),
@@ -386,7 +418,8 @@ TEST(call_errors_quote_the_bad_part)
 	CHECK(contains(cond_err("call:libfoo.so:step#0", false), "'0' is not a positive integer"));
 	CHECK(contains(cond_err("call:libfoo.so:step#+1", false), "'+1' is not a positive integer"));
 	CHECK(contains(cond_err("call:libfoo.so:step#2 ", false), "'2 ' is not a positive integer"));
-	CHECK(contains(cond_err("call:libfoo.so:step#18446744073709551616", false), "not a positive integer"));
+	CHECK(contains(cond_err("call:libfoo.so:step#18446744073709551616", false),
+		       "not a positive integer"));
 	CHECK(contains(cond_err("call:libfoo.so:step#", false), "'' is not a positive integer"));
 	CHECK(contains(cond_err("call:libfoo.so:step", false), "the call number is missing"));
 	CHECK(contains(cond_err("call:libfoo.so", false), "no ':' between library and symbol"));
@@ -400,7 +433,8 @@ TEST(empty_globs_paths_and_bad_values_are_errors)
 	CHECK_STR(cond_err("file:", true), "file:: the path is empty (file:PATH)");
 	CHECK(contains(cond_err("+5x", true), "+5x: '5x' is not a duration"));
 	CHECK(contains(cond_err("+", false), "is not a duration"));
-	CHECK(contains(cond_err("at:2026-13-01T00:00:00Z", false), "'2026-13-01T00:00:00Z' is not a time"));
+	CHECK(contains(cond_err("at:2026-13-01T00:00:00Z", false),
+		       "'2026-13-01T00:00:00Z' is not a time"));
 	CHECK(contains(cond_err("signal:FOO", false), "signal:FOO: 'FOO' is not a signal name"));
 	CHECK(contains(cond_err("", false), "empty condition"));
 }
@@ -484,7 +518,8 @@ TEST(rule_commas_inside_paths_and_globs)
 	CHECK_INT(r.stop.ms, 1000);
 	rule_free(&r);
 
-	CHECK_INT(rule_parse("start=exec:*{train,eval}.py,stop=file:/tmp/x,y,", NOW, &r, err, sizeof(err)), 0);
+	CHECK_INT(rule_parse("start=exec:*{train,eval}.py,stop=file:/tmp/x,y,", NOW, &r, err, sizeof(err)),
+		  0);
 	CHECK_STR(r.start.glob, "*{train,eval}.py");
 	CHECK_STR(r.stop.path, "/tmp/x,y,");
 	rule_free(&r);
@@ -510,7 +545,8 @@ TEST(rule_value_errors)
 	CHECK(contains(rule_err("start=signal:USR1,stop=+1s,repeat=1000001"), "repeat=1000001:"));
 	CHECK_STR(rule_err("start=signal:USR1,stop=+1s,repeat=1000000"), "");
 	CHECK(contains(rule_err("start=signal:USR1,stop=+1s,repeat=-1"), "repeat=-1:"));
-	CHECK(contains(rule_err("start=signal:USR1,stop=+1s,every=5x"), "every=5x: '5x' is not a duration"));
+	CHECK(contains(rule_err("start=signal:USR1,stop=+1s,every=5x"),
+		       "every=5x: '5x' is not a duration"));
 	CHECK_STR(rule_err("start=exit"), "start=exit: 'exit' is a stop condition (the target exits)");
 	CHECK(contains(rule_err("start=open,stop=open"), "stop=open: 'open' is a start condition"));
 	CHECK(contains(rule_err("start=call:libfoo.so:step#x"), "the call number 'x'"));
@@ -591,8 +627,9 @@ TEST(script_events_and_window)
 	CHECK_INT(cmd.op, SCRIPT_EVENTS);
 	CHECK(contains(script_err("events all"), "'events all': events takes no argument"));
 
-	CHECK_INT(script_parse_line("window start=call:libascendcl.so:aclmdlExecute#1000,stop=+10s", NOW, &cmd, err,
-				    sizeof(err)), 0);
+	CHECK_INT(script_parse_line("window start=call:libascendcl.so:aclmdlExecute#1000,stop=+10s",
+				    NOW, &cmd, err, sizeof(err)),
+		  0);
 	CHECK_INT(cmd.op, SCRIPT_WINDOW);
 	REQUIRE(cmd.rule);
 	CHECK_INT(cmd.rule->start.kind, COND_CALL);
@@ -611,10 +648,12 @@ TEST(script_events_and_window)
 
 TEST(script_errors)
 {
-	CHECK_STR(script_err("foo"), "'foo': unknown command (start [SEL] [--json], stop [SEL] [--json], quit [SEL] [--json], status [--json], sleep DURATION, wait CONDITION, events, window RULE)");
+	CHECK_STR(script_err("foo"),
+		  "'foo': unknown command (start [SEL] [--json], stop [SEL] [--json], quit [SEL] [--json], status [--json], sleep DURATION, wait CONDITION, events, window RULE)");
 	CHECK(contains(script_err("restart now"), "'restart': unknown command"));
 	CHECK(contains(script_err("Start"), "'Start': unknown command"));
-	CHECK(contains(script_err("start now"), "'start now': 'now': unknown selector (all, pid=N, container=ID|NAME, user=NAME|UID)"));
+	CHECK(contains(script_err("start now"),
+		       "'start now': 'now': unknown selector (all, pid=N, container=ID|NAME, user=NAME|UID)"));
 	CHECK(contains(script_err("q 1"), "'q 1': '1': unknown selector"));
 	CHECK(contains(script_err("stop pid=1 pid=2"), "stop takes at most one selector"));
 	CHECK(contains(script_err("sleep"), "sleep needs a duration"));
@@ -747,7 +786,8 @@ TEST(frees_are_safe_on_zeroed_structs_and_twice)
 	condition_free(&c);
 	rule_free(&r);
 	script_cmd_free(&cmd);
-	CHECK_INT(rule_parse("start=call:libfoo.so:step#2,stop=file:/tmp/done", NOW, &r, err, sizeof(err)), 0);
+	CHECK_INT(rule_parse("start=call:libfoo.so:step#2,stop=file:/tmp/done", NOW, &r, err, sizeof(err)),
+		  0);
 	rule_free(&r);
 	CHECK(r.start.lib == NULL && r.start.symbol == NULL && r.stop.path == NULL);
 	rule_free(&r);

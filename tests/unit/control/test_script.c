@@ -266,7 +266,8 @@ TEST(events_streams_and_what_follows_is_ignored)
 	script_push_line(x.sc, "events"); /* no client to stream to */
 	script_push_line(x.sc, "events now");
 	script_step(x.sc);
-	CHECK_STR(x.r.log, "error: 'events now': events takes no argument|error: events needs a unix control socket");
+	CHECK_STR(x.r.log,
+		  "error: 'events now': events takes no argument|error: events needs a unix control socket");
 	x.r.log[0] = '\0';
 	x.h.stream = fake_stream;
 	script_set_host(x.sc, &x.h);
@@ -300,7 +301,7 @@ TEST(selectors_matching_nothing_are_refused_and_change_nothing)
 			   "error: no target matches user=0|"
 			   "error: no target matches user=no-such-user-here|ack start");
 	CHECK(session_window_open(x.s)); /* only `start all` opened the session's window */
-	CHECK(!x.quit);          /* quit SEL never ends the run */
+	CHECK(!x.quit);                  /* quit SEL never ends the run */
 	script_push_line(x.sc, "quit all");
 	script_step(x.sc);
 	CHECK(x.quit);

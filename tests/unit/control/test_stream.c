@@ -45,9 +45,9 @@ TEST(room_made_by_moving_the_waiting_bytes_keeps_their_order)
 	struct stream_queue q;
 
 	REQUIRE(!stream_queue_init(&q, 32));
-	CHECK(stream_queue_push(&q, "0123456789", 10)); /* 11 bytes */
-	CHECK(stream_queue_push(&q, "abcdefghij", 10)); /* 22 */
-	stream_queue_consumed(&q, 11, 1);               /* head at 11, 11 waiting */
+	CHECK(stream_queue_push(&q, "0123456789", 10));          /* 11 bytes */
+	CHECK(stream_queue_push(&q, "abcdefghij", 10));          /* 22 */
+	stream_queue_consumed(&q, 11, 1);                        /* head at 11, 11 waiting */
 	CHECK(stream_queue_push(&q, "ABCDEFGHIJKLMNOPQRS", 19)); /* 20 more: fits only moved */
 	CHECK_STR(take_all(&q, 1), "abcdefghij\nABCDEFGHIJKLMNOPQRS\n");
 	stream_queue_free(&q);

@@ -26,7 +26,8 @@ static const char *cid(const char *text)
 TEST(container_docker_cgroupfs_v1)
 {
 	CHECK_STR(cid("12:memory:/docker/" ID "\n11:cpu,cpuacct:/docker/" ID "\n"
-		      "1:name=systemd:/docker/" ID "\n0::/\n"), ID);
+		      "1:name=systemd:/docker/" ID "\n0::/\n"),
+		  ID);
 }
 
 TEST(container_docker_systemd_v2)
@@ -47,7 +48,8 @@ TEST(container_containerd_scope)
 TEST(container_crio_scope_and_cgroupfs)
 {
 	CHECK_STR(cid("0::/kubepods.slice/kubepods-besteffort.slice/"
-		      "kubepods-besteffort-pod2b1c_33aa_4f1e.slice/crio-" ID ".scope\n"), ID);
+		      "kubepods-besteffort-pod2b1c_33aa_4f1e.slice/crio-" ID ".scope\n"),
+		  ID);
 	CHECK_STR(cid("0::/kubepods/besteffort/pod2b1c33aa-4f1e/crio-" ID "\n"), ID);
 }
 
@@ -55,7 +57,8 @@ TEST(container_podman_root_and_rootless)
 {
 	CHECK_STR(cid("0::/machine.slice/libpod-" ID ".scope\n"), ID);
 	CHECK_STR(cid("0::/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID
-		      ".scope/container\n"), ID);
+		      ".scope/container\n"),
+		  ID);
 }
 
 TEST(container_conmon_is_not_the_container)
@@ -77,7 +80,8 @@ TEST(container_kubepods_systemd_slices)
 {
 	CHECK_STR(cid("0::/kubepods.slice/kubepods-burstable.slice/"
 		      "kubepods-burstable-pod0d8e6a3c_6f0b_4c8e_9a36_0f6d6a1c2b3d.slice/"
-		      "cri-containerd-" ID ".scope\n"), ID);
+		      "cri-containerd-" ID ".scope\n"),
+		  ID);
 	CHECK_STR(cid("0::/kubepods.slice/kubepods-pod0d8e6a3c.slice/docker-" ID ".scope\n"), ID);
 }
 
@@ -101,21 +105,20 @@ TEST(container_host_processes)
 	CHECK_STR(cid("0::/\n"), "");
 	CHECK_STR(cid(""), "");
 	CHECK_STR(cid(NULL), "");
-	CHECK_STR(cid("12:memory:/user.slice\n1:name=systemd:/system.slice/sshd.service\n0::/\n"),
-		  "");
+	CHECK_STR(cid("12:memory:/user.slice\n1:name=systemd:/system.slice/sshd.service\n0::/\n"), "");
 	/* A 32-hex name is not a container engine's id. */
 	CHECK_STR(cid("4:memory:/process_api/cc7fca339ae472a28b77235115a065e5\n"), "");
 }
 
 TEST(container_near_misses)
 {
-	CHECK_STR(cid("0::/docker/" ID "0\n"), "");                    /* 65 hex */
+	CHECK_STR(cid("0::/docker/" ID "0\n"), ""); /* 65 hex */
 	CHECK_STR(cid("0::/docker/3f4e5d6c7b8a99887766554433221100ffeeddccbbaa0011223344556677889\n"),
-		  "");                                                  /* 63 hex */
+		  ""); /* 63 hex */
 	CHECK_STR(cid("0::/docker/3F4E5D6C7B8A99887766554433221100FFEEDDCCBBAA00112233445566778899\n"),
-		  "");                                                  /* upper case */
+		  ""); /* upper case */
 	CHECK_STR(cid("0::/system.slice/docker-" ID ".scopex\n"), "");
-	CHECK_STR(cid("0::/system.slice/rkt-" ID ".scope\n"), "");     /* unknown engine */
+	CHECK_STR(cid("0::/system.slice/rkt-" ID ".scope\n"), ""); /* unknown engine */
 	CHECK_STR(cid("no colons at all " ID "\n"), "");
 }
 
@@ -190,7 +193,7 @@ TEST(container_selected_by_name_id_or_hex_prefix)
 	CHECK(pm_proc_in_container(&docker, "3f4e"));
 	CHECK(pm_proc_in_container(&docker, ID));
 	CHECK(!pm_proc_in_container(&docker, "3f4"));   /* too short a prefix */
-	CHECK(!pm_proc_in_container(&docker, "train"));  /* names match whole */
+	CHECK(!pm_proc_in_container(&docker, "train")); /* names match whole */
 	CHECK(pm_proc_in_container(&runc, "job1"));
 	CHECK(!pm_proc_in_container(&runc, "job"));
 	CHECK(!pm_proc_in_container(&host, "trainjob"));

@@ -19,7 +19,9 @@ TEST(docker_name_without_its_slash)
 {
 	char name[96];
 
-	CHECK_INT(container_name_from_docker("{\"ID\":\"" ID "\",\"Name\":\"/trainjob\"}", name, sizeof(name)), 0);
+	CHECK_INT(container_name_from_docker("{\"ID\":\"" ID "\",\"Name\":\"/trainjob\"}", name,
+					     sizeof(name)),
+		  0);
 	CHECK_STR(name, "trainjob");
 	CHECK_INT(container_name_from_docker("{\"ID\":\"" ID "\"}", name, sizeof(name)), -ENOENT);
 	CHECK_INT(container_name_from_docker("not json", name, sizeof(name)), -EINVAL);
@@ -48,7 +50,8 @@ TEST(storage_first_name_of_the_matching_id)
 	CHECK_STR(name, "trainjob");
 	CHECK_INT(container_name_from_storage(json, "ffff", name, sizeof(name)), -ENOENT);
 	CHECK_INT(container_name_from_storage("{\"id\":1}", ID, name, sizeof(name)), -EINVAL);
-	CHECK(container_name_from_storage("[{\"id\":\"" ID "\",\"names\":[]}]", ID, name, sizeof(name)) != 0);
+	CHECK(container_name_from_storage("[{\"id\":\"" ID "\",\"names\":[]}]", ID, name,
+					  sizeof(name)) != 0);
 }
 
 TEST(kubernetes_namespace_and_pod_from_annotations)
@@ -58,16 +61,19 @@ TEST(kubernetes_namespace_and_pod_from_annotations)
 	CHECK_INT(container_name_from_oci("{\"ociVersion\":\"1.0\",\"annotations\":{"
 					  "\"io.kubernetes.cri.sandbox-namespace\":\"training\","
 					  "\"io.kubernetes.cri.sandbox-name\":\"bert-worker-0\"}}",
-					  name, sizeof(name)), 0);
+					  name, sizeof(name)),
+		  0);
 	CHECK_STR(name, "training/bert-worker-0");
 	CHECK_INT(container_name_from_oci("{\"annotations\":{\"io.kubernetes.pod.namespace\":\"ns\","
-					  "\"io.kubernetes.pod.name\":\"p\"}}", name, sizeof(name)), 0);
+					  "\"io.kubernetes.pod.name\":\"p\"}}",
+					  name, sizeof(name)),
+		  0);
 	CHECK_STR(name, "ns/p");
 	CHECK_INT(container_name_from_oci("{\"annotations\":{}}", name, sizeof(name)), -ENOENT);
 	CHECK(container_name_from_oci("{\"annotations\":{\"io.kubernetes.pod.namespace\":\"a/b\","
-				      "\"io.kubernetes.pod.name\":\"p\"}}", name, sizeof(name)) != 0);
+				      "\"io.kubernetes.pod.name\":\"p\"}}",
+				      name, sizeof(name)) != 0);
 }
-
 
 /* Polls container_name_lookup until it names `want` or `limit_ms` pass; the ms it took, or -1. */
 static long name_within(const char *id, const char *want, long limit_ms)

@@ -20,7 +20,8 @@ TEST(status_chain_and_ppid)
 	CHECK_INT(procscan_parse_status("Name:\tbash\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t100\n"
 					"Ngid:\t0\nPid:\t100\nPPid:\t42\nTracerPid:\t0\n"
 					"NSpid:\t100\t5\t1\nNSpgid:\t100\t5\t1\n",
-					&ppid, ns, PM_MAX_NS, &n), 0);
+					&ppid, ns, PM_MAX_NS, &n),
+		  0);
 	CHECK_INT(ppid, 42);
 	CHECK_INT(n, 3);
 	CHECK_INT(ns[0], 100);
@@ -74,8 +75,8 @@ TEST(argv_joined_by_spaces)
 	static const char argv[] = "python3\0train.py\0--epochs\0003\0";
 
 	CHECK_STR(joined(argv, sizeof(argv) - 1, 64), "python3 train.py --epochs 3");
-	CHECK_STR(joined("a\0\0b", 4, 64), "a  b");          /* an empty argument */
-	CHECK_STR(joined("sleep\0001", 7, 64), "sleep 1");  /* no trailing NUL */
+	CHECK_STR(joined("a\0\0b", 4, 64), "a  b");        /* an empty argument */
+	CHECK_STR(joined("sleep\0001", 7, 64), "sleep 1"); /* no trailing NUL */
 	CHECK_STR(joined("", 0, 64), "");
 	CHECK_STR(joined("\0\0\0", 3, 64), "");
 }
@@ -85,7 +86,7 @@ TEST(argv_cut_and_made_printable)
 	CHECK_STR(joined("abcdef\0ghi", 10, 8), "abcdef ");
 	CHECK_STR(joined("abc", 3, 1), "");
 	CHECK_STR(joined("a\nb\tc\x7f", 6, 64), "a?b?c?");
-	CHECK_STR(joined("caf\xc3\xa9", 5, 64), "caf\xc3\xa9");      /* UTF-8 kept */
+	CHECK_STR(joined("caf\xc3\xa9", 5, 64), "caf\xc3\xa9"); /* UTF-8 kept */
 }
 
 TEST(start_ns_to_clock_ticks)

@@ -52,9 +52,9 @@ static int start_target(struct tgt *t, enum target_kind kind, const char *mnt)
 	if (t->pid < 0)
 		return -1;
 	if (t->pid == 0) {
-		if (kind == OWN_MNT && (unshare(CLONE_NEWNS) ||
-					mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-					mount("tmpfs", mnt, "tmpfs", 0, "mode=0777")))
+		if (kind == OWN_MNT &&
+		    (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		     mount("tmpfs", mnt, "tmpfs", 0, "mode=0777")))
 			_exit(1);
 		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))

@@ -9,21 +9,20 @@
 
 /* ---- status ------------------------------------------------------------- */
 
-static const char STATUS_NESTED[] =
-	"Name:\tpython3\n"
-	"Umask:\t0022\n"
-	"State:\tS (sleeping)\n"
-	"Tgid:\t4242\n"
-	"Ngid:\t0\n"
-	"Pid:\t4242\n"
-	"PPid:\t4200\n"
-	"TracerPid:\t0\n"
-	"Uid:\t1001\t1002\t1003\t1004\n"
-	"Gid:\t100\t100\t100\t100\n"
-	"Groups:\t100 27 \n"
-	"NStgid:\t4242\t7\n"
-	"NSpid:\t4242\t7\n"
-	"NSpgid:\t4242\t7\n";
+static const char STATUS_NESTED[] = "Name:\tpython3\n"
+				    "Umask:\t0022\n"
+				    "State:\tS (sleeping)\n"
+				    "Tgid:\t4242\n"
+				    "Ngid:\t0\n"
+				    "Pid:\t4242\n"
+				    "PPid:\t4200\n"
+				    "TracerPid:\t0\n"
+				    "Uid:\t1001\t1002\t1003\t1004\n"
+				    "Gid:\t100\t100\t100\t100\n"
+				    "Groups:\t100 27 \n"
+				    "NStgid:\t4242\t7\n"
+				    "NSpid:\t4242\t7\n"
+				    "NSpgid:\t4242\t7\n";
 
 TEST(status_takes_real_uid_and_innermost_nspid)
 {
@@ -64,8 +63,7 @@ TEST(status_ignores_ppid_and_tracerpid_lines)
 	int nspid = 0;
 
 	/* PPid: and TracerPid: come before Pid: in no kernel, but must not count. */
-	CHECK_INT(procfs_parse_status("PPid:\t1\nTracerPid:\t2\nPid:\t3\nUid:\t4\t4\t4\t4\n",
-				      &uid, &nspid),
+	CHECK_INT(procfs_parse_status("PPid:\t1\nTracerPid:\t2\nPid:\t3\nUid:\t4\t4\t4\t4\n", &uid, &nspid),
 		  0);
 	CHECK_INT(nspid, 3);
 }
@@ -247,8 +245,7 @@ TEST(environ_of_this_process_reads_its_startup_environment)
 	/* PATH is in the environment of every test run; unsetting it later does not
 	 * change /proc/self/environ, which is the block the process started with. */
 	CHECK_INT(procfs_environ_get(getpid(), "PATH", v, sizeof(v)), 0);
-	CHECK_INT(procfs_environ_get(getpid(), "DYNPROF_SURELY_UNSET_VARIABLE", v, sizeof(v)),
-		  -ENOENT);
+	CHECK_INT(procfs_environ_get(getpid(), "DYNPROF_SURELY_UNSET_VARIABLE", v, sizeof(v)), -ENOENT);
 }
 
 /* ---- stat ---------------------------------------------------------------- */
@@ -311,20 +308,19 @@ TEST(comm_of_a_missing_process_is_a_question_mark)
 
 /* ---- passwd ---------------------------------------------------------------- */
 
-static const char PASSWD[] =
-	"# a comment line with 1001 in it: a:b:1001:1:x:/nowhere:/bin/sh\n"
-	"root:x:0:0:root:/:/bin/bash\n"
-	"\n"
-	"broken line without fields\n"
-	"short:x:1001:1\n"
-	"long:x:10010:10010::/home/long:/bin/sh\n"
-	"alice:x:1001:1001:Alice,,,:/home/alice/:/bin/bash\n"
-	"alias:x:1001:1001::/home/alias:/bin/sh\n"
-	"nohome:x:2000:2000:::/bin/sh\n"
-	"slashes:x:3000:3000::/srv/x///:/bin/sh\n"
-	"rootslashes:x:3001:3001::///:/bin/sh\n"
-	"crlf:x:3002:3002::/home/crlf:/bin/sh\r\n"
-	"last:x:4000:4000::/home/last:/bin/sh"; /* no final newline */
+static const char PASSWD[] = "# a comment line with 1001 in it: a:b:1001:1:x:/nowhere:/bin/sh\n"
+			     "root:x:0:0:root:/:/bin/bash\n"
+			     "\n"
+			     "broken line without fields\n"
+			     "short:x:1001:1\n"
+			     "long:x:10010:10010::/home/long:/bin/sh\n"
+			     "alice:x:1001:1001:Alice,,,:/home/alice/:/bin/bash\n"
+			     "alias:x:1001:1001::/home/alias:/bin/sh\n"
+			     "nohome:x:2000:2000:::/bin/sh\n"
+			     "slashes:x:3000:3000::/srv/x///:/bin/sh\n"
+			     "rootslashes:x:3001:3001::///:/bin/sh\n"
+			     "crlf:x:3002:3002::/home/crlf:/bin/sh\r\n"
+			     "last:x:4000:4000::/home/last:/bin/sh"; /* no final newline */
 
 TEST(passwd_root_home_stays_slash)
 {

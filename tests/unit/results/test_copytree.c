@@ -91,8 +91,14 @@ static bool make_tree(const char *base, const char *outside)
 /* Remove what the tests made (best effort: only known names). */
 static void clean(const char *base, const char *dst, const char *outside)
 {
-	static const char *const names[] = { "device_0/data/big.bin", "device_0/data", "device_0",
-					     "info.json", "hole.bin", "link", "fifo", NULL };
+	static const char *const names[] = { "device_0/data/big.bin",
+					     "device_0/data",
+					     "device_0",
+					     "info.json",
+					     "hole.bin",
+					     "link",
+					     "fifo",
+					     NULL };
 	char path[300];
 
 	for (int w = 0; w < 2; w++) {

@@ -27,7 +27,7 @@
 
 #define NFILES 40
 
-static bool fake_exdev;       /* rename fails with EXDEV */
+static bool fake_exdev;        /* rename fails with EXDEV */
 static bool skip_after_unlink; /* readdir skips one entry after each unlinkat */
 static int unlinked_since_read, skipped;
 
@@ -45,7 +45,8 @@ int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned i
 
 int unlinkat(int dirfd, const char *name, int flags)
 {
-	int (*real)(int, const char *, int) = (int (*)(int, const char *, int))dlsym(RTLD_NEXT, "unlinkat");
+	int (*real)(int, const char *, int) =
+		(int (*)(int, const char *, int))dlsym(RTLD_NEXT, "unlinkat");
 	int rc = real(dirfd, name, flags);
 
 	if (rc == 0)
@@ -223,7 +224,7 @@ TEST(window_over_the_limit_is_left_whole)
 	fake_exdev = false;
 	snprintf(path, sizeof(path), "%s/big", src);
 	CHECK(stat(path, &st) == 0 && st.st_size == 2 << 20); /* the source stays */
-	CHECK(lstat(dst, &st) < 0); /* the part copied is gone */
+	CHECK(lstat(dst, &st) < 0);                           /* the part copied is gone */
 	remove_top(top);
 }
 

@@ -63,8 +63,9 @@ TEST(planted_symlinks_and_non_files_are_not_finished)
 
 TEST(account_as_json_names_fate_folders_and_reason)
 {
-	struct window_account a = { .fate = WINDOW_INCOMPLETE, .ended = "exit", .nprof = 1,
-				    .opened_us = 5, .closed_us = 9 };
+	struct window_account a = {
+		.fate = WINDOW_INCOMPLETE, .ended = "exit", .nprof = 1, .opened_us = 5, .closed_us = 9
+	};
 	cJSON *o = cJSON_CreateObject();
 	char *text;
 

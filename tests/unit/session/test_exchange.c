@@ -19,15 +19,15 @@
 
 /* What a peer does with the request it is sent. */
 struct plan {
-	size_t prefill;      /* filler bytes the test sends before the exchange: skipped */
-	size_t request;      /* bytes to read first */
-	int read_delay_ms;   /* before reading (the sender's buffer fills meanwhile) */
-	size_t read_chunk;   /* read at most this much at a time; 0: all */
-	int reply_delay_ms;  /* after reading, before replying */
-	size_t reply;        /* reply bytes (byte i is i & 0xff); 0: none */
-	size_t reply_chunk;  /* write this much at a time, 20 ms apart; 0: all at once */
-	bool close_early;    /* close right after the reply instead of waiting for EOF */
-	bool close_first;    /* close before reading anything */
+	size_t prefill;     /* filler bytes the test sends before the exchange: skipped */
+	size_t request;     /* bytes to read first */
+	int read_delay_ms;  /* before reading (the sender's buffer fills meanwhile) */
+	size_t read_chunk;  /* read at most this much at a time; 0: all */
+	int reply_delay_ms; /* after reading, before replying */
+	size_t reply;       /* reply bytes (byte i is i & 0xff); 0: none */
+	size_t reply_chunk; /* write this much at a time, 20 ms apart; 0: all at once */
+	bool close_early;   /* close right after the reply instead of waiting for EOF */
+	bool close_first;   /* close before reading anything */
 };
 
 static void nap(int ms)
@@ -49,8 +49,8 @@ static int peer(int fd, const struct plan *p)
 		return 0;
 	nap(p->read_delay_ms);
 	for (size_t skipped = 0; skipped < p->prefill;) {
-		ssize_t n = read(fd, buf, p->prefill - skipped < sizeof(buf) ? p->prefill - skipped
-									      : sizeof(buf));
+		ssize_t n = read(fd, buf,
+				 p->prefill - skipped < sizeof(buf) ? p->prefill - skipped : sizeof(buf));
 
 		if (n <= 0)
 			return 3;
@@ -75,8 +75,8 @@ static int peer(int fd, const struct plan *p)
 	for (size_t i = 0; i < p->reply; i++)
 		reply[i] = (unsigned char)i;
 	for (size_t off = 0; off < p->reply;) {
-		size_t n = p->reply_chunk && p->reply - off > p->reply_chunk ? p->reply_chunk
-									       : p->reply - off;
+		size_t n = p->reply_chunk && p->reply - off > p->reply_chunk ? p->reply_chunk :
+									       p->reply - off;
 
 		if (write(fd, reply + off, n) != (ssize_t)n)
 			return 4;
@@ -91,8 +91,8 @@ static int peer(int fd, const struct plan *p)
 }
 
 struct pair {
-	int fd;     /* ours, non-blocking */
-	pid_t pid;  /* the peer */
+	int fd;    /* ours, non-blocking */
+	pid_t pid; /* the peer */
 };
 
 /* A socketpair with a forked peer on the other end; false when setup failed. */
@@ -259,9 +259,12 @@ TEST(partial_writes_and_reads_complete)
 	 * after 200 ms, then 512 bytes at a time: the request goes out in
 	 * pieces. The reply comes in 3 pieces, 20 ms apart.
 	 */
-	const struct plan slow = { .prefill = 1000, .request = PROTO_MAX_WIRE_SIZE,
-				   .read_delay_ms = 200, .read_chunk = 512,
-				   .reply = PROTO_MAX_WIRE_SIZE, .reply_chunk = 1500 };
+	const struct plan slow = { .prefill = 1000,
+				   .request = PROTO_MAX_WIRE_SIZE,
+				   .read_delay_ms = 200,
+				   .read_chunk = 512,
+				   .reply = PROTO_MAX_WIRE_SIZE,
+				   .reply_chunk = 1500 };
 	unsigned char out[PROTO_MAX_WIRE_SIZE];
 	struct pair a, probe;
 	struct exchange x, *xs[1] = { &x };

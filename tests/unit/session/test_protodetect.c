@@ -13,9 +13,8 @@ TEST(toolkit_root_is_the_folder_holding_arch_linux)
 {
 	char root[256];
 
-	CHECK_INT(protodetect_toolkit_root(
-			  "/usr/local/Ascend/ascend-toolkit/8.0.RC1/x86_64-linux/lib64/libascendcl.so",
-			  root, sizeof(root)),
+	CHECK_INT(protodetect_toolkit_root("/usr/local/Ascend/ascend-toolkit/8.0.RC1/x86_64-linux/lib64/libascendcl.so",
+					   root, sizeof(root)),
 		  0);
 	CHECK_STR(root, "/usr/local/Ascend/ascend-toolkit/8.0.RC1");
 }
@@ -25,9 +24,8 @@ TEST(toolkit_root_keeps_latest_as_it_is)
 	char root[256];
 
 	/* "latest" is a symlink the target resolves; we read through it inside its root. */
-	CHECK_INT(protodetect_toolkit_root(
-			  "/usr/local/Ascend/ascend-toolkit/latest/aarch64-linux/lib64/libmsprofiler.so",
-			  root, sizeof(root)),
+	CHECK_INT(protodetect_toolkit_root("/usr/local/Ascend/ascend-toolkit/latest/aarch64-linux/lib64/libmsprofiler.so",
+					   root, sizeof(root)),
 		  0);
 	CHECK_STR(root, "/usr/local/Ascend/ascend-toolkit/latest");
 }
@@ -47,9 +45,8 @@ TEST(toolkit_root_from_arch_linux_deeper_in_the_path)
 {
 	char root[256];
 
-	CHECK_INT(protodetect_toolkit_root(
-			  "/opt/Ascend/ascend-toolkit/6.3.RC1/x86_64-linux/fwkacllib/lib64/libprofapi.so",
-			  root, sizeof(root)),
+	CHECK_INT(protodetect_toolkit_root("/opt/Ascend/ascend-toolkit/6.3.RC1/x86_64-linux/fwkacllib/lib64/libprofapi.so",
+					   root, sizeof(root)),
 		  0);
 	CHECK_STR(root, "/opt/Ascend/ascend-toolkit/6.3.RC1");
 }
@@ -73,8 +70,7 @@ TEST(toolkit_root_ignores_gnu_triplet_folders)
 	char root[256];
 
 	/* x86_64-linux-gnu does not end in "-linux": no arch folder, no lib64 either. */
-	CHECK_INT(protodetect_toolkit_root("/usr/lib/x86_64-linux-gnu/libascendcl.so", root,
-					   sizeof(root)),
+	CHECK_INT(protodetect_toolkit_root("/usr/lib/x86_64-linux-gnu/libascendcl.so", root, sizeof(root)),
 		  -ENOENT);
 }
 
@@ -100,8 +96,7 @@ TEST(path_arch_names_the_arch_folder)
 {
 	char arch[32];
 
-	CHECK_INT(protodetect_path_arch("/a/8.0/aarch64-linux/lib64/libascendcl.so", arch,
-					sizeof(arch)),
+	CHECK_INT(protodetect_path_arch("/a/8.0/aarch64-linux/lib64/libascendcl.so", arch, sizeof(arch)),
 		  0);
 	CHECK_STR(arch, "aarch64-linux");
 	CHECK_INT(protodetect_path_arch("/a/8.0/lib64/libascendcl.so", arch, sizeof(arch)), -ENOENT);
@@ -114,7 +109,8 @@ TEST(cann_libraries_are_recognised)
 	CHECK_INT(protodetect_is_cann_lib("/x/8.0/x86_64-linux/lib64/libascendcl.so"), 1);
 	CHECK_INT(protodetect_is_cann_lib("/x/8.0/x86_64-linux/lib64/libmsprofiler.so"), 1);
 	CHECK_INT(protodetect_is_cann_lib("/x/8.0/x86_64-linux/lib64/libprofapi.so"), 1);
-	CHECK_INT(protodetect_is_cann_lib("/usr/local/Ascend/ascend-toolkit/8.0/runtime/lib64/libruntime.so"), 1);
+	CHECK_INT(protodetect_is_cann_lib("/usr/local/Ascend/ascend-toolkit/8.0/runtime/lib64/libruntime.so"),
+		  1);
 	CHECK_INT(protodetect_is_cann_lib("/x/8.0/x86_64-linux/lib64/libascendcl.so.1"), 1);
 }
 
@@ -170,8 +166,7 @@ TEST(maps_line_without_a_file_has_no_path)
 	CHECK_INT(protodetect_maps_path("7ffd-7ffe rw-p 00000000 00:00 0          [stack]", path,
 					sizeof(path)),
 		  -ENOENT);
-	CHECK_INT(protodetect_maps_path("7ffd-7ffe rw-p 00000000 00:00 0 ", path, sizeof(path)),
-		  -ENOENT);
+	CHECK_INT(protodetect_maps_path("7ffd-7ffe rw-p 00000000 00:00 0 ", path, sizeof(path)), -ENOENT);
 }
 
 /* ---- version files ---------------------------------------------------------------- */
@@ -235,8 +230,8 @@ TEST(version_cfg_old_cann_prefix_and_plain_bracket)
 {
 	char v[64];
 
-	CHECK_INT(protodetect_parse_version("runtime_running_version=[1.83.T8.0.B128:CANN-1.83]\n", v,
-					    sizeof(v)),
+	CHECK_INT(protodetect_parse_version("runtime_running_version=[1.83.T8.0.B128:CANN-1.83]\n",
+					    v, sizeof(v)),
 		  1);
 	CHECK_STR(v, "1.83");
 	CHECK_INT(protodetect_parse_version("runtime_running_version=[9.9]\n", v, sizeof(v)), 9);

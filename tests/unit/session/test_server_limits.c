@@ -5,8 +5,8 @@
 #include "session/server_limits.h"
 #include "unit.h"
 
-static struct server_limits limits(enum proto_version v, enum sock_flavour f,
-				   const char *req, const char *idle, const char *flavour)
+static struct server_limits limits(enum proto_version v, enum sock_flavour f, const char *req,
+				   const char *idle, const char *flavour)
 {
 	struct server_limits_env env = { .max_requests = req, .idle_timeout = idle, .flavour = flavour };
 	struct server_limits l;
@@ -57,7 +57,7 @@ TEST(agent_environment_scales_the_limits)
 	CHECK_INT(l.idle_ticks, 3);
 	CHECK(l.scaled);
 	l = limits(PROTO_V1, SOCK_FLAVOUR_FILE, "5", NULL, NULL);
-	CHECK_INT(l.max_commands, 4); /* TEST_REQ counts */
+	CHECK_INT(l.max_commands, 4);                               /* TEST_REQ counts */
 	l = limits(PROTO_V2, SOCK_FLAVOUR_FILE, "abc", "-1", NULL); /* the agent refuses these: defaults */
 	CHECK_INT(l.max_commands, 101);
 	CHECK_INT(l.idle_ticks, 1800);

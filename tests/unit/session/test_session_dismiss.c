@@ -33,7 +33,7 @@ TEST(dismissed_processes_are_known_by_pid_and_start_time)
 	CHECK(!session_dismissed(&s, getppid()));
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	CHECK(!session_dismissed(&s, child)); /* gone: a new process may get its pid */
+	CHECK(!session_dismissed(&s, child));      /* gone: a new process may get its pid */
 	session_remember_dismissed(&s, getppid()); /* adding prunes the gone one */
 	CHECK_INT(s.ndismissed, 2);
 	CHECK(session_dismissed(&s, getppid()));

@@ -42,7 +42,8 @@ TEST(bounds_are_erange_and_leave_out_alone)
 
 TEST(anything_but_digits_is_einval)
 {
-	static const char *const bad[] = { "", " 1", "1 ", "+1", "-1", "0x10", "1.5", "1e3", "12a", "\xd9\xa3" };
+	static const char *const bad[] = { "",     " 1",  "1 ",  "+1",  "-1",
+					   "0x10", "1.5", "1e3", "12a", "\xd9\xa3" };
 	uint64_t v = 7;
 
 	for (size_t k = 0; k < ARRAY_SIZE(bad); k++)

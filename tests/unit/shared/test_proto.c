@@ -192,8 +192,10 @@ static struct proto_reply v1_decode(int32_t type, int32_t code, const char *deta
 TEST(v1_details_tell_already_and_not_started_apart)
 {
 	CHECK_INT(v1_decode(1, 0, "Started device Id: 0 ", PROTO_CMD_START).status, PROTO_OK);
-	CHECK_STR(v1_decode(1, 0, "Started device Id: 0 ", PROTO_CMD_START).detail, "Started device Id: 0 ");
-	CHECK_INT(v1_decode(1, 1, V1_DETAIL_ALREADY_STARTED, PROTO_CMD_START).status, PROTO_ALREADY_STARTED);
+	CHECK_STR(v1_decode(1, 0, "Started device Id: 0 ", PROTO_CMD_START).detail,
+		  "Started device Id: 0 ");
+	CHECK_INT(v1_decode(1, 1, V1_DETAIL_ALREADY_STARTED, PROTO_CMD_START).status,
+		  PROTO_ALREADY_STARTED);
 	CHECK_INT(v1_decode(3, 1, V1_DETAIL_NOT_STARTED, PROTO_CMD_STOP).status, PROTO_NOT_STARTED);
 	CHECK_INT(v1_decode(1, 1, "something else", PROTO_CMD_START).status, PROTO_FAIL);
 	CHECK_INT(v1_decode(5, 0, NULL, PROTO_CMD_QUIT).status, PROTO_OK);

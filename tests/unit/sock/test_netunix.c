@@ -22,7 +22,9 @@ TEST(netunix_listening_row)
 	struct netunix_row r;
 
 	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 23456 "
-		      "/root/dynamic_profiling_socket_42", &r), 0);
+		      "/root/dynamic_profiling_socket_42",
+		      &r),
+		  0);
 	CHECK_INT(r.flags, 0x10000);
 	CHECK_INT(r.type, 1);
 	CHECK_INT(r.state, NETUNIX_SS_UNCONNECTED);
@@ -103,16 +105,21 @@ TEST(netunix_abstract_key_of_cann_85_rows)
 	const char *key;
 	size_t klen;
 
-	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 1125838 @dyn_prof_sock_9094", &r), 0);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 1125838 @dyn_prof_sock_9094",
+		      &r),
+		  0);
 	CHECK(netunix_is_listener(&r));
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), 0);
 	CHECK(klen == 4 && !memcmp(key, "9094", 4));
 	/* The key as CANN wrote it: raw environment text, leading zeros kept. */
-	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_0777", &r), 0);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_0777", &r),
+		  0);
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), 0);
 	CHECK(klen == 4 && !memcmp(key, "0777", 4));
 	/* An accepted socket carries the listener's name too (not a listener). */
-	CHECK_INT(row("0000000000000000: 00000002 00000000 00000000 0001 03 1127029 @dyn_prof_sock_9094", &r), 0);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00000000 0001 03 1127029 @dyn_prof_sock_9094",
+		      &r),
+		  0);
 	CHECK(!netunix_is_listener(&r));
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), 0);
 }
@@ -124,15 +131,21 @@ TEST(netunix_abstract_key_refuses_other_names)
 	size_t klen;
 
 	/* A file of the same name, no key, a padded name (NULs shown as '@'), too long. */
-	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 /root/dyn_prof_sock_1", &r), 0);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 /root/dyn_prof_sock_1", &r),
+		  0);
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
 	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_", &r), 0);
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
-	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_12@@@@", &r), 0);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_12@@@@", &r),
+		  0);
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
-	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_12345678901234567", &r), 0);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_12345678901234567",
+		      &r),
+		  0);
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
-	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dynamic_profiling_socket_1", &r), 0);
+	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dynamic_profiling_socket_1",
+		      &r),
+		  0);
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);
 	CHECK_INT(row("0000000000000000: 00000002 00000000 00010000 0001 01 5 @dyn_prof_sock_1 2", &r), 0);
 	CHECK_INT(netunix_abstract_key(&r, "dyn_prof_sock_", &key, &klen), -EINVAL);

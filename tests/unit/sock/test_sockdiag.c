@@ -69,8 +69,10 @@ static void msg_end(struct wbuf *w)
 
 static void diag_msg(struct wbuf *w, uint8_t state, uint32_t ino)
 {
-	struct unix_diag_msg m = { .udiag_family = AF_UNIX, .udiag_type = SOCK_STREAM,
-				   .udiag_state = state, .udiag_ino = ino };
+	struct unix_diag_msg m = { .udiag_family = AF_UNIX,
+				   .udiag_type = SOCK_STREAM,
+				   .udiag_state = state,
+				   .udiag_ino = ino };
 
 	put(w, &m, sizeof(m));
 }
@@ -143,8 +145,8 @@ TEST(sockdiag_parse_listener_vfs_and_stale_peer)
 	CHECK(sockdiag_same_dev(s.recs[0].vfs_dev, makedev(8, 3)));
 	CHECK(!sockdiag_same_dev(s.recs[0].vfs_dev, makedev(8, 4)));
 	CHECK(!s.recs[0].has_peer);
-	CHECK(!sockdiag_live_peer(&s.recs[1]));  /* peer 0, shut down: stale */
-	CHECK(sockdiag_live_peer(&s.recs[2]));   /* a client is there */
+	CHECK(!sockdiag_live_peer(&s.recs[1])); /* peer 0, shut down: stale */
+	CHECK(sockdiag_live_peer(&s.recs[2]));  /* a client is there */
 	msg_begin(&w, NLMSG_DONE, 5);
 	put(&w, &(int){ 0 }, 4);
 	msg_end(&w);

@@ -60,11 +60,18 @@ TEST(sockheld_unnamed_short_foreign_and_too_long)
 
 	CHECK_INT(sockheld_addr_text(&a, addr_of(&a, "", 0), out, sizeof(out)), -ENOENT);
 	CHECK_INT(sockheld_addr_text(&a, 1, out, sizeof(out)), -EINVAL);
-	CHECK_INT(sockheld_addr_text((const struct sockaddr_un *)&in, sizeof(in), out, sizeof(out)), -EINVAL);
+	CHECK_INT(sockheld_addr_text((const struct sockaddr_un *)&in, sizeof(in), out, sizeof(out)),
+		  -EINVAL);
 	CHECK_INT(sockheld_addr_text(&a, addr_of(&a, "/1234567", 9), out, sizeof(out)), -ENAMETOOLONG);
 	CHECK_INT(sockheld_addr_text(&a, addr_of(&a, "/123456", 8), out, sizeof(out)), 0);
 	CHECK_STR(out, "/123456");
-	CHECK_INT(sockheld_addr_text(&a, addr_of(&a, "\0""1234567", 8), out, sizeof(out)), -ENAMETOOLONG);
+	CHECK_INT(sockheld_addr_text(&a,
+				     addr_of(&a,
+					     "\0"
+					     "1234567",
+					     8),
+				     out, sizeof(out)),
+		  -ENAMETOOLONG);
 	/* A length past the struct (getsockname says the whole size): cut to it. */
 	memset(a.sun_path, 'x', sizeof(a.sun_path));
 	{
@@ -126,7 +133,7 @@ TEST(sockheld_accepted_with_its_client_there_is_live)
 	REQUIRE(open_conn(&c) == 0);
 	f[0] = fd_of(c.listener);
 	f[1] = fd_of(c.accepted);
-	CHECK_INT(live(f, 1, c.path), 0);  /* the listener alone */
+	CHECK_INT(live(f, 1, c.path), 0); /* the listener alone */
 	CHECK_INT(live(f, 2, c.path), 1);
 	CHECK_INT(live(f + 1, 1, "/tmp/another_path"), 0);
 	/* The client's own end has no address: not a server's connection. */

@@ -15,10 +15,10 @@
 
 struct fake_target {
 	bool collecting, live;
-	int answer;           /* what START is answered with */
-	int requests;         /* on this connection */
+	int answer;   /* what START is answered with */
+	int requests; /* on this connection */
 	int starts, stops, reconnects;
-	int64_t now_us;       /* when the last answer came */
+	int64_t now_us; /* when the last answer came */
 };
 
 /* A 9.x server's request limit, as the trigger engine asks it before a START (idle aside). */
@@ -38,7 +38,9 @@ static struct fake_target fresh(void)
 
 static struct run_answer answer(const struct fake_target *t, int status)
 {
-	return (struct run_answer){ .collecting = t->collecting, .live = t->live, .status = status, .ack_us = t->now_us };
+	return (struct run_answer){
+		.collecting = t->collecting, .live = t->live, .status = status, .ack_us = t->now_us
+	};
 }
 
 /* The round's START for the runs of one target that asked for it. */
