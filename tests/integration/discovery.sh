@@ -338,3 +338,20 @@ test_forked_worker_pool_without_sockets_is_explained() {
 	done
 	expect_line "^\[INFO\] pid $parent holds a card but serves no socket: started without PROFILING_MODE=dynamic"
 }
+
+# --watch's text lines name a host process's socket by its plain path, its
+# exit line too (the process is gone then: not through /proc/PID/root).
+test_watch_text_names_the_socket_the_same_way_at_exit() {
+	"$DP" --list --watch --device="$T/dev/davinci*" > $T/watch 2> $T/watch.err &
+	local w=$! pid
+	remember_pid $w
+	wait_until 10 test -s $T/watch || wait_until 10 grep -q . $T/watch.err
+	pid=$(start_target)
+	wait_until 10 grep -q "pid $pid .*socket $ROOT_HOME/dynamic_profiling_socket_$pid" $T/watch ||
+		fail "no line with the plain path: $(cat $T/watch)"
+	kill -TERM $pid
+	wait_until 10 grep -q "^exit .*pid $pid " $T/watch || fail "no exit line: $(cat $T/watch)"
+	grep "^exit .*pid $pid " $T/watch | grep -q "/proc/$pid/root" && fail "the exit line names /proc: $(grep "pid $pid " $T/watch)"
+	kill $w
+	return 0
+}

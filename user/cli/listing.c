@@ -13,6 +13,7 @@
 #include "cli/console.h"
 #include "cli/listing.h"
 #include "common/hostpw.h"
+#include "common/pidtab.h"
 #include "report/escape.h"
 #include "sock/socklocate.h"
 #include "proc/procfs.h"
@@ -63,9 +64,18 @@ static void cards_text(uint64_t cards, char *buf, size_t len)
  * reaches the same file by that name (a process on the host), else the
  * path through /proc/<pid>/root.
  */
+static struct pidtab plain_paths; /* --watch: processes shown by their plain path */
+
 static const char *socket_path(const struct pm_proc *p)
 {
-	return procfs_same_file(p->socket_inside, p->socket) ? p->socket_inside : p->socket;
+	if (procfs_same_file(p->socket_inside, p->socket)) {
+		if (pidtab_put(&plain_paths, p->pid, (void *)1)) {
+			/* Out of memory: its exit line may show the /proc path. */
+		}
+		return p->socket_inside;
+	}
+	/* Gone (its exit line): as its earlier lines showed it, not through /proc. */
+	return pidtab_get(&plain_paths, p->pid) ? p->socket_inside : p->socket;
 }
 
 static const char *socket_text(const struct pm_proc *p)
@@ -381,6 +391,8 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 		/* When dynprof learned of the change: lets users (and the benchmark) time it. */
 		cJSON_AddNumberToObject(j, "time_us", (double)clock_wall_us());
 		print_json(j);
+		if (what == PM_CHANGE_EXIT)
+			pidtab_del(&plain_paths, p->pid);
 		return;
 	}
 	cards_text(p->cards, cards, sizeof(cards));
@@ -389,6 +401,8 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	       pm_proc_nspid(p), p->container[0] ? " container " : "", p->container[0] ? container : "",
 	       cards, socket_shown(p, sock, sizeof(sock)), command_text(p, cmd, sizeof(cmd)));
 	fflush(stdout);
+	if (what == PM_CHANGE_EXIT)
+		pidtab_del(&plain_paths, p->pid);
 }
 
 static int watch(struct tracker *t)
