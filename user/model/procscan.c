@@ -370,15 +370,25 @@ static int read_cards(int piddir, const struct procscan_cards *c, int skip_fd, u
 	return err;
 }
 
-int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm_proc *out)
+/* A fresh record of pid, and its /proc folder open: the fd, or a negative errno. */
+static int begin_read(int pid, struct pm_proc *out)
 {
-	int err, piddir = open_piddir(pid);
+	int piddir = open_piddir(pid);
 
 	if (piddir < 0)
 		return piddir;
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
 	out->socket = out->socket_inside = out->home = "";
+	return piddir;
+}
+
+int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm_proc *out)
+{
+	int err, piddir = begin_read(pid, out);
+
+	if (piddir < 0)
+		return piddir;
 	err = read_stat(piddir, out);
 	if (!err && !quick)
 		err = read_status(piddir, out);
@@ -397,13 +407,10 @@ int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm
 
 int procscan_origin(int pid, struct pm_proc *out)
 {
-	int err, piddir = open_piddir(pid);
+	int err, piddir = begin_read(pid, out);
 
 	if (piddir < 0)
 		return piddir;
-	memset(out, 0, sizeof(*out));
-	out->pid = pid;
-	out->socket = out->socket_inside = out->home = "";
 	err = read_status(piddir, out);
 	if (!err) {
 		read_cmdline(piddir, out);

@@ -101,3 +101,21 @@ int winaccount_record_line(const char *output, cJSON *obj)
 	free(text);
 	return rc;
 }
+
+static void add_escaped(cJSON *o, const char *key, const char *text)
+{
+	char *safe = text_escape_dup(text);
+
+	cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
+	free(safe);
+}
+
+void winaccount_origin_to_json(cJSON *obj, int nspid, const char *container, const char *command)
+{
+	cJSON_AddNumberToObject(obj, "nspid", nspid);
+	if (container && container[0])
+		add_escaped(obj, "container", container);
+	else
+		cJSON_AddNullToObject(obj, "container");
+	add_escaped(obj, "command", command ? command : "");
+}

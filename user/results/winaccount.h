@@ -56,6 +56,13 @@ int winaccount_prof_finished(const char *dir, const char *name) DP_MUST_CHECK;
 void winaccount_to_json(const struct window_account *a, const char *output, cJSON *obj);
 
 /*
+ * Who a window's target is, in a record object: nspid, container (null on
+ * the host), command (escaped: a target's own text). The one writer of
+ * these fields for every window record line, a rule's or the console's.
+ */
+void winaccount_origin_to_json(cJSON *obj, int nspid, const char *container, const char *command);
+
+/*
  * Append one JSON line to <output>/<dynprof pid>_dynprof_windows (the
  * window record, opened through output_open_file). 0 or a negative errno.
  */

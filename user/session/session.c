@@ -12,7 +12,6 @@
 
 #include "shared/clock.h"
 #include "session/target_results.h"
-#include "report/escape.h"
 #include "report/events_out.h"
 #include "results/output.h"
 #include "proc/procfs.h"
@@ -239,15 +238,6 @@ static void lost_reason(const struct target *t, struct window_account *a, const 
 	report_target_error(t->pid, "dynprof: pid %d: window lost: %s", t->pid, a->reason);
 }
 
-/* A target's own text (its command line, its engine's name), escaped as every record's. */
-static void add_text(cJSON *o, const char *key, const char *text)
-{
-	char *safe = text_escape_dup(text);
-
-	cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
-	free(safe);
-}
-
 /*
  * The record line of a window no rule opened (a rule's own line tells of
  * its windows), with who it was in as a rule's line says it: a container's
@@ -261,12 +251,7 @@ static void record_window(const struct session *s, const struct target *t)
 	if (!w)
 		return;
 	cJSON_AddNumberToObject(w, "pid", t->pid);
-	cJSON_AddNumberToObject(w, "nspid", t->nspid);
-	if (t->container[0])
-		add_text(w, "container", t->container);
-	else
-		cJSON_AddNullToObject(w, "container");
-	add_text(w, "command", t->command);
+	winaccount_origin_to_json(w, t->nspid, t->container, t->command);
 	cJSON_AddNumberToObject(w, "window", t->last_window.number);
 	winaccount_to_json(&t->last_window, s->output, w);
 	rc = winaccount_record_line(s->output, w);

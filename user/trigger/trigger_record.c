@@ -14,7 +14,6 @@
 #include <cjson/cJSON.h>
 
 #include "common/json_num.h"
-#include "report/escape.h"
 #include "results/output.h"
 #include "report/report.h"
 #include "results/winaccount.h"
@@ -86,22 +85,9 @@ static void add_measure(cJSON *edge, const struct condition *c, uint64_t value_n
 }
 
 /* Who the window was in: a container's pid 1 is told apart by its host pid, container, command. */
-static void add_text(cJSON *o, const char *key, const char *text)
-{
-	char *safe = text_escape_dup(text);
-
-	cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
-	free(safe);
-}
-
 static void add_origin(cJSON *w, const struct session_target_info *t)
 {
-	cJSON_AddNumberToObject(w, "nspid", t->nspid);
-	if (t->container[0])
-		add_text(w, "container", t->container);
-	else
-		cJSON_AddNullToObject(w, "container");
-	add_text(w, "command", t->command);
+	winaccount_origin_to_json(w, t->nspid, t->container, t->command);
 }
 
 /* One JSON line per closed window: which rule, when each edge fired and was acknowledged. */
