@@ -53,6 +53,9 @@ if [ -z "$scratch" ]; then
 	trap 'rm -rf "$scratch"' EXIT
 fi
 mkdir -p "$scratch/src" "$scratch/logs"
+# Reachable by the tests' unprivileged users (hostile.sh, service.sh run the
+# scratch build's card_user and agent as them), as a checkout is.
+chmod 755 "$scratch"
 src=$scratch/src
 
 # The source tree as it is in the worktree (tracked and new files, not
