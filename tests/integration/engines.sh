@@ -10,6 +10,12 @@
 # skipped. What this VM needs (cgroup v1 host, no CAP_SYS_RESOURCE, no
 # network) is applied where the engine is called, with the reason.
 
+# A sanitizer build's job (make test SANITIZE=1) in a container: the
+# environment it needs there too (the suite's ASAN_OPTIONS: the agent,
+# preloaded, is an ASan object; leaks unchecked where the engine's seccomp
+# profile refuses ptrace). Nothing on a normal build.
+san_env() { [ -n "${ASAN_OPTIONS:-}" ] && ldd "$CARD_USER" | grep -q libasan && echo "ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0"; true; }
+
 . "$DYNPROF_TESTS/lib/users.sh"
 
 WIRE=$B/tests/peers/wire_client
@@ -40,7 +46,7 @@ make_rootfs() {
 	done
 	echo 'root:x:0:0:root:/root:/bin/sh' > $r/etc/passwd
 	cat > $r/job/wrap.sh <<-EOF
-	export PROFILING_MODE=dynamic LD_PRELOAD=/job/libdynprof_agent.so DYNPROF_AGENT_DEVICES='$(dirname $CARD_IN)/davinci*'
+	export PROFILING_MODE=dynamic LD_PRELOAD=/job/libdynprof_agent.so DYNPROF_AGENT_DEVICES='$(dirname $CARD_IN)/davinci*' $(san_env)
 	exec $EXE "\$@"
 	EOF
 	tar -C $r -cf $T/img.tar . || fail "cannot make the image's tar"
@@ -228,7 +234,7 @@ eng_run() {
 	local cmd=("$@")
 	[ ${#cmd[@]} -eq 0 ] && cmd=($EXE $CARD_IN 600)
 	local env=(PROFILING_MODE=dynamic LD_PRELOAD=/job/libdynprof_agent.so
-		"DYNPROF_AGENT_DEVICES=$(dirname $CARD_IN)/davinci*" ${AGENT_ENV:-})
+		"DYNPROF_AGENT_DEVICES=$(dirname $CARD_IN)/davinci*" ${AGENT_ENV:-} $(san_env))
 	# NO_AGENT: the command sets the agent's environment itself (a
 	# wrapper), or must not serve at all (a second client).
 	[ -n "${NO_AGENT:-}" ] && env=(DPT=1)
@@ -450,7 +456,7 @@ test_podman_stop_gives_no_false_error() { no_false_error_after_stop podman; }
 wrapped_job() {
 	local a=dpt-w$SFX b=dpt-c$SFX pa pb; eng_up $1
 	cat > $T/rootfs/job/child.sh <<-EOS
-	export PROFILING_MODE=dynamic LD_PRELOAD=/job/libdynprof_agent.so DYNPROF_AGENT_DEVICES='$(dirname $CARD_IN)/davinci*'
+	export PROFILING_MODE=dynamic LD_PRELOAD=/job/libdynprof_agent.so DYNPROF_AGENT_DEVICES='$(dirname $CARD_IN)/davinci*' $(san_env)
 	$EXE "\$@"
 	exit 0
 	EOS

@@ -429,7 +429,10 @@ except Exception: pass"
 		fail "$(head -c 300 $T/r)"
 	local kb; kb=$(tail -n 1 $T/rss)
 	echo "max RSS ${kb} KiB" >&2
-	[ "$kb" -lt 65536 ] || fail "the client grew to $kb KiB"
+	# Bounded: about 19 MiB at its peak (66 MiB in an ASan build, whose
+	# quarantine keeps the buffer's freed sizes); unbounded, it would pass the
+	# 200 MiB it was sent.
+	[ "$kb" -lt 131072 ] || fail "the client grew to $kb KiB"
 }
 
 # A user connecting in a loop: one warning line, then a count, not a line each.
