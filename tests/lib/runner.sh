@@ -66,7 +66,7 @@ run_one() {
 on_error() {
 	local first=${BASH_COMMAND%% *}
 	[ "$BASH_COMMAND" = '"$name"' ] && return 0
-	declare -F "$first" > /dev/null && return 0
+	declare -F -- "$first" > /dev/null 2>&1 && return 0
 	printf '%s (status %d)\n' "$BASH_COMMAND" "$1" > "$DYNPROF_WHY/last_error"
 }
 
