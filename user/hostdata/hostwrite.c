@@ -19,10 +19,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/rootfile.h"
 #include "config/hostsys.h"
 #include "hostdata/hostdata_impl.h"
 #include "hostdata/hostfmt.h"
 #include "report/report.h"
+#include "shared/decimal.h"
 
 #include "syscall_names.h" /* generated: the build host's syscall numbers, as dp_syscall_names[] */
 
@@ -44,6 +46,8 @@ static int by_entry(const void *a, const void *b)
 	return x->entry_ns < y->entry_ns ? -1 : x->entry_ns > y->entry_ns;
 }
 
+#define START_INFO_MAX 4096 /* a few JSON members */
+
 static int open_dir(int at, const char *name)
 {
 	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -51,25 +55,33 @@ static int open_dir(int at, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-/* start_info's clockMonotonicRaw (the instant msprof pins the first line to); 0: none. */
+/*
+ * start_info's clockMonotonicRaw (the instant msprof pins the first line to);
+ * 0: none. The file is the target's writing: opened and read as every file
+ * a target made (rootfile: no symlink, never blocking, regular files only,
+ * bounded), so a FIFO there cannot hold the window's end.
+ */
 static uint64_t start_raw(int host)
 {
-	char buf[4096];
-	int fd = openat(host, "start_info", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	int fd = rootfile_open(host, "start_info");
+	char *text = NULL;
 	uint64_t raw = 0;
 	cJSON *root, *v;
+	size_t n;
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
+	if (fd < 0)
 		return 0;
-	buf[n] = '\0';
-	root = cJSON_Parse(buf);
+	if (rootfile_read(fd, START_INFO_MAX, &text, &n)) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	root = cJSON_Parse(text);
 	v = cJSON_GetObjectItemCaseSensitive(root, "clockMonotonicRaw");
-	if (cJSON_IsString(v))
-		raw = strtoull(v->valuestring, NULL, 10);
+	if (!cJSON_IsString(v) || decimal_u64(v->valuestring, 1, UINT64_MAX, &raw))
+		raw = 0;
 	cJSON_Delete(root);
+	free(text);
 	return raw;
 }
 
