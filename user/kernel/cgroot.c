@@ -72,11 +72,31 @@ int cgroot_join_host_ns(void)
 	return err;
 }
 
+int cgroot_fsmount_root(int fs, unsigned int attrs, int flags)
+{
+#if defined(SYS_fsmount)
+	int mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, attrs), fd;
+
+	close(fs);
+	if (mnt < 0)
+		return -errno;
+	fd = openat(mnt, ".", flags | O_DIRECTORY | O_CLOEXEC);
+	fd = fd < 0 ? -errno : fd;
+	close(mnt);
+	return fd;
+#else
+	close(fs);
+	(void)attrs;
+	(void)flags;
+	return -ENOSYS;
+#endif
+}
+
 /* 1: a mount in no folder. The mount fd is O_PATH-like: open its root for real. */
 static int by_fsmount(void)
 {
 #if defined(SYS_fsopen) && defined(SYS_fsmount) && defined(SYS_fsconfig)
-	int fs, mnt, fd;
+	int fs, fd;
 
 	fs = (int)syscall(SYS_fsopen, "cgroup2", FSOPEN_CLOEXEC);
 	if (fs < 0)
@@ -86,15 +106,7 @@ static int by_fsmount(void)
 		close(fs);
 		return fd;
 	}
-	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
-			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-	close(fs);
-	if (mnt < 0)
-		return -errno;
-	fd = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	fd = fd < 0 ? -errno : fd;
-	close(mnt);
-	return fd;
+	return cgroot_fsmount_root(fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, O_RDONLY);
 #else
 	return -ENOSYS;
 #endif

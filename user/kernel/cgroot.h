@@ -43,4 +43,12 @@ int cgroot_open(char *why, size_t why_len) DP_MUST_CHECK;
  */
 int cgroot_join_host_ns(void) DP_MUST_CHECK;
 
+/*
+ * A configured filesystem context `fs` (fsopen, fsconfig ... CMD_CREATE)
+ * mounted in no folder with mount attributes `attrs`, and its root opened
+ * with `flags` (O_DIRECTORY and O_CLOEXEC added). Takes fs; the fd, or a
+ * negative errno. The cgroup v2 root here, and model/cgowner.c's v1 lines.
+ */
+int cgroot_fsmount_root(int fs, unsigned int attrs, int flags) DP_MUST_CHECK;
+
 #endif /* DYNPROF_CGROOT_H */

@@ -99,7 +99,7 @@ static int v1_fsmount(const char *controllers)
 #if defined(SYS_fsopen) && defined(SYS_fsmount) && defined(SYS_fsconfig)
 	char list[CONTROLLERS_MAX], *save = NULL;
 	bool plain = false;
-	int fs, mnt, fd = 0;
+	int fs, fd = 0;
 
 	if (strlen(controllers) >= sizeof(list))
 		return -EINVAL;
@@ -120,19 +120,12 @@ static int v1_fsmount(const char *controllers)
 		fd = -errno;
 	if (!fd && syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		fd = -errno;
-	mnt = fd ? -1 :
-		   (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
-				MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-					MOUNT_ATTR_NOEXEC);
-	close(fs);
-	if (fd)
+	if (fd) {
+		close(fs);
 		return fd;
-	if (mnt < 0)
-		return -errno;
-	fd = openat(mnt, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	fd = fd < 0 ? -errno : fd;
-	close(mnt);
-	return fd;
+	}
+	return cgroot_fsmount_root(fs, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+				   O_PATH);
 #else
 	(void)controllers;
 	return -ENOSYS;
