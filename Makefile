@@ -118,9 +118,16 @@ FEW_SRCS := user/session/session_connect.c
 FEW_OBJS := $(patsubst %.c,$(BUILD)/few/%.o,$(FEW_SRCS))
 FEW_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(FEW_SRCS)),$(TOOL_OBJS)) $(FEW_OBJS)
 
+# A test build whose --host-sys-before buffer holds 2000 calls a target
+# (-DHD_KEEP_MAX_CALLS=2000), so a test crosses the cap with a short burst.
+KEEP_SRCS := user/hostdata/hostkeep.c user/hostdata/hostdata.c user/hostdata/hostwrite.c
+KEEP_OBJS := $(patsubst %.c,$(BUILD)/smallkeep/%.o,$(KEEP_SRCS))
+KEEP_LINK_OBJS := $(filter-out $(patsubst %.c,$(BUILD)/obj/%.o,$(KEEP_SRCS)),$(TOOL_OBJS)) $(KEEP_OBJS)
+
 DYNPROF := $(BUILD)/dynprof
 TINYRING := $(BUILD)/tests/dynprof-tinyring
 FEWTARGETS := $(BUILD)/tests/dynprof-2targets
+SMALLKEEP := $(BUILD)/tests/dynprof-smallkeep
 AGENT_SO := $(BUILD)/libdynprof_agent.so
 AGENT_A := $(BUILD)/libdynprof_agent.a
 AGENT_A_OBJ := $(BUILD)/pic/dynprof_agent.o
@@ -130,7 +137,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # One .d per compiled file. Each file also depends on its .d, whose empty
 # rule makes a missing .d (a build from before -MMD, a deleted file) count
 # as new: that file is compiled again and gets one.
-DEPFILES := $(addsuffix .d,$(BPF_OBJS) $(TOOL_OBJS) $(AGENT_OBJS) $(TINYRING_OBJS) $(FEW_OBJS) \
+DEPFILES := $(addsuffix .d,$(BPF_OBJS) $(TOOL_OBJS) $(AGENT_OBJS) $(TINYRING_OBJS) $(FEW_OBJS) $(KEEP_OBJS) \
 	$(UNIT_BINS) $(FUZZ_BINS) $(FUZZ_REPLAY_OBJ) $(PEER_BINS) $(BENCH_BINS) $(DEMO) $(DPCALLS_SO) \
 	$(FAKEHAL_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES))
 FORMAT_DIRS := user bpf include tests tools bench
@@ -138,17 +145,18 @@ FORMAT_DIRS := user bpf include tests tools bench
 .DELETE_ON_ERROR:
 # Kept between builds, not treated as intermediate files.
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS) $(FUZZ_LIB_OBJS) $(FUZZ_CONV_LIB_OBJS)
-.PHONY: all deps test test-deps test-build fuzz mutate demo bench install uninstall clean help check-layers format format-check
+.PHONY: all deps test test-deps test-build fuzz mutate demo bench bench-osrt install uninstall clean help check-layers format format-check
 
 all: $(DYNPROF) $(AGENT_SO) $(AGENT_A) $(DEMO)
 
 help:
 	@echo 'make                 build $(BUILD)/dynprof, libdynprof_agent.{so,a}, the demo task'
-	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan; TEST_JOBS=N scripts at a time (default: nproc)'
+	@echo 'make test            unit + integration tests (as root); SANITIZE=1 for ASan+UBSan; TEST_JOBS=N scripts at a time (default: 2 x nproc)'
 	@echo 'make demo            attach to the bundled demo task: one window by command, one by a rule'
 	@echo 'make fuzz            each parser under libFuzzer for FUZZ_SECONDS (30) (clang, libclang-rt)'
 	@echo 'make mutate          break behaviours on purpose (tests/mutate/*.patch), check their tests fail'
 	@echo 'make bench           benchmarks (results: docs/BENCHMARKS.md)'
+	@echo 'make bench-osrt      --host-sys=osrt against perf trace, strace, ltrace, bpftrace only (QUICK=1: smoke run)'
 	@echo 'make check-layers    no object uses a higher layer (tools/layers), no cycles, private headers stay in their folder (part of make test)'
 	@echo 'make install         PREFIX=$(PREFIX) DESTDIR=$(DESTDIR): binary, agent library and header, man page,'
 	@echo '                     docs in $(PREFIX)/share/doc/dynprof, the systemd unit in SYSTEMD_UNIT_DIR'
@@ -329,6 +337,16 @@ $(FEWTARGETS): $(FEW_LINK_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
+$(BUILD)/smallkeep/%.o: %.c $(BUILD)/smallkeep/%.o.d | $(DEPS_STAMP) $(BPF_SKELS) $(SYSCALL_NAMES)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DHD_KEEP_MAX_CALLS=2000 -Iuser -c $< -o $@
+
+$(SMALLKEEP): $(KEEP_LINK_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
+
 # The layer rule of tools/layers, read from the objects' symbols; and the
 # private headers (*_impl.h) included only inside their folder (the sources).
 check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
@@ -341,13 +359,13 @@ check-layers: $(TOOL_OBJS) $(AGENT_OBJS)
 # Everything the tests run (tests/mutate.sh builds this in its scratch copy).
 # The benchmarks' programs too: they link the tool's objects, and a change
 # that breaks them must fail the suite, not the next `make bench`.
-test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(DPCALLS_SO) \
+test-build: all $(UNIT_BINS) $(FUZZ_BINS) $(PEER_BINS) $(TINYRING) $(FEWTARGETS) $(SMALLKEEP) $(DPCALLS_SO) \
 	$(FAKEHAL_SO) $(CALLCOUNT_PROBE) $(AGENT_NAMES) $(BENCH_BINS)
 
 # Packages only the tests use (a real SLURM cluster): installed when missing,
 # as root; without them the SLURM tests fail saying so, the others run.
 test-deps:
-	-$(Q)tools/install-deps.sh test
+	-$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) tools/install-deps.sh test
 
 # format-check runs after test-deps (which brings clang-format to a fresh machine).
 test: test-build check-layers test-deps
@@ -369,7 +387,13 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/bench/%.d $(TOOL_LIB_OBJS) $(AGENT_A)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser $< $(TOOL_LIB_OBJS) -o $@ $(LDFLAGS) $(PKG_LIBS) -lpthread
 
 bench: all $(PEER_BINS) $(BENCH_BINS)
+	$(Q)tools/install-deps.sh bench
 	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) bench/run.sh
+
+# --host-sys=osrt against perf trace, strace, ltrace, bpftrace alone (QUICK=1: a smoke run).
+bench-osrt: all $(BENCH_BINS)
+	$(Q)tools/install-deps.sh bench
+	$(Q)DYNPROF_BUILD=$(abspath $(BUILD)) bench/osrt.sh
 
 # ---- install ------------------------------------------------------------------
 DOC_DIR ?= $(PREFIX)/share/doc/dynprof

@@ -7,14 +7,27 @@
 #     alternating), medians and their ratio;
 #  2. detection latency, card open -> target joined (connected, params
 #     acknowledged: the --events target-join), for short jobs that open a
-#     card once their agent's socket listens.
+#     card once their agent's socket listens; with BENCH_SERVED=N, while N
+#     other card users (agent preloaded) are joined and served already.
+# BENCH_ROUNDS=0 skips part 1.
 set -u
 B=${DYNPROF_BUILD:-build}
 ROUNDS=${BENCH_ROUNDS:-7}
+SERVED=${BENCH_SERVED:-0}
 W=$(mktemp -d /tmp/dynprof-bench-follow.XXXXXX)
+HOME_DIR=$(getent passwd "$(id -u)" | cut -d: -f6)
 mon=""
-cleanup() { [ -n "$mon" ] && kill $mon 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
+served=()
+cleanup() {
+	[ -n "$mon" ] && kill $mon 2>/dev/null
+	[ ${#served[@]} -gt 0 ] && kill "${served[@]}" 2>/dev/null
+	wait 2>/dev/null
+	for p in "${served[@]}"; do rm -f "$HOME_DIR/dynamic_profiling_socket_$p"; done
+	rm -rf "$W"
+}
 trap cleanup EXIT
+# The monitor holds a connection per served target.
+[ "$SERVED" -gt 0 ] && ulimit -n "$(ulimit -Hn)"
 . "$(dirname "$0")/cards.sh"
 bench_card $W/davinci0
 
@@ -38,29 +51,53 @@ one_round() { # one_round none|follow
 }
 middle() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "### Follow mode: overhead on other processes, $ROUNDS rounds (without and with the monitor in turn)"
-for r in $(seq "$ROUNDS"); do
-	for c in $([ $((r % 2)) = 0 ] && echo "none follow" || echo "follow none"); do
-		[ $c = follow ] && monitor_on
-		one_round $c
-		[ $c = follow ] && monitor_off
+if [ "$ROUNDS" -gt 0 ]; then
+	echo "### Follow mode: overhead on other processes, $ROUNDS rounds (without and with the monitor in turn)"
+	for r in $(seq "$ROUNDS"); do
+		for c in $([ $((r % 2)) = 0 ] && echo "none follow" || echo "follow none"); do
+			[ $c = follow ] && monitor_on
+			one_round $c
+			[ $c = follow ] && monitor_off
+		done
 	done
-done
-echo "| workload | without dynprof (median) | with dynprof --pid=auto --follow (median) | ratio |"
-echo "| --- | --- | --- | --- |"
-for w in getppid open forkexec compute; do
-	a=$(echo "${res[none.$w]}" | middle); b=$(echo "${res[follow.$w]}" | middle)
-	case $w in getppid) label="getppid() loop" ;; open) label="open+close /dev/null" ;;
-		forkexec) label="fork+exec+wait /bin/true" ;; compute) label="compute: 1000 xorshift steps" ;; esac
-	awk -v l="$label" -v a="$a" -v b="$b" -v us=$([ $w = forkexec ] && echo 1 || echo 0) 'BEGIN {
-		if (us) printf "| %s | %.0f µs | %.0f µs | %.3f |\n", l, a / 1000, b / 1000, b / a
-		else printf "| %s | %.0f ns | %.0f ns | %.3f |\n", l, a, b, b / a }'
-done
+	echo "| workload | without dynprof (median) | with dynprof --pid=auto --follow (median) | ratio |"
+	echo "| --- | --- | --- | --- |"
+	for w in getppid open forkexec compute; do
+		a=$(echo "${res[none.$w]}" | middle); b=$(echo "${res[follow.$w]}" | middle)
+		case $w in getppid) label="getppid() loop" ;; open) label="open+close /dev/null" ;;
+			forkexec) label="fork+exec+wait /bin/true" ;; compute) label="compute: 1000 xorshift steps" ;; esac
+		awk -v l="$label" -v a="$a" -v b="$b" -v us=$([ $w = forkexec ] && echo 1 || echo 0) 'BEGIN {
+			if (us) printf "| %s | %.0f µs | %.0f µs | %.3f |\n", l, a / 1000, b / 1000, b / a
+			else printf "| %s | %.0f ns | %.0f ns | %.3f |\n", l, a, b, b / a }'
+	done
+fi
+
+# serve SERVED: that many card users on nodes of their own (250 a node:
+# bench/cards.sh), joined by the monitor before the jobs start.
+serve() {
+	local nodes=() k i
+	for ((k = 2; (k - 2) * 250 < $1; k++)); do
+		nodes+=($W/davinci$(printf "%0${k}d" 0))
+		bench_card ${nodes[-1]}
+	done
+	for ((i = 0; i < $1; i++)); do
+		PROFILING_MODE=dynamic LD_PRELOAD="$B/libdynprof_agent.so" DYNPROF_AGENT_DEVICES="$W/davinci*" \
+			"$B/tests/peers/card_user" ${nodes[i % ${#nodes[@]}]} 3600 < /dev/null > /dev/null 2>&1 &
+		served+=($!)
+	done
+	for _ in $(seq 1200); do
+		[ "$(grep -c '"event":"target-join"' $W/events 2>/dev/null)" -ge "$1" ] && return
+		sleep 0.1
+	done
+	echo "the monitor did not join the $1 served targets: $(grep -c '"event":"target-join"' $W/events)"
+	exit 1
+}
 
 echo
 N=${BENCH_JOBS:-60}
-echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another"
+echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another$([ "$SERVED" -gt 0 ] && echo ", $SERVED other targets served")"
 monitor_on --events=json:$W/events
+[ "$SERVED" -gt 0 ] && serve "$SERVED"
 for _ in $(seq "$N"); do
 	env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
 		"$B/bench/card_job" $W/davinci0 300 >> $W/opens

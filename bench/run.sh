@@ -4,7 +4,8 @@
 # the two every round). Targets are demo tasks; --flush-ms stands for the
 # time a real profiler spends flushing a window's data at STOP.
 # Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh, bench/anomaly.sh,
-# bench/open_hook.sh, bench/scale.sh, bench/follow.sh, bench/soak.sh (its full
+# bench/open_hook.sh, bench/osrt.sh (tracers of system calls), bench/scale.sh,
+# bench/follow.sh, bench/soak.sh (its full
 # size takes minutes: SOAK_PROCS and SOAK_CARD_USERS make it smaller) and
 # bench/slurm_fanout.sh (a real SLURM cluster of 1, 3 and 16 nodes).
 # Results: tables on stdout; docs/BENCHMARKS.md records a run.
@@ -61,6 +62,9 @@ echo
 
 echo
 "$(dirname "$0")/open_hook.sh"
+
+echo
+"$(dirname "$0")/osrt.sh"
 "$(dirname "$0")/scale.sh"
 
 echo

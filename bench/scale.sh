@@ -5,8 +5,15 @@
 # target handed its params), to start and to stop (every window saved),
 # and dynprof's peak RSS. Targets are card_user processes with the agent
 # preloaded. Times are read by polling dynprof's output every 10 ms.
+# BENCH_SCALE_BUILDS="OLD NEW": two builds side by side in one run, each
+# size measured with each build in turn (the order alternating by size),
+# fresh targets for every measurement (the agent, as CANN, keeps a finished
+# client's socket: a second run on the same targets finds more); the
+# targets and the agent are the first build's.
 set -u
 B=${DYNPROF_BUILD:-build}
+BUILDS=${BENCH_SCALE_BUILDS:-$B}
+B=${BUILDS%% *}
 SIZES=${BENCH_SCALE_SIZES:-10 100 1000}
 ENTRIES=${BENCH_SCALE_ENTRIES:-5000}
 W=$(mktemp -d /tmp/dynprof-bench-scale.XXXXXX)
@@ -58,15 +65,17 @@ start_targets() { # start_targets N
 }
 
 echo "### Scale: one run, $ENTRIES entries in --output"
-echo "| targets | connect | start | stop (all saved) | connect per target | dynprof peak RSS | errors |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
-for n in $SIZES; do
+echo "| targets |$([ "$BUILDS" = "$B" ] || echo " build |") connect | start | stop (all saved) | connect per target | dynprof peak RSS | errors |"
+echo "| --- |$([ "$BUILDS" = "$B" ] || echo " --- |") --- | --- | --- | --- | --- | --- |"
+round=0
+one_size() { # one_size N DYNPROF_BUILD
+	local n=$1 d=$2
 	rm -rf $W/o && mkdir $W/o
 	(cd $W/o && seq 1 "$ENTRIES" | awk '{ printf "PROF_000001_20260101000000000_%08dAAAAAAAA\n", 90000000 + $1 }' | xargs mkdir)
 	start_targets "$n"
 	rm -f $W/in && mkfifo $W/in
 	t0=$(now_ms)
-	"$B/dynprof" --dynamic=on --pid="$(IFS=,; echo "${pids[*]}")" --output=$W/o < $W/in > $W/out 2>&1 &
+	"$d/dynprof" --dynamic=on --pid="$(IFS=,; echo "${pids[*]}")" --output=$W/o < $W/in > $W/out 2>&1 &
 	dp=$!
 	exec 7> $W/in
 	c=$(until_lines 1 '^\[INFO\] Start profiling'); [ "$c" != timeout ] && c=$(( $(now_ms) - t0 ))
@@ -80,6 +89,12 @@ for n in $SIZES; do
 	wait $dp
 	err=$(lines 'ERROR|closed the connection|timeout')
 	per=$(awk -v c="$c" -v n="$n" 'BEGIN { printf "%.2f ms", c / n }')
-	echo "| $n | ${c} ms | ${s} ms | ${p} ms | $per | $((rss / 1024)) MiB ($rss KiB) | $err |"
+	echo "| $n |$([ "$BUILDS" = "$B" ] || echo " $d |") ${c} ms | ${s} ms | ${p} ms | $per | $((rss / 1024)) MiB ($rss KiB) | $err |"
 	cleanup
+}
+for n in $SIZES; do
+	order=$BUILDS
+	round=$((round + 1))
+	[ $((round % 2)) = 0 ] && order=$(echo $BUILDS | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
+	for d in $order; do one_size "$n" "$d"; done
 done

@@ -13,7 +13,15 @@
  * on its own period, so a call never costs a reader's wakeup. A record
  * that finds no room is counted in its process's `tgids` value.
  *
- * Portability floor: ring buffer, Linux 5.8; raw tracepoints, 4.17.
+ * The pthread calls msprof's ltrace list names come from a uprobe and a
+ * uretprobe on each function in the target's libc (attached per process by
+ * user/hostdata/pthprobe.c, the function's index as the attach cookie),
+ * filtered by the same `tgids`. Only a thread's outermost call of a
+ * function is recorded (its depth is kept by (tid, function)), and a
+ * return whose entry was not seen (entered before the attach) is ignored.
+ *
+ * Portability floor: ring buffer, Linux 5.8; raw tracepoints, 4.17;
+ * bpf_get_attach_cookie on uprobes, 5.15.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -53,6 +61,37 @@ struct {
 	__uint(max_entries, DP_OSRT_RINGBUF_BYTES);
 } calls SEC(".maps");
 
+struct pth_key {
+	__u32 tid;
+	__u32 func;
+};
+
+struct pth_call {
+	__u64 entry_ns;
+	__u64 arg0;
+	__u32 depth; /* 0: none in flight */
+	__u32 pad;
+};
+
+/* The pthread call in flight, by (host tid, function). LRU as `inflight`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DP_OSRT_MAX_INFLIGHT);
+	__type(key, struct pth_key);
+	__type(value, struct pth_call);
+} pth_inflight SEC(".maps");
+
+/*
+ * x86-64's uretprobe system call (Linux 6.11+): the return trampoline of
+ * our own pthread uretprobes enters it once per probed return. It is the
+ * probe's cost, not a call of the target: not recorded. Unassigned before.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define DP_URETPROBE_NR 335
+#else
+#define DP_URETPROBE_NR -1
+#endif
+
 SEC("raw_tp/sys_enter")
 int BPF_PROG(dp_osrt_enter, struct pt_regs *regs, long id)
 {
@@ -60,7 +99,7 @@ int BPF_PROG(dp_osrt_enter, struct pt_regs *regs, long id)
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct inflight_call *c, fresh = {};
 
-	if (!bpf_map_lookup_elem(&tgids, &tgid))
+	if (!bpf_map_lookup_elem(&tgids, &tgid) || id == DP_URETPROBE_NR)
 		return 0;
 	c = bpf_map_lookup_elem(&inflight, &tid);
 	if (!c) {
@@ -105,6 +144,70 @@ int BPF_PROG(dp_osrt_exit, struct pt_regs *regs, long ret)
 	r->pad = 0;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	c->entry_ns = 0;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+static __always_inline struct pth_key pth_key_now(void *ctx)
+{
+	return (struct pth_key){
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.func = (__u32)bpf_get_attach_cookie(ctx),
+	};
+}
+
+SEC("uprobe")
+int BPF_KPROBE(dp_osrt_pth_entry)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct pth_key key = pth_key_now(ctx);
+	struct pth_call *c, fresh = {};
+
+	if (!bpf_map_lookup_elem(&tgids, &tgid))
+		return 0;
+	c = bpf_map_lookup_elem(&pth_inflight, &key);
+	if (!c) {
+		bpf_map_update_elem(&pth_inflight, &key, &fresh, BPF_ANY);
+		c = bpf_map_lookup_elem(&pth_inflight, &key);
+		if (!c)
+			return 0;
+	}
+	if (c->depth++ == 0) { /* the thread's own slot: no other thread writes it */
+		c->arg0 = (__u64)PT_REGS_PARM1(ctx);
+		c->entry_ns = bpf_ktime_get_ns();
+	}
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(dp_osrt_pth_return)
+{
+	__u64 now = bpf_ktime_get_ns(), pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct dp_osrt_proc *p = bpf_map_lookup_elem(&tgids, &tgid);
+	struct pth_key key = pth_key_now(ctx);
+	struct pth_call *c;
+	struct dp_osrt_call *r;
+
+	if (!p)
+		return 0;
+	c = bpf_map_lookup_elem(&pth_inflight, &key);
+	if (!c || c->depth == 0 || --c->depth) /* entered before the attach, or not the outermost */
+		return 0;
+	r = bpf_ringbuf_reserve(&calls, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&p->lost, 1);
+		return 0;
+	}
+	r->tgid = tgid;
+	r->tid = key.tid;
+	r->entry_ns = c->entry_ns;
+	r->dur_ns = now - c->entry_ns;
+	r->ret = (__s64)(int)PT_REGS_RC(ctx); /* the pthread functions return int */
+	r->arg0 = c->arg0;
+	r->nr = DP_OSRT_PTH_NR | key.func;
+	r->pad = 0;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	return 0;
 }

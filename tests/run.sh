@@ -86,12 +86,14 @@ unit_and_fuzz() {
 	done
 }
 
-# Integration scripts run TEST_JOBS at a time (default: one per CPU): each
+# Integration scripts run TEST_JOBS at a time (default: two per CPU: the
+# tests mostly wait on the processes they drive, a run uses about a third
+# of the CPU time it has at one per CPU): each
 # test acts only on what it started (tests/lib/common.sh: cards of its own),
 # so scripts can run side by side. A script with a "# serial" line uses
 # state of the whole host and runs alone, after the others. Each script's
 # output is printed whole when it ends; the counts are the same as one by one.
-jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+jobs=${TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 1)))}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "tests/run.sh: TEST_JOBS=$jobs is not a number of workers"; exit 2; }
 work=$(mktemp -d /tmp/dynprof-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT

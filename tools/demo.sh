@@ -14,8 +14,9 @@ echo "demo: starting $B/demo_task (a fake card, steps every 10 ms)"
 task=$!
 trap 'kill $task 2>/dev/null; wait $task 2>/dev/null' EXIT
 
-# Wait for its socket: the demo prints its line once it serves.
-for _ in $(seq 100); do
+# Wait for its socket: the demo prints its line once it serves (up to 20 s:
+# on a loaded machine, beside another suite, 5 s were once too few).
+for _ in $(seq 400); do
 	grep -q 'serving' "$B/demo_task.log" && break
 	sleep 0.05
 done

@@ -31,6 +31,9 @@
  *  DYNPROF_AGENT_ORPHAN_GRACE seconds an 8.5.0-flavour window whose client
  *                             vanished stays open for a later client, then
  *                             the agent stops it (60; 0: never, as CANN 8.5.0)
+ *  DYNPROF_AGENT_CHIP         the platform_version info.json names (5, the
+ *                             Ascend 910B; one of msprof's 0-5, 7, 8, 9, 11,
+ *                             15, 16: its export stops on any other)
  * dynprof reads the two limits from the target's environment and follows them.
  *
  * Each window (START..STOP) becomes PROF_<index>_<time>_<pid8><rand8>

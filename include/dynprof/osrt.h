@@ -33,6 +33,20 @@ struct dp_osrt_call {
 	char comm[16];
 };
 
+/*
+ * A pthread call (uprobe + uretprobe on the target's libc) travels as a
+ * dp_osrt_call whose nr is DP_OSRT_PTH_NR | the function's index in
+ * DP_OSRT_PTH_FUNCS (the list msprof's ltrace traces), arg0 its first
+ * argument and ret its return value.
+ */
+#define DP_OSRT_PTH_NR 0x80000000u
+#define DP_OSRT_PTH_FUNCS                                                                   \
+	{                                                                                   \
+		"pthread_attr_init", "pthread_create", "pthread_join", "pthread_mutex_init" \
+	}
+#define DP_OSRT_PTH_NFUNCS 4
+#define DP_OSRT_IS_PTH(nr) (((nr)&DP_OSRT_PTH_NR) != 0)
+
 /* Per watched process (the value of the `tgids` map): records it could not send. */
 struct dp_osrt_proc {
 	__u64 lost;

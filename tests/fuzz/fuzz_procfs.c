@@ -35,7 +35,7 @@ static void stat_line(const char *t)
 
 static void passwd(const char *t)
 {
-	char home[64];
+	char home[64], names[64];
 
 	uid_t named;
 
@@ -45,6 +45,13 @@ static void passwd(const char *t)
 	/* --user's look-up: a name found has a uid the file wrote as a number. */
 	if (passwd_parse_uid(t, "root", &named) == 0)
 		FUZZ_CHECK(named <= UINT32_MAX - 1);
+	/* The names of a uid: each one passwd_parse_uid gives that uid. */
+	if (passwd_parse_names(t, 0, names, sizeof(names)) == 0) {
+		FUZZ_CHECK(fuzz_terminated(names, sizeof(names)));
+		FUZZ_CHECK(names[0] == ':' && names[strlen(names) - 1] == ':');
+		if (passwd_names_have(names, "root"))
+			FUZZ_CHECK(passwd_parse_uid(t, "root", &named) == 0 && named == 0);
+	}
 }
 
 static void environ_block(const uint8_t *data, size_t size)

@@ -94,7 +94,8 @@ test_launch_worker_exit_mid_window_is_target_left_and_saved() {
 	EOS
 	chmod +x $T/run.sh
 	mkfifo $T/in
-	"$DP" --dynamic=on --output=$T/o --device="$T/dev/davinci*" --events=json:$T/ev $T/run.sh < $T/in > $T/out 2>&1 &
+	# $T/out before the FIFO: emptied before the caller goes on (see dp_background).
+	"$DP" --dynamic=on --output=$T/o --device="$T/dev/davinci*" --events=json:$T/ev $T/run.sh > $T/out 2>&1 < $T/in &
 	DP_PID=$!
 	remember_pid $DP_PID
 	exec 7> $T/in
@@ -141,7 +142,8 @@ test_launch_crashed_rank_is_incomplete_the_other_saved() {
 	EOS
 	chmod +x $T/run.sh
 	mkfifo $T/in
-	"$DP" --dynamic=on --output=$T/o --device="$T/dev/davinci*" --events=json:$T/ev $T/run.sh < $T/in > $T/out 2>&1 &
+	# $T/out before the FIFO: emptied before the caller goes on (see dp_background).
+	"$DP" --dynamic=on --output=$T/o --device="$T/dev/davinci*" --events=json:$T/ev $T/run.sh > $T/out 2>&1 < $T/in &
 	DP_PID=$!
 	remember_pid $DP_PID
 	exec 7> $T/in
@@ -170,7 +172,7 @@ start_contained() {
 	mkdir -p $T/ctr/etc
 	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
 	{
-		echo "mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1"
+		echo "mkdir -p /home/inside-only && $(etc_over $T/ctr/etc) || exit 1"
 		echo "exec 3<$card"
 		echo "mount -t tmpfs tmpfs $T || exit 1"
 		echo "export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'"
@@ -277,6 +279,10 @@ test_rule_window_ended_by_exit_is_recorded_with_its_fate() {
 	wait $DP_PID
 	json_has '.rule == 1 and .fate == "saved" and .ended == "exit"' $T/o/*_dynprof_windows ||
 		fail "rule record without its fate: $(cat $T/o/*_dynprof_windows)"
+	# Its times: opened when the window-open event says (within 5 s), closed after.
+	local opened; opened=$(jq -r 'select(.event == "window-open") | .time_us' $T/ev)
+	json_has "(.opened_us - $opened | fabs) < 5000000 and .closed_us >= .opened_us" $T/o/*_dynprof_windows ||
+		fail "expected opened_us near the window-open event's $opened and closed_us after it; got: $(cat $T/o/*_dynprof_windows)"
 	expect_accounts $T/o 1 0 0
 }
 

@@ -40,7 +40,7 @@ test_agent_leaves_an_ignored_signal_ignored() {
 }
 
 test_agent_key_env_names_socket_and_replaces_stale_file() {
-	local key=$((700000 + RANDOM)) path
+	local key=$(own_key 1) path
 	path=$ROOT_HOME/dynamic_profiling_socket_$key
 	echo stale > "$path"
 	remember_file "$path"
@@ -57,7 +57,7 @@ test_agent_key_env_names_socket_and_replaces_stale_file() {
 }
 
 test_second_process_with_same_key_takes_path_first_is_refused() {
-	local key=$((800000 + RANDOM)) card a b; card=$(make_card 0)
+	local key=$(own_key 2) card a b; card=$(make_card 0)
 	remember_file "$ROOT_HOME/dynamic_profiling_socket_$key"
 	for v in a b; do
 		env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
@@ -134,7 +134,7 @@ test_demo_task_serves_through_the_linked_api() {
 # root), so it says so and serves without one; dynprof of the same user
 # attaches and saves a window, as README's quick tour does.
 test_demo_task_runs_as_a_user_without_root() {
-	local u=dpd$$$RANDOM home pid
+	local u=dpd$$x$RANDOM home pid
 	home=$T/demo-home
 	mkdir -p $home
 	useradd -M -N -s /bin/sh -d $home "$u" > /dev/null || fail "useradd $u failed"

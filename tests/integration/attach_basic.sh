@@ -115,12 +115,19 @@ test_protocol_auto_takes_a_mapped_libprofimpl_as_v2() {
 	grep -q '^params {' $T/peer.requests || fail "the server got no v2 params: $(cat $T/peer.requests)"
 }
 
-test_two_targets_both_get_every_command_in_pid_order() {
+# Each result prints when its reply came (a hung target holds back no
+# other's); each console line waits for the replies to the one before, so
+# both starts come before either stop, both stops before either quit.
+test_two_targets_both_get_every_command_in_order() {
 	local a b; a=$(start_target); b=$(start_target)
 	printf 'start\nstop\nquit\n' | dp --pid=$b,$a --output=$T/o
 	expect_status 0 $?
-	[ "$(grep -E 'start success' $T/out | awk '{print $5}' | tr '\n' ' ')" = "$b $a " ] ||
-		fail "results not in --pid order: $(cat $T/out)"
+	[ "$(grep -Eo '(start|stop|quit) success' $T/out | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = "2start 2stop 2quit " ] ||
+		fail "commands not in order: $(cat $T/out)"
+	for p in $a $b; do
+		[ "$(grep -Eo "pid $p (start|stop|quit) success" $T/out | awk '{print $3}' | tr '\n' ' ')" = "start stop quit " ] ||
+			fail "pid $p did not get start, stop, quit: $(cat $T/out)"
+	done
 	[ -n "$(prof_dirs_of $T/o $a)" ] && [ -n "$(prof_dirs_of $T/o $b)" ] || fail "a target wrote no folder"
 }
 
@@ -188,10 +195,10 @@ test_blank_and_padded_commands_are_accepted() {
 test_switches_reach_the_target_params() {
 	local pid; pid=$(start_target)
 	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o --task-time=l0 --aic-metrics=Memory \
-		--host-sys=cpu,mem,disk --ascendcl=off
+		--host-sys=cpu,mem,disk,numa --ascendcl=off
 	local s; s=$(prof_dirs_of $T/o $pid)/host/sample.json
 	for kv in '"taskTime":"l0"' '"prof_level":"l0"' '"ai_core_metrics":"Memory"' \
-		'"host_sys":"disk"' '"acl":"off"'; do
+		'"host_sys":"numa"' '"host_disk_profiling":"off"' '"acl":"off"'; do
 		grep -q "$kv" "$s" || fail "params lack $kv: $(cat "$s")"
 	done
 }

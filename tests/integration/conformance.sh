@@ -174,7 +174,7 @@ test_9x_socket_is_home_file_mode_0600_keyed_on_pid() {
 }
 
 test_v1_socket_is_home_file_mode_0600_keyed_on_own_pid_only() {
-	local pid path key=$((600000 + RANDOM))
+	local pid path key=$(own_key 0)
 	remember_file "$ROOT_HOME/dynamic_profiling_socket_$key"
 	pid=$(conf_start v1 DYNAMIC_PROFILING_KEY_PID=$key) || exit 1
 	path=$(conf_addr v1 $pid)
@@ -242,14 +242,14 @@ key_names_socket_raw() { # FLAVOUR KEY
 		fail "listens elsewhere too"
 	must_wire w $1 $2 "params $(pj)" 'expect 0,0'
 }
-test_9x_key_pid_names_the_socket() { key_names_socket_raw 9x $((610000 + RANDOM)); }
-test_85_key_pid_names_the_socket() { key_names_socket_raw 85 $((610000 + RANDOM)); }
+test_9x_key_pid_names_the_socket() { key_names_socket_raw 9x $(own_key 1); }
+test_85_key_pid_names_the_socket() { key_names_socket_raw 85 $(own_key 2); }
 # A leading zero like 0777's, on a path no other run's test serves.
 test_9x_key_pid_raw_text_kept_0777() { key_names_socket_raw 9x "$(raw_key)"; }
 test_85_key_pid_raw_text_kept_0777() { key_names_socket_raw 85 "$(raw_key)"; }
 
 test_85_key_in_use_second_falls_back_to_own_pid_first_keeps_it() {
-	local key=$((620000 + RANDOM)) a b
+	local key=$(own_key 3) a b
 	a=$(CONF_KEY=$key conf_start 85 DYNAMIC_PROFILING_KEY_PID=$key) || exit 1
 	b=$(conf_start 85 DYNAMIC_PROFILING_KEY_PID=$key) || fail "second not at its own pid"
 	[ "$(listener_inode $a @dyn_prof_sock_$key)" = "$(listening_inodes_of $a)" ] ||
@@ -260,7 +260,7 @@ test_85_key_in_use_second_falls_back_to_own_pid_first_keeps_it() {
 }
 
 test_9x_same_key_last_binder_owns_the_path() {
-	local key=$((630000 + RANDOM)) a b
+	local key=$(own_key 4) a b
 	remember_file "$ROOT_HOME/dynamic_profiling_socket_$key"
 	a=$(CONF_KEY=$key conf_start 9x DYNAMIC_PROFILING_KEY_PID=$key) || exit 1
 	b=$(conf_spawn 9x DYNAMIC_PROFILING_KEY_PID=$key) || exit 1
@@ -270,13 +270,16 @@ test_9x_same_key_last_binder_owns_the_path() {
 	[ ! -e "$(conf_addr 9x $b)" ] || fail "the second fell back to its pid"
 }
 
+# Keyed on own_key, not the pid: a pid freed by the SIGKILL may be another
+# test's agent a moment later, binding dynamic_profiling_socket_<pid> anew.
 test_9x_sigkill_leaves_the_socket_file_refusing() {
-	local pid
-	pid=$(conf_start 9x) || exit 1
+	local pid key; key=$(own_key 5)
+	remember_file "$(conf_addr 9x $key)"
+	pid=$(CONF_KEY=$key conf_start 9x DYNAMIC_PROFILING_KEY_PID=$key) || exit 1
 	kill -KILL $pid
-	wait_until 10 all_gone $pid
-	[ -S "$(conf_addr 9x $pid)" ] || fail "socket file gone after SIGKILL"
-	wire w 9x $pid close
+	wait_until 10 all_gone $pid || fail "agent $pid still alive 10 s after SIGKILL"
+	[ -S "$(conf_addr 9x $key)" ] || fail "socket file gone after SIGKILL"
+	wire w 9x $key close
 	grep -qx 'connect-error ECONNREFUSED' $T/w || { cat $T/w; fail "not ECONNREFUSED"; }
 }
 

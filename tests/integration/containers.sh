@@ -282,7 +282,7 @@ test_rule_open_in_a_container_with_its_own_dev_and_default_patterns() {
 	mkdir -p $T/ctr/etc
 	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
 	cat > $T/ctr/run.sh <<-EOS
-	mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1
+	mkdir -p /home/inside-only && $(etc_over $T/ctr/etc) || exit 1
 	mount -t tmpfs tmpfs /dev && mknod /dev/davinci0 c $numbers || exit 1
 	export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO CARD_USER_OPEN_DELAY_MS=1500
 	exec $CARD_USER /dev/davinci0 600

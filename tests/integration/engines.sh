@@ -168,6 +168,8 @@ podmanu_up() {
 	mkdir -p $T/u/$PU/run && chmod 700 $T/u/$PU/run && chown $PU $T/u/$PU/run
 	chmod 644 $T/img.tar
 	chmod 755 $T/dev && chmod 644 $T/dev/davinci0
+	# PODMANU_PRE: shell text run as the user first ($H its home).
+	[ -n "${PODMANU_PRE:-}" ] && { as_user $PU env H=$T/u/$PU/home sh -c "$PODMANU_PRE" || fail "PODMANU_PRE failed"; }
 	at_cleanup podmanu_down
 	podmanu_cli import $T/img.tar dpt-img:$SFX > $T/podman.log 2>&1 || fail "podman import failed: $(cat $T/podman.log)"
 	DPENV=()
@@ -295,12 +297,13 @@ eng_kill() {
 }
 
 # The name dynprof gives container $1: the engine's own; containerd's
-# "<namespace>/<id>"; rootless podman on a cgroup v1 host none (its
-# container has no cgroup of its own: README, Containers).
+# "<namespace>/<id>"; rootless podman's "<name>@<uid>" (on this cgroup v1
+# host its container has no cgroup of its own: named from its conmon,
+# README, Containers).
 named() {
 	case $ENG in
 	ctr) echo dpt$SFX/$1 ;;
-	podmanu) cgroup_v2 && echo $1 || echo - ;;
+	podmanu) echo "$1@$(id -u $PU)" ;;
 	*) echo $1 ;;
 	esac
 }
@@ -362,8 +365,9 @@ test_ctr_list_attach_copy_out() { list_attach_copy_out ctr; }
 # background, acting on this test's job only.
 monitor() {
 	mkfifo $T/in
+	# $T/out before the FIFO: emptied before the caller goes on (see dp_background).
 	env "${DPENV[@]}" "$DP" --pid=auto --follow --device="$T/dev/davinci*" --output=$T/o \
-		--control=unix:$T/ctl --events=json:$T/ev "$@" < $T/in > $T/out 2>&1 &
+		--control=unix:$T/ctl --events=json:$T/ev "$@" > $T/out 2>&1 < $T/in &
 	DP_PID=$!
 	remember_pid $DP_PID
 	exec 7> $T/in
@@ -617,4 +621,74 @@ test_docker_long_name_keeps_list_columns() {
 	awk 'NR == 1 { s = index($0, "SOCKET"); c = index($0, "COMMAND"); next }
 	     { if (index($0, " /proc/") + 1 != s || index($0, " /job/") + 1 != c) bad = 1 }
 	     END { exit bad }' $T/out || { cat $T/out; fail "columns broken"; }
+}
+
+# nerdctl (not packaged for Debian 12, so not run here): a container of
+# containerd's, run by real ctr with a 64-hex id as nerdctl gives one, and
+# the name state nerdctl keeps beside it, made by the test as nerdctl makes
+# it: <data root>/<first 8 hex of sha256(containerd's address)>/names/
+# <namespace>/<name>, a root file holding the id, in 0700 folders.
+# --list names it so; a name file another user owns names nothing.
+test_ctr_nerdctl_name_from_its_names_folder() {
+	local id; id=$(printf 'dpt%s' $SFX | sha256sum | cut -c1-64)
+	local name=dpt-nerd$SFX pid; eng_up ctr
+	local store=$T/nerdctl/$(printf %s "$T/ctrd/sock" | sha256sum | cut -c1-8)
+	mkdir -p -m 0700 $T/nerdctl $store $store/names $store/names/dpt$SFX
+	printf %s $id > $store/names/dpt$SFX/$name && chmod 600 $store/names/dpt$SFX/$name
+	eng_run $id
+	pid=$(eng_pid $id)
+	DPENV+=(DYNPROF_NERDCTL_ROOT=$T/nerdctl)
+	dpe --list --container=$name > $T/out
+	expect_line "^$pid +1 +$name +root "
+	printf 'start\nstop\n' | dpe --pid=auto --container=$name --exe=$EXE --output=$T/o > $T/out 2>&1
+	expect_status 0 $?
+	expect_line "^\[INFO\] pid $pid: window saved in $T/o/$name/PROF_"
+	# The same file, a user's: the id's first 12 characters, no name.
+	chown nobody $store/names/dpt$SFX/$name
+	dpe --list --container=${id:0:12} > $T/out
+	expect_line "^$pid +1 +${id:0:12} +root "
+	expect_no_line "$name"
+}
+
+# Rootless podman whose own storage.conf (~/.config/containers/, which
+# podman reads instead of root's) puts its store elsewhere, with a
+# variable, on vfs: named from that store, read with the user's rights.
+test_podman_rootless_graphroot_from_the_users_storage_conf() {
+	local name=dpt-ug$SFX pid; eng_up_user_conf
+	eng_run $name
+	pid=$(eng_pid $name)
+	[ -s $T/u/$PU/home/elsewhere/vfs-containers/containers.json ] ||
+		fail "the user's storage.conf not taken: $(ls -R $T/u/$PU/home | head)"
+	[ -e $T/u/$PU/home/.local/share/containers/storage/vfs-containers/containers.json ] &&
+		fail "a store in the default place too"
+	dpe --list --container=$(named $name) > $T/out
+	expect_line "^$pid +1 +$(named $name) +$PU "
+}
+
+# podmanu's user, its storage.conf made before its first podman command.
+eng_up_user_conf() {
+	ENG=podmanu
+	make_card 0 > /dev/null
+	make_rootfs
+	PODMANU_PRE='mkdir -p $H/.config/containers && printf "[storage]\ndriver = \"vfs\"\ngraphroot = \"\$HOME/elsewhere\"\n" > $H/.config/containers/storage.conf'
+	podmanu_up
+}
+
+# The user's storage.conf is the user's: one naming a store the user may
+# not read (root's, 0700) gives nothing from there, as podman run by the
+# user would get nothing; the container keeps the name its real store
+# gives.
+test_podman_rootless_store_is_read_with_the_users_rights() {
+	local name=dpt-ur$SFX pid id; eng_up podmanu
+	eng_run $name
+	pid=$(eng_pid $name)
+	id=$(podmanu_cli inspect -f '{{.Id}}' $name)
+	mkdir -p -m 0700 $T/secret/vfs-containers
+	printf '[{"id":"%s","names":["stolen"]}]' $id > $T/secret/vfs-containers/containers.json
+	as_user $PU sh -c "mkdir -p $T/u/$PU/home/.config/containers &&
+		printf '[storage]\ngraphroot = \"$T/secret\"\n' > $T/u/$PU/home/.config/containers/storage.conf" ||
+		fail "cannot write the user's storage.conf"
+	dpe --list --container=$(named $name) > $T/out
+	expect_line "^$pid +1 +$(named $name) +$PU "
+	expect_no_line "stolen"
 }

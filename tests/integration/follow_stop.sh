@@ -10,8 +10,13 @@
 start_job() {
 	local card; card=$(make_card 2)
 	mkdir -p $T/bin; [ -x $T/bin/stop_job ] || cp "$CARD_USER" $T/bin/stop_job
-	unshare --pid --fork --mount --mount-proc --net env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" \
-		DYNPROF_AGENT_DEVICES="$T/dev/davinci*" $T/bin/stop_job "$card" 600 > $T/job.log 2>&1 &
+	# A /root of its own, as a container has: the job is pid 1 of its
+	# namespace, and every such job of every run (another checkout's too)
+	# would serve the host's /root/dynamic_profiling_socket_1, the last one
+	# bound taking the name from the others (seen: "served by pid N").
+	unshare --pid --fork --mount --mount-proc --net sh -c "mount -t tmpfs tmpfs $ROOT_HOME &&
+		exec env PROFILING_MODE=dynamic LD_PRELOAD='$AGENT_SO' DYNPROF_AGENT_DEVICES='$T/dev/davinci*' \
+		$T/bin/stop_job $card 600" > $T/job.log 2>&1 &
 	local unshare=$! pid=""
 	remember_pid $unshare
 	wait_until 5 eval 'read -r pid _ < /proc/$unshare/task/$unshare/children; [ -n "$pid" ] &&

@@ -39,8 +39,12 @@ other_runs_cards() {
 	mkdir -p $T/other
 	(T=$T/other; for i in 0 1 2; do make_card $i > /dev/null || exit 1; done) ||
 		fail "cannot make another run's cards"
-	cat $T/other/.pids >> $T/.pids
+	at_cleanup drop_other_cards
 }
+# Its card namespace's sleeper is no remembered process (common.sh's
+# cleanup ends a test's own last, in drop_cards): the same here, before the
+# test's processes go (the foreign users holding them, killed first).
+drop_other_cards() { local T=$T/other; drop_cards; }
 
 start_foreign_users() {
 	mkdir -p $T/foreign/shared $T/foreign/bench
@@ -138,6 +142,11 @@ test_foreign_card_users_receive_nothing_while_discovery_follow_and_launch_tests_
 		failed=$(grep -c '^FAIL ' $T/inner.$s)
 		echo "$s.sh: $passed passed, $failed failed of $declared"
 		grep '^FAIL ' $T/inner.$s | sed 's/^/  /'
+		# Each failure with the last of what its test saw (its runner's lines under it), said last.
+		awk -v s=$s '/^FAIL / { if (n) flush(); f = $0; n = 0; next } /^PASS / { if (f) flush(); f = ""; next }
+			f { l[n++] = $0 } END { if (f) flush() }
+			function flush(i) { print s ": " f; for (i = (n > 18 ? n - 18 : 0); i < n; i++) print l[i]; n = 0 }' \
+			$T/inner.$s >> $T/inner.fails
 		[ "$failed" = 0 ] && [ "$passed" = "$declared" ] || bad="$bad $s.sh"
 	done
 	sleep 0.3 # the watcher's last look
@@ -151,6 +160,7 @@ test_foreign_card_users_receive_nothing_while_discovery_follow_and_launch_tests_
 		reached="$reached $n"
 		grep "^$n " $T/foreign/clients | head -3 | sed 's/^/  ours: /'
 	done < $T/foreign/pids
+	[ -s $T/inner.fails ] && cat $T/inner.fails
 	[ -z "$reached" ] || fail "foreign card users reached by the tests:$reached"
 	[ -z "$bad" ] || fail "failed beside foreign card users:$bad"
 }

@@ -58,7 +58,7 @@ for m in c["volumeMounts"]:
         print("mount", m["mountPath"], "is writable")
 paths = {m["mountPath"]: m for m in c["volumeMounts"]}
 for p in ("/run/containerd", "/run/containers", "/var/lib/containers/storage",
-          "/var/lib/docker/containers", "/home"):
+          "/var/lib/docker/containers", "/var/lib/nerdctl", "/home"):
     if p not in paths:
         print("no mount of", p)
     elif paths[p].get("mountPropagation") != "HostToContainer":

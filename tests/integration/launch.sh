@@ -12,7 +12,8 @@ worker() { # worker SECONDS [NODE]
 
 launch_bg() { # launch_bg [dynprof args] APP...: dynprof in the background, commands through dp_send
 	mkfifo $T/in
-	"$DP" --dynamic=on --output=$T/o --device="$T/dev/davinci*" "$@" < $T/in > $T/out 2>&1 &
+	# $T/out before the FIFO: emptied before the caller goes on (see dp_background).
+	"$DP" --dynamic=on --output=$T/o --device="$T/dev/davinci*" "$@" > $T/out 2>&1 < $T/in &
 	DP_PID=$!
 	remember_pid $DP_PID
 	exec 7> $T/in

@@ -14,11 +14,12 @@ CALLER=$B/tests/peers/caller
 # (standard input: the FIFO $T/in, written through fd 7); sets DP_PID.
 dp_control() {
 	mkfifo $T/in
-	"$DP" --control=unix:$T/ctl.sock "$@" < $T/in > $T/out 2>&1 &
+	# $T/out before the FIFO: emptied before the caller goes on (see dp_background).
+	"$DP" --control=unix:$T/ctl.sock "$@" > $T/out 2>&1 < $T/in &
 	DP_PID=$!
 	remember_pid $DP_PID
 	exec 7> $T/in
-	wait_until 10 test -S $T/ctl.sock || fail "no control socket: $(cat $T/out)"
+	wait_until 10 listening $T/ctl.sock || fail "no control socket: $(cat $T/out)"
 }
 
 # stream_to FILE: an `events` client writing what it reads to FILE, once acknowledged.
@@ -241,8 +242,11 @@ test_live_window_call_refused_without_bpf_uprobes() {
 	local card; card=$(make_card 0)
 	# In a pid namespace of its own dynprof cannot use BPF uprobes (not the
 	# initial pid namespace); it and its target run there.
+	# A /root of its own there: the target's socket is named by its pid in
+	# the namespace (2 or so), which the same test of another run has too.
 	cat > $T/inside.sh <<-EOS
 	#!/bin/bash
+	mount -t tmpfs tmpfs $ROOT_HOME || exit 1
 	env PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' $CARD_USER $card 60 > $T/target.log 2>&1 &
 	t=\$!
 	echo \$t > $T/nspid
@@ -253,8 +257,7 @@ test_live_window_call_refused_without_bpf_uprobes() {
 	DP_PID=$!
 	remember_pid $DP_PID
 	wait_until 10 test -s $T/nspid || fail "nothing ran in the namespace: $(cat $T/out)"
-	remember_file "$ROOT_HOME/dynamic_profiling_socket_$(cat $T/nspid)"
-	wait_until 10 test -S $T/ctl.sock || fail "no control socket: $(cat $T/out)"
+	wait_until 10 listening $T/ctl.sock || fail "no control socket: $(cat $T/out)"
 	ctl "window start=call:card_user:main#1,stop=+1s" "window start=+200ms,stop=+200ms"
 	[ "$(sed -n 1p $T/c)" = "error: call:, slow:, gap: and stall: conditions need BPF uprobes: not in the initial pid namespace" ] ||
 		fail "reply: $(sed -n 1p $T/c)"

@@ -121,7 +121,7 @@ start_container_job() {
 	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
 	cat > $T/ctr/run.sh <<-EOS
 		echo 0 > $cg/cgroup.procs || exit 1
-		mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1
+		mkdir -p /home/inside-only && $(etc_over $T/ctr/etc) || exit 1
 		exec 3<$card
 		export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' DYNPROF_AGENT_LOG=1
 		exec $CARD_USER - 600

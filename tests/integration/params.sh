@@ -99,7 +99,7 @@ test_unknown_chip_names_the_folders_that_had_no_platform_version() {
 	mkdir -p $T/o/PROF_000001_20260101000000000_00000001AAAAAAAA/host $T/o/PROF_000002_20260101000000000_00000002AAAAAAAA/host
 	echo '{"devices":"0"}' > $T/o/PROF_000001_20260101000000000_00000001AAAAAAAA/host/info.json
 	dp --dry-run --output=$T/o --protocol=v2; expect_status 0 $?
-	expect_line "chip not known: .*, 2 PROF_ folders in $T/o, none with a platform_version, no --chip;"
+	expect_line "chip not known: .*, 2 PROF_ folders in $T/o, none of the newest 2 with a platform_version, no --chip;"
 	expect_no_line "no PROF_ folder"
 }
 

@@ -3,6 +3,7 @@
 # parsed by python3), lost kernel events counted, a non-owner refused by
 # the peer check, and the client's own errors.
 
+. "$DYNPROF_TESTS/lib/users.sh"
 RPY="python3 -c"
 
 # dp_control ARGS...: dynprof in the background with --control=unix:$T/ctl
@@ -11,7 +12,7 @@ dp_control() {
 	"${DP_BIN:-$DP}" "$@" --device="$T/dev/davinci*" --output=$T/o --control=unix:$T/ctl < /dev/null > $T/out 2>&1 &
 	DPP=$!
 	remember_pid $DPP
-	wait_until 10 test -S $T/ctl || fail "no control socket: $(cat $T/out)"
+	wait_until 10 listening $T/ctl || fail "no control socket: $(cat $T/out)"
 }
 
 # remote CMD...: the client; its output in $T/r, its status in RC.
@@ -202,7 +203,7 @@ test_remote_status_counts_lost_kernel_events() {
 # Only root and the socket's owner: the socket is 0600 (the kernel refuses
 # the connect), and with its mode widened the peer check refuses.
 test_remote_non_owner_is_refused() {
-	local u=dpr$$$RANDOM a
+	local u=dpr$$x$RANDOM a
 	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
 	echo "$u" >> $T/.users
 	chmod 755 $T
@@ -274,6 +275,20 @@ test_console_selectors_and_status() {
 	[ "$(jget "s['target_count']")" = 2 ] || fail "json: $(cat $T/r)"
 	expect_line "^dynamic profiling for pid $b quit success$"
 	expect_line "^dynamic profiling for pid $a stop success$"
+}
+
+# The console runs one command at a time: with a STOP whose reply comes
+# 1.5 s late, the status on the next line runs once the stop ended (its
+# window no longer open), never while it is under way.
+test_console_next_line_waits_for_a_stop_under_way() {
+	local s; s=$(BAD_PEER_DELAY_MS=1500 start_bad_peer slow-stop)
+	printf 'start\nstop\nstatus\nquit\n' | dp --pid=$s --output=$T/o
+	local stopped shown
+	stopped=$(grep -n "^dynamic profiling for pid $s stop success$" $T/out | cut -d: -f1)
+	shown=$(grep -n "^windows: " $T/out | cut -d: -f1)
+	[ -n "$stopped" ] && [ -n "$shown" ] || fail "expected a stop success and a status; got: $(cat $T/out)"
+	[ "$stopped" -lt "$shown" ] || fail "expected the status after the stop ended (line $stopped), it ran at line $shown: $(cat $T/out)"
+	expect_line "^windows: 1 opened, 0 open, "
 }
 
 # A --commands file: the same grammar; a selector matching nothing is said, the script goes on.
@@ -387,7 +402,7 @@ time.sleep(60)" &
 
 # A socket another user bound where the monitor's was: nothing sent, nothing printed from it.
 test_remote_refuses_a_socket_served_by_another_user() {
-	local u=dpr$$$RANDOM
+	local u=dpr$$x$RANDOM
 	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
 	echo "$u" >> $T/.users
 	chmod 755 $T; mkdir $T/pub; chmod 1777 $T/pub
@@ -437,7 +452,7 @@ except Exception: pass"
 
 # A user connecting in a loop: one warning line, then a count, not a line each.
 test_remote_refused_clients_are_counted_not_each_told() {
-	local u=dpr$$$RANDOM
+	local u=dpr$$x$RANDOM
 	useradd -M -N -s /bin/sh -d /nonexistent "$u" >/dev/null || fail "useradd $u failed"
 	echo "$u" >> $T/.users
 	chmod 755 $T
@@ -482,4 +497,102 @@ test_status_json_gives_the_command_escaped() {
 	remote status
 	expect_ack status
 	! LC_ALL=C grep -q $'[\x80-\xff]' $T/r || fail "a byte past ASCII in the status text: $(od -c $T/r | head)"
+}
+
+# A command line with a quote, a backslash, a tab, a newline and a control
+# byte in its argv[0]: in status --json the quote and backslash are as they
+# are (JSON-escaped on the wire) and each control byte is '?' (the command
+# is read so, procscan.h), so the reply stays one line and a script reading
+# the field gets no raw control byte.
+test_status_json_escapes_quotes_backslashes_and_control_bytes_in_the_command() {
+	local card pid; card=$(make_card 0)
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		bash -c 'exec -a "$0" "$@"' $'q"uo\\te\tTAB\nNL\x01' "$CARD_USER" "$card" 600 > $T/target.log 2>&1 &
+	pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "target $pid never opened its socket"
+	# (a wait: a socket file left by an earlier process of the same pid may be there before the exec)
+	wait_until 5 eval '[ "$(tr -dc "\n\t\001" < /proc/$pid/cmdline | wc -c)" = 3 ]' ||
+		fail "the tab, newline and \\x01 are not in its command line"
+	dp_control --pid=$pid
+	remote status --json
+	expect_ack status
+	[ "$(wc -l < $T/r)" = 2 ] || fail "expected the JSON line and the ack, got: $(cat -A $T/r)"
+	local cmd; cmd=$(jget "[t['command'] for t in s['targets'] if t['pid']==$pid][0]") ||
+		fail "status --json is not JSON: $(cat -A $T/r)"
+	[[ $cmd == 'q"uo\te?TAB?NL? '* ]] ||
+		fail "expected the command 'q\"uo\\te?TAB?NL? ...', got: '$(printf %s "$cmd" | cat -A)'"
+}
+
+# status --json's window counts and last_window past their defaults: a
+# target killed with its window open (saved incomplete: no end_info) and a
+# server that answers the STOP "not started" (lost) are counted each in
+# their own key; the live one's last_window names its number, fate, what
+# ended it and no folder, and its own window count.
+test_status_json_counts_windows_saved_incomplete_and_lost() {
+	local a b; a=$(start_target); b=$(start_bad_peer forgets-start)
+	"$DP" --pid=$a,$b --output=$T/o --control=unix:$T/ctl < /dev/null > $T/out 2>&1 &
+	DPP=$!
+	remember_pid $DPP
+	wait_until 10 listening $T/ctl || fail "no control socket: $(cat $T/out)"
+	remote start
+	expect_ack start
+	wait_until 10 grep -q "^dynamic profiling for pid $a start success$" $T/out || fail "no start of $a: $(cat $T/out)"
+	wait_until 10 grep -q "^dynamic profiling for pid $b start success$" $T/out || fail "no start of $b: $(cat $T/out)"
+	kill -KILL $a
+	wait_until 20 grep -q "pid $a: window saved incomplete" $T/out || fail "no incomplete window of $a: $(cat $T/out)"
+	remote stop pid=$b
+	expect_error "stop failed in 1 of 1 target: pid $b not started"
+	wait_until 10 grep -q "pid $b: window lost" $T/out || fail "no lost window of $b: $(cat $T/out)"
+	remote status --json
+	expect_ack status
+	[ "$(jget "s['windows']")" = "{'opened': 2, 'open': 0, 'saved': 0, 'incomplete': 1, 'lost': 1}" ] ||
+		fail "expected windows opened 2, open 0, saved 0, incomplete 1, lost 1; got: $(cat $T/r)"
+	[ "$(jget "[(t['windows'], t['last_window']) for t in s['targets'] if t['pid']==$b]")" = \
+	  "[(1, {'number': 1, 'fate': 'lost', 'ended': 'stop', 'folders': []})]" ] ||
+		fail "expected $b's one window lost at the stop, no folder; got: $(cat $T/r)"
+	remote status
+	expect_line "^windows: 2 opened, 0 open, 0 saved, 1 saved incomplete, 1 lost$" $T/r
+}
+
+# status --json's header and who each target is, past their defaults: the
+# dynprof pid, --output and an uptime that counts; a container's pid 1 (its
+# nspid 1, not its host pid) and a target of an unprivileged user (its uid
+# and the host's name for it, not root's).
+test_status_json_gives_the_header_and_a_targets_nspid_uid_and_user() {
+	local c u h; c=$(start_contained_target); u=$(make_user)
+	h=$(start_hostile_target $u ":")
+	dp_control --pid=$c,$h
+	remote status --json
+	expect_ack status
+	[ "$(jget "s['dynprof_pid'], s['output'], s['mode']")" = "$DPP $T/o attach" ] ||
+		fail "expected dynprof_pid $DPP, output $T/o, mode attach; got: $(cat $T/r)"
+	[ "$(jget "[(t['nspid'], t['uid'], t['user']) for t in s['targets'] if t['pid']==$c]")" = "[(1, 0, 'root')]" ] ||
+		fail "expected the contained target $c at nspid 1, uid 0, root; got: $(cat $T/r)"
+	[ "$(jget "[(t['nspid'], t['uid'], t['user']) for t in s['targets'] if t['pid']==$h]")" = \
+	  "[($h, $(id -u $u), '$u')]" ] || fail "expected $u's target $h at nspid $h, uid $(id -u $u), $u; got: $(cat $T/r)"
+	wait_until 10 eval 'remote status --json; [ "$(jget "s[\"uptime_s\"] >= 1")" = True ]' ||
+		fail "expected uptime_s to reach 1: $(cat $T/r)"
+}
+
+# status --json's rules past their defaults (none): two --window rules, the
+# first's window open and the second armed, each listed by its text and,
+# for the target, by its index, text, state and window count; the status
+# text's RULES column and rule lines say the same.
+test_status_json_gives_each_rule_and_its_state_for_a_target() {
+	local a; a=$(start_target)
+	dp_control --pid=$a --window=start=+1ms,stop=+600s --window=start=+1h,stop=+2h
+	wait_until 10 grep -q "^dynamic profiling for pid $a start success$" $T/out || fail "no rule window: $(cat $T/out)"
+	remote status --json
+	expect_ack status
+	[ "$(jget "s['rules']")" = "['start=+1ms,stop=+600s', 'start=+1h,stop=+2h']" ] ||
+		fail "expected the two rules' texts; got: $(cat $T/r)"
+	[ "$(jget "[t['rules'] for t in s['targets'] if t['pid']==$a][0]")" = \
+	  "[{'index': 1, 'rule': 'start=+1ms,stop=+600s', 'state': 'open', 'windows': 1}, {'index': 2, 'rule': 'start=+1h,stop=+2h', 'state': 'armed', 'windows': 0}]" ] ||
+		fail "expected rule 1 open with 1 window, rule 2 armed with none; got: $(cat $T/r)"
+	remote status
+	expect_ack status
+	grep -Eq "^$a +$a +.* 1:open,2:armed +" $T/r || fail "expected the RULES column 1:open,2:armed; got: $(cat $T/r)"
+	expect_line "^rule 1: start=\+1ms,stop=\+600s$" $T/r
+	expect_line "^rule 2: start=\+1h,stop=\+2h$" $T/r
 }

@@ -169,7 +169,7 @@ test_control_unix_socket_clients() {
 	"$DP" --pid=$pid --output=$T/o --control=unix:$T/ctl.sock < /dev/null > $T/out 2>&1 &
 	local dpp=$!
 	remember_pid $dpp
-	wait_until 5 test -S $T/ctl.sock || fail "no control socket: $(cat $T/out)"
+	wait_until 5 listening $T/ctl.sock || fail "no control socket: $(cat $T/out)"
 	[ "$(stat -c %a $T/ctl.sock)" = 600 ] || fail "socket mode $(stat -c %a $T/ctl.sock)"
 	"$CTL_CLIENT" $T/ctl.sock start "sleep 200ms" stop > $T/c1 || fail "client failed: $(cat $T/c1)"
 	[ "$(sed -E 's/^(ack [a-z]+): .*/\1/' $T/c1 | tr '\n' ' ')" = "ack start ack sleep ack stop " ] || fail "replies: $(cat $T/c1)"

@@ -166,11 +166,8 @@ test_install_puts_a_unit_that_systemd_accepts() {
 test_the_units_capabilities_are_all_dynprof_needs() {
 	local caps; caps=$(unit_caps_for_setpriv)
 	[ "$caps" != "-all," ] && [ -n "$caps" ] || fail "no CapabilityBoundingSet in $UNIT"
-	# Made first: the contained target's passwd is a bind mount that a host useradd
-	# (another test's) can hide, so the less time between its start and dynprof's, the better.
 	unit_run
-	# A rootless container of an unprivileged user (its helper joins a user namespace too);
-	# the user made first: useradd replaces /etc/passwd, which the container's bind mount hides.
+	# A rootless container of an unprivileged user (its helper joins a user namespace too).
 	local u; u=$(make_user)
 	local pid; pid=$(start_contained_target hide-output)
 	local upid; upid=$(start_hostile_target "$u" ":")
@@ -254,7 +251,7 @@ test_the_units_command_follows_a_later_job_and_stops_on_sigterm() {
 		< /dev/null > $T/out 2>&1 &
 	local dp=$!
 	remember_pid $dp
-	wait_until 10 test -S $T/run/control || fail "no control socket: $(cat $T/out)"
+	wait_until 10 listening $T/run/control || fail "no control socket: $(cat $T/out)"
 	local pid; pid=$(start_contained_target hide-output)
 	wait_until 10 grep -q "^\[INFO\] target joined: pid $pid " $T/out || fail "the job did not join: $(cat $T/out)"
 	"$DP" --remote=$T/run/control start pid=$pid > $T/r 2>&1 || fail "remote start: $(cat $T/r)"

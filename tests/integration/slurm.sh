@@ -208,13 +208,13 @@ test_slurm_job_named_like_its_fields_is_still_pending() {
 # --nodes through a launcher that is a local shell command: node.sh gives
 # each "node" its own target in place of --pid=auto, as ssh would reach
 # another host's.
-write_node_sh() { # write_node_sh PID_FOR_A PID_FOR_B
+write_node_sh() { # write_node_sh PID_FOR_A PID_FOR_B [PID_FOR_C]: node c gets the third, any other node the second
 	cat > $T/node.sh <<EOF
 #!/bin/bash
 node=\$1; shift
 args=()
 for a in "\$@"; do
-	[ "\$a" = --pid=auto ] && a=--pid=\$([ \$node = a ] && echo $1 || echo $2)
+	[ "\$a" = --pid=auto ] && a=--pid=\$(case \$node in a) echo $1 ;; c) echo ${3:-$2} ;; *) echo $2 ;; esac)
 	args+=("\$a")
 done
 echo "launched on \$node" >> $T/launched
@@ -304,23 +304,29 @@ JOB
 	expect_line "^  n1: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
 }
 
-# A node whose window was not saved (here: its server answered the STOP
-# "not started", so the window is lost) is named on the coordinator's
+# A node whose window was not saved (on b its server answered the STOP
+# "not started", so the window is lost; on c the target was killed with its
+# window open, so it is saved incomplete) is named on the coordinator's
 # summary with its counts, even though its dynprof ended well; a node
 # whose windows were all saved is not.
 test_nodes_summary_names_a_node_with_windows_not_saved() {
-	local p1 p2
+	local p1 p2 p3
 	p1=$(start_target)
 	p2=$(start_bad_peer forgets-start)
-	write_node_sh $p1 $p2
-	dp_background --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
+	p3=$(start_target)
+	write_node_sh $p1 $p2 $p3
+	dp_background --nodes=a,b,c --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
 	dp_send start
-	wait_until 30 windows_open 2 || { cat $T/out; fail "windows did not open on both nodes"; }
+	wait_until 30 windows_open 3 || { cat $T/out; fail "windows did not open on the three nodes"; }
+	kill -KILL $p3
+	wait_until 30 grep -q "^\[c\] .*window saved incomplete" $T/out || { cat $T/out; fail "node c's window was not saved incomplete"; }
 	dp_send stop
 	wait_until 30 grep -q "^\[b\] .*window lost" $T/out || { cat $T/out; fail "node b's window was not lost"; }
 	dp_send quit
 	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end"; }
 	expect_line "^\[b\] \[INFO\] summary: 1 target joined, 1 window opened, 0 PROF_ folders in $T/o/b; windows: 0 saved, 0 saved incomplete, 1 lost$"
 	expect_line "^      \(b: 0 windows saved incomplete, 1 lost\)$"
+	expect_line "^\[c\] \[INFO\] summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o/c; windows: 0 saved, 1 saved incomplete, 0 lost$"
+	expect_line "^      \(c: 1 window saved incomplete, 0 lost\)$"
 	expect_no_line "^      \(a: "
 }

@@ -27,6 +27,7 @@ start_abstract_target() {
 	remember_pid $pid
 	# Its own log: the netns may hold another target's name already.
 	wait_until 5 grep -q "listening on @dyn_prof_sock_" $log || fail "target $pid never listened on an abstract name"
+	card_held $pid "$card" "$@"
 	echo $pid
 }
 
@@ -69,7 +70,7 @@ test_abstract_socket_is_driven_by_pid() {
 
 test_abstract_socket_with_a_key_is_found_by_the_name_it_lists() {
 	# msprof's launch mode keys the name on msprof's pid, not the target's.
-	local key=$((700000 + RANDOM)) pid
+	local key=$(own_key 1) pid
 	pid=$(start_abstract_target DYNAMIC_PROFILING_KEY_PID=$key)
 	abstract_listens $pid dyn_prof_sock_$key || fail "not on the key's name: $(grep dyn_prof /proc/$pid/net/unix)"
 	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o
@@ -78,7 +79,7 @@ test_abstract_socket_with_a_key_is_found_by_the_name_it_lists() {
 }
 
 test_abstract_first_process_keeps_the_key() {
-	local key=$((710000 + RANDOM)) a b
+	local key=$(own_key 2) a b
 	a=$(start_abstract_target DYNAMIC_PROFILING_KEY_PID=$key)
 	b=$(start_abstract_target DYNAMIC_PROFILING_KEY_PID=$key)
 	abstract_listens $a dyn_prof_sock_$key || fail "the first lost the key"
@@ -139,7 +140,7 @@ test_launch_mode_joins_abstract_servers_keyed_on_dynprof() {
 
 # Two file servers with the same key: the second took the path over.
 start_same_key_pair() {
-	local key=$((800000 + RANDOM)) card v; card=$(make_card 0)
+	local key=$(own_key 3) card v; card=$(make_card 0)
 	remember_file "$ROOT_HOME/dynamic_profiling_socket_$key"
 	for v in first second; do
 		env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
@@ -215,7 +216,7 @@ test_refusal_after_connecting_leaves_the_owner_serving() {
 	# cannot see the owner, so only SO_PEERCRED after connecting tells:
 	# dynprof must then leave as CANN survives it (an empty Params), never
 	# just close (which would end the owner's accept loop for good).
-	local key=$((820000 + RANDOM)) card a b; card=$(make_card 0)
+	local key=$(own_key 4) card a b; card=$(make_card 0)
 	remember_file "$ROOT_HOME/dynamic_profiling_socket_$key"
 	unshare -n env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
 		DYNPROF_AGENT_LOG=1 DYNAMIC_PROFILING_KEY_PID=$key "$CARD_USER" "$card" 600 > $T/first.log 2>&1 &
@@ -246,7 +247,7 @@ test_abstract_socket_in_a_container_with_its_own_network_is_driven() {
 	mkdir -p $T/ctr/etc
 	echo "root:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
 	cat > $T/ctr/run.sh <<-EOS
-	mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1
+	mkdir -p /home/inside-only && $(etc_over $T/ctr/etc) || exit 1
 	exec 3<$card
 	mount -t tmpfs tmpfs $T || exit 1
 	export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' DYNPROF_AGENT_FLAVOUR=abstract

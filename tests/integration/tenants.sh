@@ -120,3 +120,69 @@ test_engine_state_owned_by_a_user_gives_no_name() {
 	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --json --device="$T/dev/davinci*" > $T/list
 	row_of $pid | grep -q "\"container\":\"$id\",\"container_name\":null" || fail "named: $(row_of $pid)"
 }
+
+# A conmon of a user's own making (conmon.h): rootless podman on a cgroup
+# v1 host is named from its conmon, which any user can fake. fake_conmon
+# USER ID: USER's process called conmon, with "-c ID" in its argv, in a
+# user namespace it made (USER is root inside) and above a card user in a
+# pid namespace of its own, as rootless podman's conmon is above its
+# container. Echoes the card user's pid once it holds the card.
+fake_conmon() {
+	local u=$1 id=$2 card; card=$(make_card 0)
+	chmod 666 $card
+	cat > $T/fakeconmon.py <<-'EOF_PY'
+	import ctypes, os, sys
+	libc = ctypes.CDLL(None, use_errno=True)
+	uid, gid = os.getuid(), os.getgid()
+	if libc.unshare(0x10000000 | 0x20000000) != 0:  # CLONE_NEWUSER | CLONE_NEWPID
+	    sys.exit("unshare: errno %d" % ctypes.get_errno())
+	for f, text in (("setgroups", "deny"), ("uid_map", "0 %d 1" % uid), ("gid_map", "0 %d 1" % gid)):
+	    with open("/proc/self/" + f, "w") as m:
+	        m.write(text)
+	pid = os.fork()
+	if pid == 0:
+	    os.execv(os.environ["JOB"], [os.environ["JOB"], os.environ["CARD"], "600"])
+	print(pid, flush=True)
+	os.waitpid(pid, 0)
+	EOF_PY
+	local log=$T/fakeconmon.$u.log
+	if [ $u = root ]; then
+		env JOB=$CARD_USER CARD=$card bash -c "exec -a conmon /usr/bin/python3 - -c $id" < $T/fakeconmon.py > $log 2>&1 &
+	else
+		as_user $u env JOB=$CARD_USER CARD=$card bash -c "exec -a conmon /usr/bin/python3 - -c $id" < $T/fakeconmon.py > $log 2>&1 &
+	fi
+	remember_pid $!
+	# The job's "ready 1" shares the log and may come first (the child can
+	# run before its parent prints): the pid is the line of digits alone.
+	wait_until 5 grep -qx '[0-9][0-9]*' $log || fail "no fake conmon: $(cat $log)"
+	local pid; pid=$(grep -m1 -x '[0-9][0-9]*' $log)
+	remember_pid $pid
+	wait_until 5 sh -c "ls -l /proc/$pid/fd | grep -q davinci" || fail "its job never opened its card: $(cat $log)"
+	# What dynprof must see above the job (a python that re-execs itself would not be it).
+	local pp; pp=$(awk '/^PPid:/ {print $2}' /proc/$pid/status)
+	tr '\0' ' ' < /proc/$pp/cmdline | grep -q "^conmon - -c $id $" ||
+		fail "the job's parent is not the fake conmon: $(tr '\0' ' ' < /proc/$pp/cmdline)"
+	echo $pid
+}
+
+# What the fake names is that user's job alone, as that user's ("@uid"),
+# from that user's store only (root's podman store naming the same id is
+# not read for it); a root-made user namespace under a "conmon" names
+# nothing (no user's rootless container; root's have cgroups).
+test_a_users_fake_conmon_names_only_that_users_own_job() {
+	local u id pid pr; u=$(make_user); id=$(random_id)
+	rootless_store $u $id pwned
+	mkdir -p -m 0700 $T/rootstore/vfs-containers
+	printf '[{"id":"%s","names":["rootjob"]}]' $id > $T/rootstore/vfs-containers/containers.json
+	pid=$(fake_conmon $u $id) || exit 1
+	pr=$(fake_conmon root $id) || exit 1
+	DYNPROF_STORAGE_ROOT=$T/rootstore "$DP" --list --json --device="$T/dev/davinci*" > $T/list
+	local uu; uu=$(id -u $u)
+	row_of $pid | grep -q "\"container\":\"$id@$uu\",\"container_name\":\"pwned@$uu\"" ||
+		fail "the user's job: $(row_of $pid)"
+	row_of $pr | grep -q '"container":null,"container_name":null' || fail "root's namespace: $(row_of $pr)"
+	DYNPROF_STORAGE_ROOT=$T/rootstore "$DP" --list --device="$T/dev/davinci*" --container=rootjob > $T/out 2>&1
+	expect_no_line "^($pid|$pr) "
+	DYNPROF_STORAGE_ROOT=$T/rootstore "$DP" --list --device="$T/dev/davinci*" --container=${id:0:12} > $T/out 2>&1
+	expect_no_line "^($pid|$pr) "
+}

@@ -20,7 +20,8 @@ test_trigger_after_durations_open_and_close_without_input() {
 	[ -n "$line" ] || fail "no window record"
 	local ack stop; ack=$(echo "$line" | sed -E 's/.*"start":\{[^}]*"ack_us":([0-9]+).*/\1/')
 	stop=$(echo "$line" | sed -E 's/.*"stop":\{[^}]*"fired_us":([0-9]+).*/\1/')
-	local held=$(( (stop - ack) / 1000 ))
+	# (rules count in whole milliseconds from the ack: 399.6 ms is 400 on their clock)
+	local held=$(( (stop - ack + 999) / 1000 ))
 	[ $held -ge 400 ] && [ $held -lt 1500 ] || fail "window held $held ms, expected 400 ms: $line"
 }
 
@@ -182,20 +183,22 @@ test_trigger_sigterm_stops_a_rule_window() {
 	windows_record | grep -q '"stop":{"condition":"exit or quit"' || fail "quit not recorded: $(windows_record)"
 }
 
+# Steps of 10-12 ms: the stop counts from the start's call, and its threshold
+# is armed when START is answered; 40 calls leave that answer 400 ms.
 test_trigger_launch_every_rank_counts_its_own_calls() {
 	local card; card=$(make_card 0)
 	cat > $T/ranks.sh <<-EOS
 	#!/bin/sh
-	$DEMO --quiet --device=$card --steps=400 --step-ms=2 &
-	$DEMO --quiet --device=$card --steps=400 --step-ms=3 &
+	$DEMO --quiet --device=$card --steps=250 --step-ms=10 &
+	$DEMO --quiet --device=$card --steps=250 --step-ms=12 &
 	wait
 	EOS
 	chmod +x $T/ranks.sh
 	dp --dynamic=on --output=$T/o --app-stdin --device="$T/dev/davinci*" \
-	   --window=start=call:demo_task:demo_step#100,stop=call:demo_task:demo_step#20 $T/ranks.sh < /dev/null
+	   --window=start=call:demo_task:demo_step#100,stop=call:demo_task:demo_step#40 $T/ranks.sh < /dev/null
 	expect_status 0 $?
 	[ "$(count_lines "rule 1: start=.* \(call 100\)$")" = 2 ] || fail "expected both ranks to fire at call 100"
-	[ "$(count_lines "rule 1: stop=.* \(call 120\)$")" = 2 ] || fail "expected both ranks to stop at call 120"
+	[ "$(count_lines "rule 1: stop=.* \(call 140\)$")" = 2 ] || { cat $T/out; fail "expected both ranks to stop at call 140"; }
 	[ "$(ls -d $T/o/PROF_* | wc -l)" = 2 ] || fail "expected two PROF_ folders: $(ls $T/o)"
 }
 
@@ -236,6 +239,20 @@ test_trigger_stop_exit_closes_with_the_target() {
 	grep -q '"event":"trigger".*"edge":"start","condition":"+100ms"' $T/ev || fail "no trigger event: $(cat $T/ev)"
 	windows_record | grep -q "\"pid\":$pid.*\"stop\":{\"condition\":\"exit\"" ||
 		fail "the window was not recorded: $(windows_record)"
+}
+
+# A trigger event past its defaults: the second rule's start and its stop
+# each give one event naming rule 2, its edge and its condition.
+test_trigger_events_name_the_rule_and_the_stop_edge() {
+	local pid; pid=$(start_target)
+	dp_background --pid=$pid --output=$T/o --events=json:$T/ev \
+		--window=start=+1h,stop=+2h --window=start=+100ms,stop=+200ms
+	wait_until 10 grep -q "rule 2: stop=+200ms fired for pid $pid" $T/out || fail "rule 2 did not stop: $(cat $T/out)"
+	dp_send quit
+	wait_until 20 all_gone $DP_PID || fail "dynprof did not end"
+	local got; got=$(jq -c "select(.event == \"trigger\") | [.pid, .rule, .edge, .condition]" $T/ev | tr '\n' ' ')
+	[ "$got" = "[$pid,2,\"start\",\"+100ms\"] [$pid,2,\"stop\",\"+200ms\"] " ] ||
+		fail "expected rule 2's start and stop trigger events, got: $got"
 }
 
 test_trigger_call_in_a_library_loaded_later() {

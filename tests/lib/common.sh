@@ -3,6 +3,7 @@
 # process a helper starts is recorded and killed by cleanup_test.
 
 B=$DYNPROF_BUILD
+SYSCALLER=$B/tests/peers/syscaller
 DP=$B/dynprof
 AGENT_SO=$B/libdynprof_agent.so
 CARD_USER=$B/tests/peers/card_user
@@ -16,7 +17,18 @@ ROOT_HOME=${ROOT_HOME%/}
 # instead of handing its caller the message as a value.
 fail() { echo "$*" >&2; exit 1; }
 
-remember_pid() { echo "$1" >> "$T/.pids"; }
+# remember_pid PID: killed by cleanup_test, if it is still the same process.
+# Its start time is kept with it: pids wrap (pid_max 32768 here, two suites
+# start thousands of processes a minute), and a pid that ended early may be
+# another suite's process, even its test's shell, by cleanup time.
+remember_pid() { echo "$1 $(pid_start "$1")" >> "$T/.pids"; }
+# pid_start PID: its start time (field 22 of /proc/PID/stat), empty when gone.
+pid_start() {
+	local s
+	{ read -r s < "/proc/$1/stat"; } 2>/dev/null || return 0
+	set -- ${s##*) }
+	echo "${20}"
+}
 remember_file() { echo "$1" >> "$T/.files"; }
 # at_cleanup CMD [ARGS...]: run by cleanup_test before the test's processes
 # are killed, the last added first (a daemon's containers before the daemon).
@@ -32,19 +44,50 @@ all_gone() {
 	return 0
 }
 
+# The processes that hold one of the test's card nodes (an fd on a path in
+# $T/dev): a worker the test did not remember (a launched job's child)
+# among them. Only the test's devices have those numbers, so they are the
+# test's. They go before the card namespace does: its devices' numbers are
+# given to the next device made, and a holder left behind would be a card
+# user of another test's card.
+card_holders() {
+	find /proc/[0-9]*/fd -maxdepth 1 -lname "$T/dev/*" 2>/dev/null | cut -d/ -f3 | sort -u
+}
+drop_cards() {
+	local p left
+	for p in $(card_holders); do kill -KILL "$p" 2>/dev/null; done
+	wait_until 3 eval '[ -z "$(card_holders)" ]'
+	left=$(card_holders)
+	[ -z "$left" ] || echo "cleanup: card holders left: $left"
+	kill -KILL "$(cat "$T/.cardns")" 2>/dev/null
+}
+
 cleanup_test() {
-	local status=$? p pids=()
+	local status=$? p start now i pids=() starts=()
 	# A test's SLURM cluster (tests/lib/slurm_cluster.sh) goes down first, whole.
 	[ -f "$T/.slurm" ] && declare -F slurm_down >/dev/null && slurm_down "$(cat "$T/.slurm")"
 	[ -f "$T/.hooks" ] && while read -r h; do eval "$h"; done < <(tac "$T/.hooks")
-	[ -f "$T/.pids" ] && mapfile -t pids < "$T/.pids"
+	# Only those still the processes remembered (see remember_pid); a gone
+	# one's socket file goes too, unless its pid now names another process.
+	[ -f "$T/.pids" ] && while read -r p start; do
+		[ -n "$p" ] || continue
+		now=$(pid_start "$p")
+		if [ -n "$start" ] && [ "$now" = "$start" ]; then
+			pids+=("$p") starts+=("$start")
+		elif [ -z "$now" ]; then
+			rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
+		fi
+	done < "$T/.pids"
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	# Let them exit on their own, so sanitizer builds write their reports.
 	wait_until 3 all_gone "${pids[@]}"
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
+	for i in "${!pids[@]}"; do
+		p=${pids[i]}
+		[ "$(pid_start "$p")" = "${starts[i]}" ] && kill -KILL "$p" 2>/dev/null
+		[ -z "$(pid_start "$p")" ] || [ "$(pid_start "$p")" = "${starts[i]}" ] &&
+			rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
 	done
+	[ -s "$T/.cardns" ] && drop_cards
 	[ -f "$T/.cgroups" ] && remove_cgroups
 	[ -f "$T/.users" ] && remove_users
 	[ -f "$T/.files" ] && while read -r f; do rm -f "$f"; done < "$T/.files"
@@ -57,6 +100,12 @@ cleanup_test() {
 	rm -rf "$T"
 	exit $status
 }
+
+# Every user a test makes is named dp<letter><runner's pid>x<random>: the
+# runner's pid, which no other run has at the same time, keeps two suites'
+# names apart; hostile.sh's host_state leaves the passwd lines of such users
+# (this suite's and another's, made and removed meanwhile) out.
+TEST_USER_RE='^dp[a-z][0-9]+(x[0-9]+)?:'
 
 # Users a test made (make_user in hostile.sh; one name a line in $T/.users):
 # every process still running as one (all started by the test: a writer
@@ -109,7 +158,7 @@ card_netns() {
 		mount -t sysfs sysfs /sys && echo ready && exec sleep 100000' \
 		< /dev/null > $T/.cardns.log 2>&1 9>&- &
 	local pid=$!
-	remember_pid $pid
+	# Not remembered: cleanup_test ends it last, once no process holds a card of it.
 	wait_until 5 grep -q '^ready$' $T/.cardns.log ||
 		fail "cannot make the test's card namespace (macvtap needs CONFIG_MACVTAP; DYNPROF_TEST_SHARED_CARDS=1 borrows numbers instead): $(cat $T/.cardns.log)"
 	echo $pid > $T/.cardns
@@ -192,12 +241,37 @@ unix_sockets_of() {
 # socket, dynamic_profiling_socket_0N) that no other run uses at the same
 # time: N is the pid of this script's runner (its tests run one at a time).
 raw_key() { echo "0$$"; }
+# own_key N: a DYNAMIC_PROFILING_KEY_PID no process's pid can equal (above
+# the kernel's PID_MAX_LIMIT, 4194304) and no other run uses at the same
+# time ($$ as in raw_key), so a socket named by it is this test's alone even
+# when the pid of a target it killed is reused at once. N: 0..255.
+own_key() { echo $((4194305 + $$ * 256 + $1)); }
 
 socket_of() { echo "$ROOT_HOME/dynamic_profiling_socket_$1"; }
+
+# listening PATH: the unix socket bound at PATH listens (its row in
+# /proc/net/unix has __SO_ACCEPTCON). Not merely `test -S`: dynprof's
+# --control binds, sets the mode, then listens; a client between bind and
+# listen is refused, a test's chmod before dynprof's own is undone (both
+# seen under load).
+listening() { awk -v p="$1" '$4 == "00010000" && $8 == p { f = 1 } END { exit !f }' /proc/net/unix; }
 has_socket() { [ -S "$(socket_of "$1")" ]; }
 
+# holds PID PATH: PID has PATH open.
+holds() { readlink /proc/$1/fd/* 2>/dev/null | grep -qxF -- "$2"; }
+
+# card_held PID CARD VAR=value...: waits until PID holds CARD (a card user
+# listens first, then opens its card: under load, a dynprof started at the
+# socket found no card user), unless the test delays the open on purpose.
+card_held() {
+	local pid=$1 card=$2; shift 2
+	[[ " $* " == *" CARD_USER_OPEN_DELAY_MS="* ]] && return 0
+	wait_until 10 holds $pid "$card" || fail "target $pid never opened its card $card"
+}
+
 # start_target [VAR=value...]: a card user serving the protocol through
-# the preloaded agent, holding card $TARGET_CARD (default 0). Echoes its pid once its socket listens.
+# the preloaded agent, holding card $TARGET_CARD (default 0). Echoes its
+# pid once its socket listens and it holds its card.
 start_target() {
 	local card; card=$(make_card ${TARGET_CARD:-0})
 	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
@@ -205,6 +279,7 @@ start_target() {
 	local pid=$!
 	remember_pid $pid
 	wait_until 5 has_socket $pid || fail "target $pid never opened its socket"
+	card_held $pid "$card" "$@"
 	echo $pid
 }
 
@@ -272,7 +347,11 @@ start_sleeper() { # its output must not hold the caller's $(...) open
 # a FIFO (send them with dp_send); sets DP_PID, which the test can `wait` for.
 dp_background() {
 	mkfifo $T/in
-	"$DP" "$@" < $T/in > $T/out 2>&1 &
+	# $T/out is emptied before the FIFO opens: the exec below waits for that
+	# open, so a caller never reads an earlier run's output as this one's
+	# (its "following card users", its joins: under load the child opened
+	# the FIFO, then truncated $T/out after the test had already read it).
+	"$DP" "$@" > $T/out 2>&1 < $T/in &
 	DP_PID=$!
 	remember_pid $DP_PID
 	exec 7> $T/in
@@ -302,6 +381,14 @@ prof_dirs_of() { # prof_dirs_of DIR NSPID
 
 # ---- containers: real pid and mount namespaces (containers.sh, follow.sh) ----
 
+# etc_over DIR: shell text for a mount namespace: its /etc becomes the
+# host's with DIR's files over them (a read-only overlay). Never a bind
+# mount on /etc/passwd itself: useradd and userdel (another test's, another
+# suite's) rename a new passwd over the host's, and the kernel then detaches
+# every mount on the old one, in every namespace: the target would read the
+# host's passwd (its home /root) instead of the one the test gave it.
+etc_over() { echo "mount -t overlay overlay -o lowerdir=$1:/etc /etc"; }
+
 # start_contained_target [hide-output]: echoes the host pid of a target that
 # (CTR_ENV: more VAR=value words for its environment; CTR_CGROUP: a cgroup
 # folder to run in, from the start, as an engine puts its containers;
@@ -317,7 +404,7 @@ start_contained_target() {
 	{
 		# CTR_CGROUP: the cgroup its engine would have put it in (made by the caller).
 		[ -n "${CTR_CGROUP:-}" ] && echo "echo 0 > $CTR_CGROUP/cgroup.procs || exit 1"
-		echo "mkdir -p /home/inside-only && mount --bind $T/ctr/etc/passwd /etc/passwd || exit 1"
+		echo "mkdir -p /home/inside-only && $(etc_over $T/ctr/etc) || exit 1"
 		echo "exec 3<$card"
 		[ "${1:-}" = hide-output ] && echo "mount -t tmpfs tmpfs $T || exit 1"
 		echo "export PROFILING_MODE=dynamic LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*' ${CTR_ENV:-}"
@@ -351,3 +438,13 @@ make_cgroup() {
 
 random_id() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
+# start_syscaller N: the peer (the agent preloaded) doing N reads per thread once $T/go exists.
+start_syscaller() {
+	local card; card=$(make_card 0)
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		"$SYSCALLER" "$card" "$1" $T/go > $T/peer.log 2>&1 &
+	local pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "syscaller $pid never opened its socket"
+	echo $pid
+}

@@ -8,6 +8,15 @@
 # TEST_TIMES=FILE, each test's wall time is appended to FILE as
 # "<seconds> <name>" (tests/run.sh prints the slowest).
 set -u
+# A suite started with SIGHUP ignored (nohup, a CI step, a session's
+# background job) hands that on to every process a test starts, and bash
+# cannot give an ignored signal back its default: a target that must die of
+# SIGHUP lives on (agent.sh's signal test hung to its time limit). The
+# runner runs again with the signals tests send at their defaults, as a
+# terminal's shell would have them.
+if [ -z "${DYNPROF_RUNNER_SIGNALS:-}" ]; then
+	DYNPROF_RUNNER_SIGNALS=default exec env --default-signal=HUP,TERM,PIPE bash "$0" "$@"
+fi
 script=$1
 . "$DYNPROF_TESTS/lib/common.sh"
 . "$script"

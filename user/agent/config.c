@@ -105,6 +105,26 @@ static int grace_env(struct agent_config *cfg)
 	return text ? decimal_int(text, 0, INT_MAX, &cfg->orphan_grace_sec) : 0;
 }
 
+/*
+ * DYNPROF_AGENT_CHIP: a platform_version msprof's analysis knows; any other
+ * makes its whole export stop, so it is refused here.
+ */
+static int chip_env(struct agent_config *cfg)
+{
+	static const int known[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 11, 15, 16 };
+	const char *text = getenv(AGENT_CHIP_ENV);
+
+	cfg->chip = AGENT_CHIP_DEFAULT;
+	if (!text)
+		return 0;
+	if (decimal_int(text, 0, 255, &cfg->chip))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i] == cfg->chip)
+			return 0;
+	return -EINVAL;
+}
+
 int agent_config_load(struct agent_config *cfg, const char **bad)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -121,6 +141,10 @@ int agent_config_load(struct agent_config *cfg, const char **bad)
 		return -EINVAL;
 	if (grace_env(cfg)) {
 		*bad = AGENT_ORPHAN_GRACE_ENV;
+		return -EINVAL;
+	}
+	if (chip_env(cfg)) {
+		*bad = AGENT_CHIP_ENV;
 		return -EINVAL;
 	}
 	if (key_env(cfg)) {

@@ -17,6 +17,10 @@
 #define AGENT_IDLE_TIMEOUT_ENV "DYNPROF_AGENT_IDLE_TIMEOUT"
 #define AGENT_LOG_ENV "DYNPROF_AGENT_LOG"
 #define AGENT_ORPHAN_GRACE_ENV "DYNPROF_AGENT_ORPHAN_GRACE"
+#define AGENT_CHIP_ENV "DYNPROF_AGENT_CHIP"
+
+/* info.json's platform_version when DYNPROF_AGENT_CHIP is unset: msprof's id of the Ascend 910B. */
+#define AGENT_CHIP_DEFAULT 5
 
 /* Seconds a window whose client vanished stays open (8.5.0 flavour) before the agent stops it. */
 #define AGENT_ORPHAN_GRACE_DEFAULT 60
@@ -33,6 +37,7 @@ struct agent_config {
 	int log;                 /* DYNPROF_AGENT_LOG set */
 	int orphan_grace_sec;    /* DYNPROF_AGENT_ORPHAN_GRACE: an abstract-flavour window
 					whose client vanished is stopped after this; 0: never */
+	int chip; /* DYNPROF_AGENT_CHIP: info.json's platform_version, one msprof knows */
 };
 
 /*

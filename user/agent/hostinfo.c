@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/hostinfo.h"
+#include "shared/procnet.h"
 
 #define MAX_PACKAGES 64
 
@@ -160,21 +161,6 @@ static long long mem_total_kb(void)
 	return kb;
 }
 
-static cJSON *device_array(const struct agent_devset *devs)
-{
-	cJSON *arr = cJSON_CreateArray();
-
-	for (int i = 0; arr && i < devs->count; i++) {
-		cJSON *o = cJSON_CreateObject();
-
-		if (!o)
-			break;
-		cJSON_AddItemToArray(arr, o);
-		cJSON_AddNumberToObject(o, "id", devs->id[i]);
-	}
-	return arr;
-}
-
 static void add_machine(cJSON *root)
 {
 	char host[256] = "", os[3 * sizeof(((struct utsname *)0)->release)] = "", pid[16];
@@ -193,6 +179,56 @@ static void add_machine(cJSON *root)
 	cJSON_AddNumberToObject(root, "sysClockFreq", (double)sysconf(_SC_CLK_TCK));
 }
 
+/*
+ * An interface's speed in Mb/s from sysfs; a virtual one (lo, veth, a
+ * bridge) has none, and msprof drops an interface whose speed is -1 from
+ * its Network lane: it is given HOSTINFO_NET_SPEED_NONE instead, so its
+ * traffic is drawn (as a share of that speed).
+ */
+static int net_speed(const char *name)
+{
+	char path[64], text[32];
+	FILE *f;
+	int mbps = -1;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", name);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(text, sizeof(text), f) || sscanf(text, "%d", &mbps) != 1)
+			mbps = -1;
+		fclose(f);
+	}
+	return mbps > 0 ? mbps : HOSTINFO_NET_SPEED_NONE;
+}
+
+/*
+ * netCard: the interfaces of this process's network namespace (its
+ * /proc/self/net/dev, the lines the network samples read), each with its
+ * speed. An unreadable list gives an empty one: msprof needs the key.
+ */
+static cJSON *net_cards(void)
+{
+	cJSON *cards = cJSON_CreateArray();
+	char line[512];
+	FILE *f = fopen("/proc/self/net/dev", "re");
+
+	while (cards && f && fgets(line, sizeof(line), f)) {
+		struct hostproc_netdev d;
+		cJSON *c;
+
+		/* The kernel forbids '/' in a name; a name that holds one is not looked up. */
+		if (hostproc_parse_netdev(line, strcspn(line, "\n"), &d) || strchr(d.name, '/') ||
+		    !(c = cJSON_CreateObject()))
+			continue;
+		cJSON_AddStringToObject(c, "netCardName", d.name);
+		cJSON_AddNumberToObject(c, "speed", net_speed(d.name));
+		cJSON_AddItemToArray(cards, c);
+	}
+	if (f)
+		fclose(f);
+	return cards;
+}
+
 /* Takes `item` into `root`; 0, or -1 when either is missing (out of memory). */
 static int attach(cJSON *root, const char *key, cJSON *item)
 {
@@ -202,22 +238,29 @@ static int attach(cJSON *root, const char *key, cJSON *item)
 	return -1;
 }
 
-char *hostinfo_json(const struct agent_devset *devs)
+char *hostinfo_json(int chip)
 {
 	cJSON *root = cJSON_CreateObject();
-	char ids[AGENT_DEVSET_MAX * 6];
+	char chip_text[16];
 	char *text = NULL;
 
 	if (!root)
 		return NULL;
-	agent_devset_format(devs, ",", 0, ids, sizeof(ids));
+	snprintf(chip_text, sizeof(chip_text), "%d", chip);
 	add_machine(root);
-	if (cJSON_AddStringToObject(root, "devices", ids) &&
-	    cJSON_AddStringToObject(root, "cannVersion", "none") &&
-	    cJSON_AddStringToObject(root, "drvVersion", "none") &&
-	    !attach(root, "DeviceInfo", device_array(devs)) && !attach(root, "CPU", cpu_array()) &&
-	    /* msprof's network parse needs the list; no network lane is collected yet. */
-	    !attach(root, "netCard", cJSON_CreateArray()))
+	/*
+	 * The folder holds host data only: msprof takes an empty DeviceInfo for
+	 * a host collection and device 64 for the host; any id there makes it
+	 * look for device data that is not in the folder.
+	 */
+	if (cJSON_AddStringToObject(root, "devices", HOSTINFO_HOST_DEVICE) &&
+	    cJSON_AddStringToObject(root, "platform_version", chip_text) &&
+	    cJSON_AddStringToObject(root, "cannVersion", HOSTINFO_NO_CANN) &&
+	    /* compared with a number by msprof: a string makes it fail */
+	    cJSON_AddNumberToObject(root, "drvVersion", 0) &&
+	    !attach(root, "DeviceInfo", cJSON_CreateArray()) && !attach(root, "CPU", cpu_array()) &&
+	    /* msprof's network lane draws only the interfaces named here (it needs the key). */
+	    !attach(root, "netCard", net_cards()))
 		text = cJSON_PrintUnformatted(root); /* msprof reads the first line only */
 	cJSON_Delete(root);
 	return text;

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "agent/clockinfo.h"
 #include "agent/config.h"
 #include "agent/ctlfile.h"
@@ -92,14 +94,37 @@ static int write_owned(const char *dir, const char *name, char *text)
 	return rc;
 }
 
-static int write_start_files(const char *host, const char *params, const struct agent_devset *devs)
+/*
+ * The params as host/sample.json: msprof parses a folder for the devices its
+ * sample.json names ("" gives nothing at all), and this one holds host data.
+ * Params CANN's lenient parser took but that are no JSON object go as they
+ * came (CANN writes them so; msprof could not read them either way). NULL:
+ * out of memory.
+ */
+static char *host_sample_json(const char *params)
+{
+	cJSON *root = cJSON_Parse(params);
+	char *text = NULL;
+
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return strdup(params);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "devices");
+	if (cJSON_AddStringToObject(root, "devices", HOSTINFO_HOST_DEVICE))
+		text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return text;
+}
+
+static int write_start_files(const char *host, const char *params, int chip)
 {
 	struct clock_stamp st;
 	char log[256];
 	int rc, n;
 
 	clock_stamp_take(&st);
-	rc = ctlfile_write(host, "sample.json", params, strlen(params));
+	rc = write_owned(host, "sample.json", host_sample_json(params));
 	/* Not a CANN file: what the server ended up with, for tests and users to check. */
 	if (!rc)
 		rc = write_owned(host, PROFDIR_EFFECTIVE_PARAMS, agent_params_effective_json());
@@ -110,11 +135,11 @@ static int write_start_files(const char *host, const char *params, const struct 
 		rc = n < 0 ? n : ctlfile_write(host, "host_start.log", log, (size_t)n);
 	}
 	if (!rc)
-		rc = write_owned(host, "info.json", hostinfo_json(devs));
+		rc = write_owned(host, "info.json", hostinfo_json(chip));
 	return rc;
 }
 
-int profdir_open(struct profdir *pd, int v1_name, const char *params_json, const struct agent_devset *devs)
+int profdir_open(struct profdir *pd, int v1_name, const char *params_json, int chip)
 {
 	char result_dir[PATH_MAX], host[PATH_MAX];
 	int rc;
@@ -134,7 +159,7 @@ int profdir_open(struct profdir *pd, int v1_name, const char *params_json, const
 	if (!rc)
 		rc = host_dir(pd, host, sizeof(host));
 	if (!rc)
-		rc = write_start_files(host, params_json, devs);
+		rc = write_start_files(host, params_json, chip);
 	return rc;
 }
 

@@ -27,12 +27,13 @@ struct profdir {
 /*
  * Parse the START's params into the kept set (agent/params.h), make the
  * folder under its result_dir (created when missing) and write sample.json,
- * dynprof_params.json, start_info, host_start.log and info.json. Returns 0
+ * dynprof_params.json, start_info, host_start.log and info.json (naming
+ * `chip`). sample.json is the params with "devices" set to the host's 64:
+ * the folder holds host data only. Returns 0
  * or a negative errno; on failure after mkdir the partial folder stays.
  * `v1_name`: named as CANN's v1 names it (no pid, 16 letters).
  */
-int profdir_open(struct profdir *pd, int v1_name, const char *params_json,
-		 const struct agent_devset *devs) DP_MUST_CHECK;
+int profdir_open(struct profdir *pd, int v1_name, const char *params_json, int chip) DP_MUST_CHECK;
 
 /* host/<this>: written when the agent stopped a window whose client vanished (dynprof's, not CANN's). */
 #define PROFDIR_ORPHAN_NOTE "dynprof_orphaned.txt"

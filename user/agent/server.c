@@ -323,7 +323,7 @@ static int start_locked(const struct dynprof_agent_ops *ops)
 		agent_log("%s: unusable value \"%s\"", CARDS_PATTERNS_ENV, getenv(CARDS_PATTERNS_ENV));
 		return rc;
 	}
-	window_set_ops(ops);
+	window_set_ops(ops, srv.cfg.chip);
 	srv.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (srv.wake_fd < 0)
 		return -errno;

@@ -15,6 +15,7 @@
 static pthread_mutex_t window_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dynprof_agent_ops window_ops;
 static struct profdir current;
+static int window_chip; /* under the lock */
 /* Read by the host without the lock: it must never wait on folder writes. */
 static atomic_int collecting;
 /* The window's client vanished (8.5.0 flavour): since when; -1: it has one. Server thread and lock. */
@@ -23,9 +24,10 @@ static time_t orphan_since_wall;
 /* The note of a window the agent stopped, for the next client's log line ("" once told). */
 static char last_note[PATH_MAX + 32];
 
-void window_set_ops(const struct dynprof_agent_ops *ops)
+void window_set_ops(const struct dynprof_agent_ops *ops, int chip)
 {
 	pthread_mutex_lock(&window_lock);
+	window_chip = chip;
 	if (ops)
 		window_ops = *ops;
 	else
@@ -33,9 +35,9 @@ void window_set_ops(const struct dynprof_agent_ops *ops)
 	pthread_mutex_unlock(&window_lock);
 }
 
-static enum window_start_rc open_locked(int v1_name, const char *params, const struct agent_devset *devs)
+static enum window_start_rc open_locked(int v1_name, const char *params)
 {
-	int rc = profdir_open(&current, v1_name, params, devs);
+	int rc = profdir_open(&current, v1_name, params, window_chip);
 
 	if (rc) {
 		agent_log("start: no PROF folder: %s", strerror(-rc));
@@ -60,7 +62,7 @@ enum window_start_rc window_start(int v1_name, const char *params_json, struct a
 		rc = WINDOW_ALREADY;
 	} else {
 		agent_devices_current(devs);
-		rc = devs->count ? open_locked(v1_name, params_json, devs) : WINDOW_NO_DEVICE;
+		rc = devs->count ? open_locked(v1_name, params_json) : WINDOW_NO_DEVICE;
 	}
 	pthread_mutex_unlock(&window_lock);
 	return rc;

@@ -30,7 +30,8 @@ enum window_stop_rc {
 	WINDOW_STOP_FAILED, /* end_info could not be written */
 };
 
-void window_set_ops(const struct dynprof_agent_ops *ops);
+/* The host's callbacks (NULL: none) and the chip info.json names (DYNPROF_AGENT_CHIP). */
+void window_set_ops(const struct dynprof_agent_ops *ops, int chip);
 
 /*
  * Open a window with the client's params; `devs` gets the devices used.

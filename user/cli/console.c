@@ -10,7 +10,9 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "shared/array_size.h"
 #include "shared/clock.h"
+#include "common/evloop.h"
 #include "cli/console.h"
 #include "control/remote.h"
 #include "control/script.h"
@@ -20,7 +22,6 @@
 #include "report/report.h"
 
 #define LINE_MAX_LEN 4096
-#define FIXED_POLL 5   /* signals, stdin, exits, the tracker, the mode's fd */
 #define TRIGGER_POLL 2 /* triggers_pollfds: its signal/file fd and the call counter */
 
 static const char usage_text[] =
@@ -47,12 +48,12 @@ struct console {
 	bool input_open;
 	char line[LINE_MAX_LEN];
 	size_t len;
-	int exit_status;     /* -1 while running */
-	bool commands_done;  /* the --commands script has run to its end */
-	bool exits_failing;  /* reading target exits failed last round (said once) */
-	struct pollfd *pfds; /* room for every fd polled: grows with the targets */
-	size_t npfds;
+	int exit_status;    /* -1 while running */
+	bool commands_done; /* the --commands script has run to its end */
+	bool exits_failing; /* reading target exits failed last round (said once) */
+	struct evloop loop; /* the sources below, polled in one round */
 	int64_t started_ms; /* when the console began (status's uptime) */
+	unsigned sent; /* the number of its last command: the next line waits for its replies */
 };
 
 static sigset_t handled_signals(void)
@@ -218,10 +219,29 @@ static bool is_script_word(const char *cmd)
 	return false;
 }
 
+static void run_one(struct console *c, char *cmd);
+
+/*
+ * One line. A command to the targets is numbered (session.h): the next
+ * line waits for its replies, so each line sees what the one before did
+ * (as msprof's console); rules' and --control's commands do not hold it.
+ */
 static void run_command(struct console *c, char *raw)
 {
-	char *cmd = trim(raw);
+	unsigned before = session_command_serial(c->s);
 
+	run_one(c, trim(raw));
+	if (session_command_serial(c->s) != before)
+		c->sent = session_command_serial(c->s);
+}
+
+static bool waiting_for_replies(const struct console *c)
+{
+	return c->sent && !session_replied(c->s, c->sent);
+}
+
+static void run_one(struct console *c, char *cmd)
+{
 	if (!*cmd)
 		return;
 	if (!strcmp(cmd, "start")) {
@@ -245,7 +265,8 @@ static void run_lines(struct console *c)
 {
 	char *nl;
 
-	while (c->exit_status < 0 && (nl = memchr(c->line, '\n', c->len))) {
+	/* One command at a time: the next line waits for the replies to the one before. */
+	while (c->exit_status < 0 && !waiting_for_replies(c) && (nl = memchr(c->line, '\n', c->len))) {
 		size_t used = (size_t)(nl - c->line) + 1;
 
 		*nl = '\0';
@@ -360,23 +381,6 @@ static void tick_tracker(struct console *c)
 		report_warning("dynprof: %s; trying again", why);
 }
 
-/* The poll timeout: the tracker's, a trigger's, a script's sleep or wait, whichever is first. */
-static int poll_timeout(const struct console *c)
-{
-	int ms = c->tracker ? tracker_timeout_ms(c->tracker) : -1;
-
-	/* Wake in time to reconnect before a target's idle limit. */
-	ms = (int)clock_sooner(ms, session_keepalive_due_ms(c->s));
-
-	if (c->src->triggers)
-		ms = (int)clock_sooner(ms, triggers_timeout_ms(c->src->triggers));
-	if (c->src->commands)
-		ms = (int)clock_sooner(ms, script_timeout_ms(c->src->commands));
-	if (c->src->remote)
-		ms = (int)clock_sooner(ms, remote_timeout_ms(c->src->remote));
-	return ms;
-}
-
 /* Triggers, then the --commands script and --control clients, then a quit they asked for. */
 static void run_scripts(struct console *c)
 {
@@ -399,72 +403,283 @@ static void run_scripts(struct console *c)
 	}
 }
 
-/* Room for this round's pollfds: one per live target, and the rest. NULL: out of memory. */
-static struct pollfd *poll_room(struct console *c, int *max)
+/* ---- the loop's sources, in the order they are run after a poll ---- */
+
+static int one_fd(void *ctx)
 {
-	size_t need = FIXED_POLL + (size_t)session_live(c->s) + TRIGGER_POLL + CONTROL_MAX_POLLFDS;
-
-	if (need > c->npfds) {
-		struct pollfd *grown = realloc(c->pfds, 2 * need * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		c->pfds = grown;
-		c->npfds = 2 * need;
-	}
-	*max = (int)c->npfds;
-	return c->pfds;
+	(void)ctx;
+	return 1;
 }
 
-/* One poll round over stdin, the signal fd, the exit watcher, the tracker,
- * the mode's fd and the targets. */
+static int fd_or_none(struct pollfd *pfds, int fd)
+{
+	pfds[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	return 1;
+}
+
+static int signal_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	(void)max;
+	return fd_or_none(pfds, ((struct console *)ctx)->sigfd);
+}
+
+/* The run is ending: what else was ready waits for the shutdown. */
+static bool signal_event(void *ctx, const struct pollfd *pfd)
+{
+	(void)pfd;
+	on_signal(ctx);
+	return true;
+}
+
+static int exit_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	struct console *c = ctx;
+
+	(void)max;
+	return fd_or_none(pfds, c->disc ? discover_fd(c->disc) : -1);
+}
+
+static bool exit_event(void *ctx, const struct pollfd *pfd)
+{
+	(void)pfd;
+	read_exits(ctx);
+	return false;
+}
+
+static int tracker_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	struct console *c = ctx;
+
+	(void)max;
+	return fd_or_none(pfds, c->tracker ? tracker_fd(c->tracker) : -1);
+}
+
+/* Every round, readable or not: quiet kernel events arrive this way. */
+static void tracker_round(void *ctx)
+{
+	struct console *c = ctx;
+
+	if (c->tracker)
+		tick_tracker(c);
+}
+
+static int64_t tracker_timeout(void *ctx)
+{
+	struct console *c = ctx;
+
+	return c->tracker ? tracker_timeout_ms(c->tracker) : -1;
+}
+
+static int target_room(void *ctx)
+{
+	return session_live(((struct console *)ctx)->s);
+}
+
+static int target_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	return session_idle_pollfds(((struct console *)ctx)->s, pfds, max);
+}
+
+static bool target_event(void *ctx, const struct pollfd *pfd)
+{
+	session_idle_event(((struct console *)ctx)->s, pfd);
+	return false;
+}
+
+/* Wake in time to reconnect before a target's idle limit. */
+static int64_t target_timeout(void *ctx)
+{
+	return session_keepalive_due_ms(((struct console *)ctx)->s);
+}
+
+static int flight_room(void *ctx)
+{
+	return session_flight_room(((struct console *)ctx)->s);
+}
+
+static int flight_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	return session_flight_pollfds(((struct console *)ctx)->s, pfds, max);
+}
+
+/* Every round (a ready fd only wakes the loop): replies read, deadlines passed. */
+static void flight_round(void *ctx)
+{
+	session_flight_step(((struct console *)ctx)->s);
+}
+
+static int64_t flight_timeout(void *ctx)
+{
+	return session_flight_timeout_ms(((struct console *)ctx)->s);
+}
+
+static int join_room(void *ctx)
+{
+	return session_join_room(((struct console *)ctx)->s);
+}
+
+static int join_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	return session_join_pollfds(((struct console *)ctx)->s, pfds, max);
+}
+
+/* Every round, as the command's: the handshakes of joining targets. */
+static void join_round(void *ctx)
+{
+	session_join_step(((struct console *)ctx)->s);
+}
+
+static int64_t join_timeout(void *ctx)
+{
+	return session_join_timeout_ms(((struct console *)ctx)->s);
+}
+
+static int jobs_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	(void)max;
+	return fd_or_none(pfds, session_jobs_fd(((struct console *)ctx)->s));
+}
+
+/* A window's collection beside the loop ended: its fate now. */
+static bool jobs_event(void *ctx, const struct pollfd *pfd)
+{
+	(void)pfd;
+	session_jobs_event(((struct console *)ctx)->s);
+	return false;
+}
+
+static int trigger_room(void *ctx)
+{
+	return ((struct console *)ctx)->src->triggers ? TRIGGER_POLL : 0;
+}
+
+static int trigger_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	return triggers_pollfds(((struct console *)ctx)->src->triggers, pfds, max);
+}
+
+static bool trigger_event(void *ctx, const struct pollfd *pfd)
+{
+	triggers_event(((struct console *)ctx)->src->triggers, pfd);
+	return false;
+}
+
+static int64_t trigger_timeout(void *ctx)
+{
+	struct console *c = ctx;
+
+	return c->src->triggers ? triggers_timeout_ms(c->src->triggers) : -1;
+}
+
+/* The --commands script polls no fd: its sleeps and waits are timeouts. */
+static int64_t script_timeout(void *ctx)
+{
+	struct console *c = ctx;
+
+	return c->src->commands ? script_timeout_ms(c->src->commands) : -1;
+}
+
+static int remote_room(void *ctx)
+{
+	return ((struct console *)ctx)->src->remote ? CONTROL_MAX_POLLFDS : 0;
+}
+
+static int remote_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	return remote_pollfds(((struct console *)ctx)->src->remote, pfds, max);
+}
+
+static bool remote_ready(void *ctx, const struct pollfd *pfd)
+{
+	remote_event(((struct console *)ctx)->src->remote, pfd);
+	return false;
+}
+
+static int64_t remote_timeout(void *ctx)
+{
+	struct console *c = ctx;
+
+	return c->src->remote ? remote_timeout_ms(c->src->remote) : -1;
+}
+
+/* Not read while a command's replies or a line wait: what comes after it waits too. */
+static int input_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	struct console *c = ctx;
+	bool waiting = waiting_for_replies(c) || memchr(c->line, '\n', c->len);
+
+	(void)max;
+	return fd_or_none(pfds, c->input_open && !waiting ? STDIN_FILENO : -1);
+}
+
+static bool input_event(void *ctx, const struct pollfd *pfd)
+{
+	struct console *c = ctx;
+
+	(void)pfd;
+	if (session_live(c->s) || !c->mode->fixed_targets)
+		on_input(c);
+	return false;
+}
+
+/* The mode's fd (launch: the application's exit) only wakes the loop; its hooks run after. */
+static int mode_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	struct console *c = ctx;
+
+	(void)max;
+	return fd_or_none(pfds, c->mode->wake_fd ? c->mode->wake_fd(c->src->ctx) : -1);
+}
+
+static const struct evloop_source console_sources[] = {
+	{ .name = "signals", .room = one_fd, .fds = signal_fds, .event = signal_event },
+	{ .name = "exits", .room = one_fd, .fds = exit_fds, .event = exit_event },
+	{ .name = "tracker", .room = one_fd, .fds = tracker_fds, .round = tracker_round, .timeout_ms = tracker_timeout },
+	{ .name = "targets", .room = target_room, .fds = target_fds, .event = target_event, .timeout_ms = target_timeout },
+	{ .name = "command", .room = flight_room, .fds = flight_fds, .round = flight_round, .timeout_ms = flight_timeout },
+	{ .name = "joins", .room = join_room, .fds = join_fds, .round = join_round, .timeout_ms = join_timeout },
+	{ .name = "collections", .room = one_fd, .fds = jobs_fds, .event = jobs_event },
+	{ .name = "triggers",
+	  .room = trigger_room,
+	  .fds = trigger_fds,
+	  .event = trigger_event,
+	  .timeout_ms = trigger_timeout },
+	{ .name = "script", .timeout_ms = script_timeout },
+	{ .name = "control", .room = remote_room, .fds = remote_fds, .event = remote_ready, .timeout_ms = remote_timeout },
+	{ .name = "input", .room = one_fd, .fds = input_fds, .event = input_event },
+	{ .name = "mode", .room = one_fd, .fds = mode_fds },
+};
+
+static int add_sources(struct console *c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(console_sources); i++) {
+		struct evloop_source src = console_sources[i];
+		int rc;
+
+		src.ctx = c;
+		rc = evloop_add(&c->loop, &src);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* One round of the loop, then what runs after every round. */
 static void poll_once(struct console *c)
 {
-	int n = 0, fixed, first_extra, first_remote, max, status;
-	struct pollfd *pfds = poll_room(c, &max);
+	int status, rc = evloop_round(&c->loop);
 
-	if (!pfds) { /* a target left unwatched would go unnoticed: end cleanly instead */
+	if (rc == -ENOMEM) { /* a target left unwatched would go unnoticed: end cleanly instead */
 		report_error("dynprof: out of memory watching %d targets", session_live(c->s));
 		quit(c, 1);
 		return;
 	}
-
-	pfds[n++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
-	pfds[n++] = (struct pollfd){ .fd = c->input_open ? STDIN_FILENO : -1, .events = POLLIN };
-	pfds[n++] = (struct pollfd){ .fd = c->disc ? discover_fd(c->disc) : -1, .events = POLLIN };
-	pfds[n++] = (struct pollfd){ .fd = c->tracker ? tracker_fd(c->tracker) : -1, .events = POLLIN };
-	pfds[n++] = (struct pollfd){ .fd = c->mode->wake_fd ? c->mode->wake_fd(c->src->ctx) : -1,
-				     .events = POLLIN };
-	fixed = n;
-	n += session_idle_pollfds(c->s, pfds + n, max - n);
-	first_extra = n;
-	if (c->src->triggers)
-		n += triggers_pollfds(c->src->triggers, pfds + n, max - n);
-	first_remote = n;
-	if (c->src->remote)
-		n += remote_pollfds(c->src->remote, pfds + n, max - n);
-	if (poll(pfds, (nfds_t)n, poll_timeout(c)) < 0)
+	if (rc)
 		return;
-	if (pfds[0].revents) {
-		on_signal(c);
-		return;
-	}
-	if (pfds[2].revents)
-		read_exits(c);
-	/* Every round, readable or not: quiet kernel events arrive this way. */
-	if (c->tracker)
-		tick_tracker(c);
-	for (int i = fixed; i < first_extra; i++)
-		if (pfds[i].revents)
-			session_idle_event(c->s, &pfds[i]);
-	for (int i = first_extra; i < first_remote; i++)
-		if (pfds[i].revents)
-			triggers_event(c->src->triggers, &pfds[i]);
-	for (int i = first_remote; i < n; i++)
-		if (pfds[i].revents)
-			remote_event(c->src->remote, &pfds[i]);
-	if (pfds[1].revents && (session_live(c->s) || !c->mode->fixed_targets))
-		on_input(c);
+	/* Lines that waited for a command's replies, now they came. */
+	if (c->exit_status < 0 && c->len && !waiting_for_replies(c) &&
+	    (session_live(c->s) || !c->mode->fixed_targets))
+		run_lines(c);
 	if (c->exit_status < 0 && c->mode->ended && c->mode->ended(c->src->ctx, &status))
 		quit(c, status);
 	if (c->exit_status < 0 && c->mode->on_tick)
@@ -495,6 +710,12 @@ int console_run(struct session *s, const struct console_sources *src)
 		quit(&c, 1);
 		return c.exit_status;
 	}
+	if (add_sources(&c)) { /* not reached: the table is smaller than the registry */
+		report_error("dynprof: too many event sources");
+		quit(&c, 1);
+		close(c.sigfd);
+		return c.exit_status;
+	}
 	c.started_ms = clock_ms();
 	if (src->commands)
 		script_set_stats(src->commands, console_stats, &c);
@@ -504,7 +725,8 @@ int console_run(struct session *s, const struct console_sources *src)
 	prompt(&c);
 	run_scripts(&c);
 	while (c.exit_status < 0) {
-		if (session_live(s) == 0 && c.mode->fixed_targets) {
+		/* The last target gone, its windows' folders brought out: nothing is left to do. */
+		if (session_live(s) == 0 && c.mode->fixed_targets && session_jobs_pending(s) == 0) {
 			if (late_signal(&c))
 				break;
 			report_info("no target left: dynamic profiling ends");
@@ -521,7 +743,7 @@ int console_run(struct session *s, const struct console_sources *src)
 		script_set_stats(src->commands, NULL, NULL);
 	if (src->remote)
 		remote_set_stats(src->remote, NULL, NULL);
-	free(c.pfds);
+	evloop_free(&c.loop);
 	close(c.sigfd);
 	return c.exit_status;
 }

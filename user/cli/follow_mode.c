@@ -29,7 +29,11 @@ static bool wanted(struct follow *f, const struct pm_proc *p)
 	void *v = pidtab_get(&f->verdict, p->pid);
 
 	if (!v) {
-		v = match_filters(f->o, p) ? WANTED : UNWANTED;
+		int answer = match_filters_soon(f->o, p);
+
+		if (answer < 0)
+			return false; /* being read, or not readable for now: asked again next round */
+		v = answer ? WANTED : UNWANTED;
 		if (pidtab_put(&f->verdict, p->pid, v)) {
 			/* Out of memory: asked again next time, nothing lost. */
 		}

@@ -13,9 +13,27 @@
 #include "model/tracker.h"
 #include "shared/clock.h"
 #include "sock/sockstate.h"
+#include "sock/socklocate.h"
 #include "session/target_select.h"
 
 #define NO_SOCKET_NOTICE_MS 3000 /* CANN opens its socket within a second of its card */
+
+static void remember_image(struct joiner *j, int pid);
+
+/*
+ * A join's outcome (session_join runs it beside the loop). A failed one
+ * is printed by the session and not tried again until the process
+ * changes; one that ended because its process left is not remembered.
+ */
+static void join_told(void *ctx, int pid, int rc)
+{
+	struct joiner *j = ctx;
+
+	if (rc == 0)
+		remember_image(j, pid);
+	else if (rc != -ESRCH && rc != -ECANCELED)
+		joiner_remember(&j->failed, pid, "its join is tried again");
+}
 
 void joiner_init(struct joiner *j, struct session *s, bool msprof_key)
 {
@@ -23,6 +41,8 @@ void joiner_init(struct joiner *j, struct session *s, bool msprof_key)
 	pidtab_init(&j->failed);
 	pidtab_init(&j->nosock);
 	pidtab_init(&j->image);
+	if (s)
+		session_on_join(s, join_told, j);
 }
 
 struct tracker *joiner_tracker_open(const struct options *o, const struct session *s,
@@ -46,6 +66,8 @@ struct tracker *joiner_tracker_open(const struct options *o, const struct sessio
 
 void joiner_free(struct joiner *j)
 {
+	if (j->s)
+		session_on_join(j->s, NULL, NULL); /* joins ending later have no one to tell */
 	pidtab_free(&j->failed);
 	pidtab_free(&j->nosock);
 	pidtab_free(&j->image);
@@ -111,7 +133,11 @@ static bool exec_after_join(struct joiner *j, const struct pm_proc *p)
 static bool listens_now(int pid)
 {
 	struct sockstate *now = malloc(sizeof(*now)); /* ~12 KiB */
-	bool yes = !now || (sockstate_read(pid, now) == 0 && now->state == PM_SOCKET_LISTENING);
+	bool yes;
+
+	socklocate_no_wait(true); /* the loop's */
+	yes = !now || (sockstate_read(pid, now) == 0 && now->state == PM_SOCKET_LISTENING);
+	socklocate_no_wait(false);
 
 	free(now);
 	return yes;
@@ -123,11 +149,9 @@ void joiner_try(struct joiner *j, const struct pm_proc *p)
 	if (!p->cards || p->socket_state != PM_SOCKET_LISTENING || session_has_target(j->s, p->pid) ||
 	    pidtab_get(&j->failed, p->pid) || session_dismissed(j->s, p->pid) || !listens_now(p->pid))
 		return;
-	/* A failed join is printed by session_join; not retried until the process changes. */
+	/* Its outcome reaches join_told; one refused at once is remembered here. */
 	if (session_join(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
 		joiner_remember(&j->failed, p->pid, "its join is tried again");
-	else
-		remember_image(j, p->pid);
 }
 
 void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc *p)

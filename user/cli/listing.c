@@ -65,6 +65,20 @@ static void cards_text(uint64_t cards, char *buf, size_t len)
  * path through /proc/<pid>/root.
  */
 static struct pidtab plain_paths; /* --watch: processes shown by their plain path */
+/*
+ * --watch: processes shown so far (the first table or a change line). A
+ * process that closed its last card before it exited still gets its exit
+ * line: the close and the exit reach the model apart when the reader
+ * wakes between them.
+ */
+static struct pidtab shown;
+
+static void note_shown(const struct options *o, const struct pm_proc *p)
+{
+	if (o->watch && pidtab_put(&shown, p->pid, (void *)1)) {
+		/* Out of memory: its exit line comes only while it holds a card. */
+	}
+}
 
 static const char *socket_path(const struct pm_proc *p)
 {
@@ -304,6 +318,7 @@ static void collect_row(void *ctx, const struct pm_proc *p)
 	if (!selected(l->o, p))
 		return;
 	l->rows++;
+	note_shown(l->o, p);
 	if (table_add(l->table, p))
 		fprintf(stderr, "dynprof: pid %d left out of the table: %s\n", p->pid, strerror(ENOMEM));
 }
@@ -317,8 +332,10 @@ static void collect_json(void *ctx, const struct pm_proc *p)
 {
 	struct json_collect *c = ctx;
 
-	if (selected(c->o, p))
-		cJSON_AddItemToArray(c->array, proc_json(p));
+	if (!selected(c->o, p))
+		return;
+	note_shown(c->o, p);
+	cJSON_AddItemToArray(c->array, proc_json(p));
 }
 
 /*
@@ -379,11 +396,16 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 	const struct options *o = ctx;
 	char cards[64], cmd[4 * 1024], sock[4 * 1024], container[sizeof(p->container_name) * 4];
 
-	/* A card user's changes only; a close that took its last card counts. */
-	if (!p->cards && what != PM_CHANGE_CARD_CLOSE)
+	/* A card user's changes only; a close that took its last card counts, and the exit of one shown. */
+	if (!p->cards && what != PM_CHANGE_CARD_CLOSE &&
+	    !(what == PM_CHANGE_EXIT && pidtab_get(&shown, p->pid)))
 		return;
 	if (!match_filters(o, p))
 		return;
+	if (what == PM_CHANGE_EXIT)
+		pidtab_del(&shown, p->pid);
+	else
+		note_shown(o, p);
 	if (o->json) {
 		cJSON *j = proc_json(p);
 
@@ -450,6 +472,8 @@ int listing_run(const struct options *o)
 		tracker_close(t);
 		return 1;
 	}
+	pidtab_free(&shown);
+	pidtab_free(&plain_paths);
 	if (o->watch && tracker_lost_events(t))
 		fprintf(stderr, "dynprof: %llu kernel events lost, answered by %u rescans of /proc\n",
 			tracker_lost_events(t), tracker_rescans(t));

@@ -87,3 +87,16 @@ int hostpw_home(uid_t uid, char *home, size_t len)
 	free(buf);
 	return err;
 }
+
+int hostpw_gid(uid_t uid, gid_t *gid)
+{
+	struct passwd pw;
+	char *buf;
+	int err = lookup(NULL, uid, &pw, &buf);
+
+	if (err)
+		return err;
+	*gid = pw.pw_gid;
+	free(buf);
+	return 0;
+}

@@ -29,4 +29,7 @@ int hostpw_name(uid_t uid, char *name, size_t len) DP_MUST_CHECK;
 /* The home of uid on the host, trailing '/' cut ("/" stays); -ENOENT when empty. */
 int hostpw_home(uid_t uid, char *home, size_t len) DP_MUST_CHECK;
 
+/* The primary group of uid on the host. */
+int hostpw_gid(uid_t uid, gid_t *gid) DP_MUST_CHECK;
+
 #endif /* DYNPROF_HOSTPW_H */

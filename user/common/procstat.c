@@ -47,11 +47,15 @@ int procstat_parse(const char *text, struct procstat *st)
 			out.state = *f;
 		else if (field == 9 && !decimal_span(f, n, 0, UINT_MAX, &v))
 			out.flags = (unsigned)v;
+		else if (field == 14 && !decimal_span(f, n, 0, UINT64_MAX, &v))
+			out.utime = v;
+		else if (field == 15 && !decimal_span(f, n, 0, UINT64_MAX, &v))
+			out.stime = v;
 		else if (field == 22 && !decimal_span(f, n, 0, UINT64_MAX, &v))
 			out.start = v;
 		else if (field == 23 && !decimal_span(f, n, 0, UINT64_MAX, &v))
 			out.vsize = v;
-		else if (field == 9 || field >= 22)
+		else if (field == 9 || field == 14 || field == 15 || field >= 22)
 			return -EINVAL;
 	}
 	*st = out;

@@ -14,13 +14,15 @@
 struct procstat {
 	char state;     /* field 3: R, S, D, Z, X, ... */
 	unsigned flags; /* field 9: the kernel's PF_* bits */
+	uint64_t utime; /* field 14: user time in clock ticks */
+	uint64_t stime; /* field 15: system time in clock ticks */
 	uint64_t start; /* field 22: start time in clock ticks since boot */
 	uint64_t vsize; /* field 23: bytes of address space; 0 when the line stops at 22 */
 };
 
 /*
  * 0, or -EINVAL when the text has no ')', fewer than 22 fields, or a
- * field 9, 22 or 23 that is not a whole decimal number.
+ * field 9, 14, 15, 22 or 23 that is not a whole decimal number.
  */
 int procstat_parse(const char *text, struct procstat *st) DP_MUST_CHECK;
 

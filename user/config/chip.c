@@ -108,6 +108,13 @@ int chip_from_driver(const char *install_info, int *id, char *why, size_t len)
 	return -ENOENT;
 }
 
+static int agent_written(const cJSON *root)
+{
+	const cJSON *cann = cJSON_GetObjectItemCaseSensitive(root, "cannVersion");
+
+	return cJSON_IsString(cann) && !strcmp(cann->valuestring, "none");
+}
+
 /*
  * platform_version of one info.json (a string or a number). --output may be
  * writable by targets: opened as every untrusted file is (inside the folder,
@@ -128,6 +135,12 @@ static int info_json_chip(int dirfd, const char *name, int *id)
 		goto out;
 	root = cJSON_Parse(text);
 	v = cJSON_GetObjectItemCaseSensitive(root, "platform_version");
+	/*
+	 * dynprof's agent (cannVersion "none") names the chip it was told, not
+	 * one it found: its folders are no evidence of the card's chip.
+	 */
+	if (agent_written(root))
+		v = NULL;
 	if (cJSON_IsString(v) && !decimal_int(v->valuestring, 0, 255, id))
 		rc = 0;
 	else if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 255)
@@ -150,43 +163,80 @@ static int prof_dir_chip(int dirfd, const char *prof, int *id)
 	return info_json_chip(dirfd, path, id);
 }
 
+/*
+ * The newest folders first, CHIP_TRIES at most: an --output of thousands of
+ * other tools' folders without an info.json costs a bounded look, not two
+ * opens per folder (measured: 10000 opens before the first connect with
+ * 5000 such folders).
+ */
+#define CHIP_TRIES 32
+
+static int newest_first(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* The PROF_ names in dirfd, newest first (names carry the start time); how many. */
+static int prof_names(int dirfd, char ***names, int *seen)
+{
+	DIR *d = fdopendir(dup(dirfd));
+	struct dirent *e;
+	char **v = NULL;
+	int n = 0, cap = 0;
+
+	*seen = 0;
+	for (int i = 0; d && (e = readdir(d)) && i < 100000; i++) {
+		if (strncmp(e->d_name, "PROF_", 5))
+			continue;
+		(*seen)++;
+		if (n == cap) {
+			char **more = realloc(v, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!more)
+				break; /* those listed so far are tried */
+			v = more;
+		}
+		if (!(v[n] = strdup(e->d_name)))
+			break;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), newest_first);
+	*names = v;
+	return n;
+}
+
 int chip_from_prof_dirs(const char *dir, int *id, char *where, size_t len)
 {
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	char best[NAME_MAX + 1] = "";
-	struct dirent *e;
-	DIR *d;
-	int found = -1, seen = 0;
+	char **names = NULL;
+	int found = -1, seen, n, i;
 
 	if (dirfd < 0) {
 		snprintf(where, len, "no folder %s yet", dir);
 		return -ENOENT;
 	}
-	d = fdopendir(dup(dirfd));
-	for (int i = 0; d && (e = readdir(d)) && i < 100000; i++) {
-		int v;
-
-		if (strncmp(e->d_name, "PROF_", 5))
-			continue;
-		seen++;
-		/* Names carry the start time: the greatest is the newest. */
-		if (strcmp(e->d_name, best) <= 0 || prof_dir_chip(dirfd, e->d_name, &v))
-			continue;
-		snprintf(best, sizeof(best), "%s", e->d_name);
-		found = v;
-	}
-	if (d)
-		closedir(d);
+	n = prof_names(dirfd, &names, &seen);
+	for (i = 0; i < n && i < CHIP_TRIES && found < 0; i++)
+		if (prof_dir_chip(dirfd, names[i], &found))
+			found = -1;
+	if (found >= 0)
+		snprintf(where, len, "%s/%s", dir, names[i - 1]);
+	for (int k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
 	close(dirfd);
 	if (found >= 0) {
 		*id = found;
-		snprintf(where, len, "%s/%s", dir, best);
 		return 0;
 	}
 	/* Said as it is: folders there whose info.json names no chip are not "no folder". */
 	if (seen)
-		snprintf(where, len, "%d PROF_ folder%s in %s, none with a platform_version", seen,
-			 seen == 1 ? "" : "s", dir);
+		snprintf(where, len,
+			 "%d PROF_ folder%s in %s, none of the newest %d with a platform_version",
+			 seen, seen == 1 ? "" : "s", dir, n < CHIP_TRIES ? n : CHIP_TRIES);
 	else
 		snprintf(where, len, "no PROF_ folder in %s", dir);
 	return -ENOENT;

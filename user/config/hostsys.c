@@ -8,7 +8,11 @@
 static const struct {
 	const char *item;
 	unsigned bit;
-} own_items[] = { { "osrt", HOSTSYS_OSRT }, { "cpu", HOSTSYS_CPU }, { "mem", HOSTSYS_MEM } };
+} own_items[] = { { "osrt", HOSTSYS_OSRT },
+		  { "cpu", HOSTSYS_CPU },
+		  { "mem", HOSTSYS_MEM },
+		  { "disk", HOSTSYS_DISK },
+		  { "network", HOSTSYS_NET } };
 
 bool hostsys_list_has(const char *list, const char *item)
 {

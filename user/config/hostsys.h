@@ -4,7 +4,8 @@
  * items dynprof collects itself (user/hostdata/) and which are still
  * handed to the target's CANN in the collection parameters. The items
  * dynprof collects are never passed on: CANN would run perf and ltrace
- * inside the target for osrt, and sample a second time for cpu and mem.
+ * inside the target for osrt, iotop for disk, and sample a second time for
+ * cpu, mem and network. Only numa is still CANN's.
  */
 #ifndef DYNPROF_HOSTSYS_H
 #define DYNPROF_HOSTSYS_H
@@ -15,9 +16,10 @@
 #define HOSTSYS_OSRT 0x1u
 #define HOSTSYS_CPU 0x2u
 #define HOSTSYS_MEM 0x4u
-/* What dynprof collects; "osrt,cpu,mem" in words. */
-#define HOSTSYS_OWN (HOSTSYS_OSRT | HOSTSYS_CPU | HOSTSYS_MEM)
-#define HOSTSYS_OWN_WORDS "osrt,cpu,mem"
+#define HOSTSYS_DISK 0x8u
+#define HOSTSYS_NET 0x10u
+/* What dynprof collects; "osrt,cpu,mem,disk,network" in words. */
+#define HOSTSYS_OWN (HOSTSYS_OSRT | HOSTSYS_CPU | HOSTSYS_MEM | HOSTSYS_DISK | HOSTSYS_NET)
 
 /* `item` is one of the comma-separated words of `list` (NULL: none). */
 bool hostsys_list_has(const char *list, const char *item);

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/hostsys.h"
 #include "config/options.h"
 #include "report/report.h"
+#include "report/trace_out.h"
 #include "config/rule.h"
 #include "shared/decimal.h"
 #include "shared/array_size.h"
@@ -566,6 +568,24 @@ static int parse_cluster(struct options *o, const char *name, const char *v)
 	return -ENOENT;
 }
 
+/* --trace=on|off, --trace-fold=0|DURATION (at most 1 s: longer calls are rare, and all drawn). */
+static int parse_trace(struct options *o, const char *name, const char *v)
+{
+	uint64_t ns = 0;
+
+	if (!strcmp(name, "trace")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return fail("Argument --trace: invalid value: %s. Please input 'on' or 'off'.", v);
+		o->trace = !strcmp(v, "on");
+		return 0;
+	}
+	if ((strcmp(v, "0") && duration_parse_ns(v, &ns)) || ns > 1000000000ull)
+		return fail("Argument --trace-fold: invalid value: %s. Please input 0 or a duration such as 100us, 2ms (at most 1s).",
+			    v);
+	o->trace_fold_ns = ns;
+	return 0;
+}
+
 static int parse_plain(struct options *o, const char *name, const char *v)
 {
 	const struct switch_def *d;
@@ -614,6 +634,8 @@ static int parse_plain(struct options *o, const char *name, const char *v)
 		o->events = v;
 		return 0;
 	}
+	if (!strcmp(name, "trace") || !strcmp(name, "trace-fold"))
+		return parse_trace(o, name, v);
 	if (!strcmp(name, "window")) {
 		if (o->nwindows == OPTIONS_MAX_WINDOWS)
 			return fail("Argument --window: at most %d rules.", OPTIONS_MAX_WINDOWS);
@@ -644,6 +666,23 @@ static int parse_plain(struct options *o, const char *name, const char *v)
 		if (parse_size(v, &o->window_max_bytes))
 			return fail("Argument --window-max-size: invalid value: %s. Please input a size such as 64G, 512M or 1048576 (bytes; K, M, G, T: powers of 1024).",
 				    v);
+		return 0;
+	}
+	if (!strcmp(name, "window-copy-time")) {
+		ms = parse_timeout_ms(v);
+		if (ms <= 0)
+			return fail("Argument --window-copy-time: invalid value: %s. Please input a duration such as 600, 90s or 500ms (at most 3600 s).",
+				    v);
+		o->window_copy_ms = ms;
+		return 0;
+	}
+	if (!strcmp(name, "host-sys-before")) {
+		int64_t before;
+
+		if (duration_parse_ms(v, &before) || before > OPTIONS_HOST_BEFORE_MAX_MS)
+			return fail("Argument --host-sys-before: invalid value: %s. Please input a duration such as 2s or 500ms (from 1 ms to %d s).",
+				    v, OPTIONS_HOST_BEFORE_MAX_MS / 1000);
+		o->host_before_ms = (int)before;
 		return 0;
 	}
 	if (!strcmp(name, "window-max-files")) {
@@ -698,10 +737,12 @@ static int parse_one(struct options *o, const char *arg)
 		    !strcmp(name, "output") || !strcmp(name, "dynamic") ||
 		    !strcmp(name, "application") || !strcmp(name, "protocol") ||
 		    !strcmp(name, "timeout") || !strcmp(name, "device") || !strcmp(name, "container") ||
-		    !strcmp(name, "events") || !strcmp(name, "window") || !strcmp(name, "commands") ||
+		    !strcmp(name, "events") || !strcmp(name, "window") || !strcmp(name, "trace") ||
+		    !strcmp(name, "trace-fold") || !strcmp(name, "commands") ||
 		    !strcmp(name, "control") || !strcmp(name, "chip") || !strcmp(name, "remote") ||
 		    !strcmp(name, "window-max-size") || !strcmp(name, "window-max-files") ||
-		    !strcmp(name, "follow-detached") || !strcmp(name, "user") ||
+		    !strcmp(name, "window-copy-time") || !strcmp(name, "follow-detached") ||
+		    !strcmp(name, "host-sys-before") || !strcmp(name, "user") ||
 		    !strcmp(name, "exe") || !strcmp(name, "slurm-job") || !strcmp(name, "nodes") ||
 		    !strcmp(name, "launcher") || !strcmp(name, "sync-margin") ||
 		    !strcmp(name, "node-wait") || !strcmp(name, "node-copy"))
@@ -797,8 +838,8 @@ static int check_remote(const struct options *o)
 	if (!o->app_argv || !o->app_argv[0])
 		return fail("Argument --remote: no command given. Please use dynprof --remote=PATH COMMAND... (start, stop, quit, status, ...).");
 	if (o->pid_list || o->application || o->list || o->dry_run || o->commands || o->control ||
-	    o->nwindows || o->events || o->ncontainers || o->nusers || o->nexes || o->follow ||
-	    o->dynamic == 1 || o->slurm_job || o->nodes)
+	    o->nwindows || o->events || o->trace || o->ncontainers || o->nusers || o->nexes ||
+	    o->follow || o->dynamic == 1 || o->slurm_job || o->nodes)
 		return fail("Argument --remote: it takes only --timeout and the command words (it is a client of a running dynprof).");
 	return 0;
 }
@@ -844,9 +885,13 @@ static int check_combination(struct options *o)
 		return fail("Argument --json: it goes with --list.");
 	if (check_selection(o))
 		return -EINVAL;
+	if (o->host_before_ms && !hostsys_own(options_switch(o, "host-sys")))
+		return fail("Argument --host-sys-before: it goes with --host-sys=osrt,cpu,mem,network (what dynprof collects itself).");
 	if (o->list) {
 		if (o->events)
 			return fail("Argument --events: it cannot be combined with --list (see --json).");
+		if (o->trace)
+			return fail("Argument --trace: it cannot be combined with --list (it records a run's windows).");
 		if (o->nwindows || o->commands || o->control)
 			return fail("Argument --list: it cannot be combined with --window, --commands or --control.");
 		if (o->pid_list || has_app || o->dynamic == 1)
@@ -881,7 +926,9 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->protocol = PROTO_AUTO;
 	o->timeout_ms = OPTIONS_DEFAULT_TIMEOUT_MS;
 	o->window_max_bytes = OPTIONS_DEFAULT_WINDOW_MAX_BYTES;
+	o->trace_fold_ns = TRACE_DEFAULT_FOLD_NS;
 	o->window_max_files = OPTIONS_DEFAULT_WINDOW_MAX_FILES;
+	o->window_copy_ms = OPTIONS_DEFAULT_WINDOW_COPY_MS;
 	o->follow_detached = true;
 	o->sync_margin_ms = OPTIONS_DEFAULT_SYNC_MARGIN_MS;
 	o->node_wait_ms = OPTIONS_DEFAULT_NODE_WAIT_MS;
@@ -1022,11 +1069,23 @@ void options_print_help(void)
 	      "                          default 64G; K, M, G, T are powers of 1024\n"
 	      "  --window-max-files=N    most files and folders in one window folder copied\n"
 	      "                          out of a target's filesystem: default 1000000\n"
+	      "  --window-copy-time=DURATION\n"
+	      "                          longest a window's copy out of a target's\n"
+	      "                          filesystem may take, however the time is spent\n"
+	      "                          (it runs beside the loop): default 600 s\n"
 	      "  --events=json[:PATH]    also write one JSON object per line for every target\n"
 	      "                          joining or leaving, window opening or closing (with\n"
 	      "                          its PROF_ folders) and error: to PATH (created or\n"
 	      "                          truncated, 0640), else to standard output among the\n"
 	      "                          console lines; schema in EVENTS-JSON.md\n"
+	      "  --trace=on|off          also write the run as one Chrome Trace Event file,\n"
+	      "                          <output>/<dynprof pid>_dynprof_trace.json (Perfetto,\n"
+	      "                          chrome://tracing, speedscope): a process per target,\n"
+	      "                          its windows, rule firings and errors; with --host-sys\n"
+	      "                          its system calls and cpu/mem counters; TRACE.md\n"
+	      "  --trace-fold=DURATION   with --trace: system calls shorter than this are\n"
+	      "                          counted per 10 ms, not drawn (default 100us; 0: all\n"
+	      "                          drawn), and all past 500000 slices\n"
 	      "  --window=start=COND[,stop=COND][,repeat=N][,every=DURATION]\n"
 	      "                          open and close windows on events, per target\n"
 	      "                          (repeatable). COND: open | exec:GLOB |\n"
@@ -1122,6 +1181,12 @@ void options_print_help(void)
 	      "  --storage-limit=<N>MB (200..4294967295)   --environment='k=v;k=v'\n"
 	      "  --host-sys=cpu,mem,disk,network,osrt,numa   --host-sys-usage=cpu,mem\n"
 	      "  --host-sys-usage-freq=1..50   --host-sys-pid=PID\n"
+	      "  --host-sys-before=DURATION\n"
+	      "                          with --host-sys: keep each target's host data\n"
+	      "                          (osrt, cpu, mem, network) of the last DURATION from\n"
+	      "                          its join (1 ms to 60 s; a bounded buffer, drops\n"
+	      "                          counted): a window's host data begins that long\n"
+	      "                          before its START was sent (a rule's: when it fired)\n"
 	      "  --sys-sampling-freq, --sys-pid-sampling-freq=1..10\n"
 	      "  --mstx-domain-include, --mstx-domain-exclude=NAMES (with --msproftx=on)\n"
 	      "  --model-execution, --type=text|db: accepted, send nothing (as msprof)\n"

@@ -30,7 +30,11 @@
 #define OPTIONS_DEFAULT_WINDOW_MAX_BYTES (64ULL << 30)
 /* Files and folders of one window copied out (a real window holds hundreds to thousands). */
 #define OPTIONS_DEFAULT_WINDOW_MAX_FILES 1000000ULL
+#define OPTIONS_DEFAULT_WINDOW_COPY_MS \
+	600000 /* 10 min: a copy runs beside the loop, so this bounds one window only */
 #define OPTIONS_WINDOW_MAX_FILES_LIMIT 1000000000ULL
+/* --host-sys-before's longest span: what a rule's cause needs, while memory stays bounded. */
+#define OPTIONS_HOST_BEFORE_MAX_MS 60000
 #define OPTIONS_DEFAULT_SYNC_MARGIN_MS 500 /* time for a console start to reach every node */
 #define OPTIONS_DEFAULT_NODE_WAIT_MS 30000 /* the job's workers may still be starting */
 #define EXIT_OPTION_ERROR 255              /* msprof's status for option errors */
@@ -58,7 +62,9 @@ struct options {
 	bool watch;           /* --watch: with --list, report changes as they happen */
 	bool json;            /* --json: JSON output for --list */
 	const char *events;   /* --events=json[:PATH] (NULL: none) */
-	int nwindows;         /* --window=RULE, repeatable (parsed by rule.c) */
+	bool trace;           /* --trace=on: <output>/<dynprof pid>_dynprof_trace.json */
+	unsigned long long trace_fold_ns; /* --trace-fold: calls shorter are counted, not drawn */
+	int nwindows;                     /* --window=RULE, repeatable (parsed by rule.c) */
 	const char *windows[OPTIONS_MAX_WINDOWS];
 	const char *commands; /* --commands=FILE ("-": standard input) */
 	const char *control;  /* --control=SPEC (control.h) */
@@ -81,6 +87,8 @@ struct options {
 	const char *chip; /* --chip=NAME|NUMBER (config/pmu.h), NULL: found or unknown */
 	unsigned long long window_max_bytes; /* --window-max-size=SIZE (default above) */
 	unsigned long long window_max_files; /* --window-max-files=N (default above) */
+	int window_copy_ms; /* --window-copy-time: a window's whole copy out of a target's filesystem */
+	int host_before_ms; /* --host-sys-before: host data kept from the join, the last this long (0: off) */
 	bool dry_run; /* --dry-run: print the params JSON, connect to nothing */
 	/* A whole cluster job (cluster/cluster.c, cluster/node_copy.c). */
 	const char *slurm_job; /* --slurm-job=J: the coordinator, or with node_copy the job's pids */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -428,6 +429,11 @@ static int parse_limit_ns(const char *text, uint64_t *ns)
 			return 0;
 		}
 	return -1;
+}
+
+int duration_parse_ns(const char *text, uint64_t *ns)
+{
+	return parse_limit_ns(text, ns) ? -EINVAL : 0;
 }
 
 /* LIMIT of slow: and gap:, a duration or a multiple of the typical value. */

@@ -83,6 +83,9 @@ struct window_rule {
  */
 int duration_parse_ms(const char *text, int64_t *ms) DP_MUST_CHECK;
 
+/* A whole number then us, ms, s, m or h (slow:'s LIMIT form), in ns. 0 or -EINVAL. */
+int duration_parse_ns(const char *text, uint64_t *ns) DP_MUST_CHECK;
+
 /*
  * Parse at:TIME's TIME into epoch milliseconds: ISO-8601 date and time
  * with a zone ("2026-12-01T12:00:00Z", "...T12:00:00.250+08:00", "+0800",

@@ -26,12 +26,14 @@ struct script {
 	struct script_cmd *cmds;
 	int ncmds;
 	size_t cap;
-	int next;         /* the command to run (or running) */
-	bool running;     /* cmds[next] is a sleep or wait in progress */
-	int64_t until_ms; /* sleep: when it ends */
-	int waiter;       /* wait: the trigger engine's waiter */
-	bool streaming;   /* `events` ran: the rest is ignored */
-	int rule_added;   /* `window`: the rule's number, for its ack */
+	int next;               /* the command to run (or running) */
+	bool running;           /* cmds[next] is a sleep or wait in progress */
+	int64_t until_ms;       /* sleep: when it ends */
+	unsigned serial_before; /* the session's command serial before the running command */
+	unsigned sent_serial;   /* and after it: its reply waits until those targets settled */
+	int waiter;             /* wait: the trigger engine's waiter */
+	bool streaming;         /* `events` ran: the rest is ignored */
+	int rule_added;         /* `window`: the rule's number, for its ack */
 };
 
 struct script *script_new(const struct script_host *host, script_reply_fn reply, void *reply_ctx)
@@ -288,6 +290,11 @@ static bool begin(struct script *sc, struct script_cmd *cmd, char *err, size_t e
 	case SCRIPT_START:
 	case SCRIPT_STOP:
 	case SCRIPT_QUIT:
+		if (script_run_command(&sc->host, cmd, status_line, sc, err, errlen) && !err[0])
+			snprintf(err, errlen, "%s failed", script_op_name(cmd->op));
+		/* The reply tells each window's fate: it waits for folders still being brought out. */
+		sc->sent_serial = session_command_serial(sc->host.s);
+		return err[0] || session_settled(sc->host.s, sc->sent_serial);
 	case SCRIPT_STATUS:
 		if (script_run_command(&sc->host, cmd, status_line, sc, err, errlen) && !err[0])
 			snprintf(err, errlen, "%s failed", script_op_name(cmd->op));
@@ -311,6 +318,8 @@ static bool begin(struct script *sc, struct script_cmd *cmd, char *err, size_t e
 
 static bool finished(struct script *sc, const struct script_cmd *cmd)
 {
+	if (cmd->op == SCRIPT_START || cmd->op == SCRIPT_STOP || cmd->op == SCRIPT_QUIT)
+		return session_settled(sc->host.s, sc->sent_serial);
 	if (cmd->op == SCRIPT_SLEEP)
 		return clock_ms() >= sc->until_ms;
 	if (cmd->op == SCRIPT_WAIT && sc->waiter >= 0 && triggers_wait_met(sc->host.tg, sc->waiter)) {
@@ -486,8 +495,11 @@ void script_step(struct script *sc)
 	while (sc->next < sc->ncmds) {
 		struct script_cmd *cmd = &sc->cmds[sc->next];
 		char err[512] = "";
-		unsigned serial = session_command_serial(sc->host.s);
-		bool done = sc->running ? finished(sc, cmd) : begin(sc, cmd, err, sizeof(err));
+		bool done;
+
+		if (!sc->running)
+			sc->serial_before = session_command_serial(sc->host.s);
+		done = sc->running ? finished(sc, cmd) : begin(sc, cmd, err, sizeof(err));
 
 		if (!done) {
 			sc->running = true;
@@ -502,7 +514,7 @@ void script_step(struct script *sc)
 		else if (cmd->op == SCRIPT_WINDOW)
 			answer_number(sc, "ack window %d", sc->rule_added);
 		else if (cmd->op == SCRIPT_START || cmd->op == SCRIPT_STOP || cmd->op == SCRIPT_QUIT)
-			answer_targeted(sc, cmd, serial);
+			answer_targeted(sc, cmd, sc->serial_before);
 		else
 			answer(sc, "ack %s", script_op_name(cmd->op));
 		if (sc->streaming)
@@ -521,6 +533,9 @@ int script_timeout_ms(const struct script *sc)
 	/* A wait is met by events the console already polls; this is a backstop. */
 	if (sc->cmds[sc->next].op == SCRIPT_WAIT)
 		return WAIT_CHECK_MS;
+	/* A reply waiting for windows' folders: the loop wakes when a collection ends. */
+	if (sc->cmds[sc->next].op != SCRIPT_SLEEP)
+		return -1;
 	left = sc->until_ms - clock_ms();
 	return left < 0 ? 0 : (int)left;
 }

@@ -23,6 +23,9 @@ static bool matches(const struct session_target_info *t, const struct selector *
 	if (sel->kind == SEL_USER && !t->uid_known)
 		return false;
 	as_proc(t, &p);
+	/* Its passwd's names as read at its join: nothing of the target read now, in the loop. */
+	if (sel->kind == SEL_USER)
+		return match_user_known(&p, sel->value, t->user_names);
 	return match_selector(&p, sel);
 }
 

@@ -65,6 +65,25 @@ int hostfmt_syscall_anchor(char *buf, size_t len, uint64_t raw_ns, const char *c
 	return hostfmt_syscall_line(buf, len, raw_ns, 0, comm, tid, "clock_gettime", 4, 0);
 }
 
+int hostfmt_pthread_line(char *buf, size_t len, uint64_t start_ns, uint64_t dur_ns, uint32_t tid,
+			 const char *lib, const char *func, uint64_t arg0, int64_t ret)
+{
+	/* msprof takes the name after the first "->" */
+	if (!lib || !func || !one_token(lib) || !one_token(func) || strstr(lib, "->"))
+		return -EINVAL;
+	return fitted(snprintf(buf, len,
+			       "[pid %" PRIu32 "] %" PRIu64 ".%09" PRIu64 " %s->%s(0x%" PRIx64
+			       ") = %" PRId64 " <%" PRIu64 ".%09" PRIu64 ">\n",
+			       tid, start_ns / 1000000000, start_ns % 1000000000, lib, func, arg0,
+			       ret, dur_ns / 1000000000, dur_ns % 1000000000),
+		      len);
+}
+
+int hostfmt_pthread_anchor(char *buf, size_t len, uint64_t raw_ns, uint32_t tid, const char *lib)
+{
+	return hostfmt_pthread_line(buf, len, raw_ns, 0, tid, lib, "pthread_once", 0, 0);
+}
+
 /* The number of whitespace-separated fields of s. */
 static int fields(const char *s)
 {
@@ -165,6 +184,74 @@ int hostfmt_mem_line(char *buf, size_t len, uint64_t raw_ns, const char *statm)
 	if (!numbers(statm, 7))
 		return -EINVAL;
 	return fitted(snprintf(buf, len, "%" PRIu64 " %.*s\n", raw_ns, chomped(statm), statm), len);
+}
+
+int hostfmt_net_head(char *buf, size_t len, uint64_t raw_ns)
+{
+	return fitted(snprintf(buf, len, "time %" PRIu64 "\n", raw_ns), len);
+}
+
+int hostfmt_net_line(char *buf, size_t len, const char *name, const uint64_t v[16])
+{
+	size_t n = strlen(name);
+	int used;
+
+	if (!n || n > 15)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isgraph((unsigned char)name[i]) || name[i] == ':')
+			return -EINVAL;
+	used = fitted(snprintf(buf, len, " %6s:", name), len);
+	for (int i = 0; i < 16 && used >= 0; i++)
+		used = fitted(used + snprintf(buf + used, len - (size_t)used, " %" PRIu64, v[i]), len);
+	if (used >= 0)
+		used = fitted(used + snprintf(buf + used, len - (size_t)used, "\n"), len);
+	return used;
+}
+
+/* bytes over dur_ns as bytes per second with 2 decimals, into buf. */
+static void rate(char *buf, size_t len, uint64_t bytes, uint64_t dur_ns)
+{
+	/* In hundredths, rounded: exact for what 64 bits of bytes per period hold. */
+	unsigned __int128 c = ((unsigned __int128)bytes * 100000000000ull + dur_ns / 2) / dur_ns;
+
+	if (c / 100 > UINT64_MAX) /* more than 2^64 bytes a second: not a real rate */
+		c = (unsigned __int128)UINT64_MAX * 100;
+	snprintf(buf, len, "%" PRIu64 ".%02u", (uint64_t)(c / 100), (unsigned)(c % 100));
+}
+
+int hostfmt_disk_row(char *buf, size_t len, unsigned sec_of_day, int pid, unsigned uid,
+		     uint64_t read_bytes, uint64_t write_bytes, uint64_t dur_ns, const char *comm)
+{
+	char r[48], w[48], c[32];
+
+	if (!dur_ns || pid <= 0)
+		return -EINVAL;
+	rate(r, sizeof(r), read_bytes, dur_ns);
+	rate(w, sizeof(w), write_bytes, dur_ns);
+	hostfmt_comm(comm, strlen(comm), c, sizeof(c));
+	sec_of_day %= 86400;
+	return fitted(snprintf(buf, len, "%02u:%02u:%02u %d ? %u %s B/s %s B/s ?unavailable? %s\n",
+			       sec_of_day / 3600, sec_of_day / 60 % 60, sec_of_day % 60, pid, uid,
+			       r, w, c),
+		      len);
+}
+
+uint64_t hostfmt_disk_due(uint64_t start_ns, uint64_t now_ns, uint64_t period)
+{
+	if (!period || now_ns < start_ns)
+		return 0;
+	return (now_ns - start_ns) / period + ((now_ns - start_ns) % period >= period / 2);
+}
+
+uint64_t hostfmt_disk_share(uint64_t bytes, uint64_t k, uint64_t i)
+{
+	return k ? bytes / k + (i < bytes % k) : 0;
+}
+
+int hostfmt_disk_start(char *buf, size_t len, uint64_t raw_ns)
+{
+	return fitted(snprintf(buf, len, "start_time %" PRIu64 "\n", raw_ns), len);
 }
 
 static int by_total_desc(const void *a, const void *b)

@@ -45,6 +45,24 @@ int hostfmt_syscall_anchor(char *buf, size_t len, uint64_t raw_ns, const char *c
 			   uint32_t tid) DP_MUST_CHECK;
 
 /*
+ * One host_pthreadcall line, as ltrace -ttt -T prints a call:
+ *   "[pid <tid>] <start s>.<9 digits> <lib>-><func>(0x<arg0 hex>) = <ret> <<dur s>.<9 digits>>"
+ * msprof splits it at blanks: "[pid" and "<tid>]" first, the time third,
+ * "<lib>->func(" fourth, the duration in <> last. -EINVAL: lib or func empty
+ * or not one token (a blank would shift every field).
+ */
+int hostfmt_pthread_line(char *buf, size_t len, uint64_t start_ns, uint64_t dur_ns, uint32_t tid,
+			 const char *lib, const char *func, uint64_t arg0, int64_t ret) DP_MUST_CHECK;
+
+/*
+ * The first line of a host_pthreadcall file: msprof pins the first line it
+ * parses (even one it then drops) to start_info's instant, so this one is
+ * stamped there, as pthread_once, the one name msprof skips.
+ */
+int hostfmt_pthread_anchor(char *buf, size_t len, uint64_t raw_ns, uint32_t tid,
+			   const char *lib) DP_MUST_CHECK;
+
+/*
  * The head of one host_cpu block: "time <raw ns>\n<uptime s> <idle s>\n",
  * from /proc/uptime's text. -EINVAL: the uptime text is not two numbers.
  */
@@ -64,6 +82,52 @@ int hostfmt_cpu_thread(char *buf, size_t len, const char *stat) DP_MUST_CHECK;
  * -EINVAL: statm's text is not 7 numbers.
  */
 int hostfmt_mem_line(char *buf, size_t len, uint64_t raw_ns, const char *statm) DP_MUST_CHECK;
+
+/* "time <raw ns>\n": the head of one host_network block. */
+int hostfmt_net_head(char *buf, size_t len, uint64_t raw_ns) DP_MUST_CHECK;
+
+/*
+ * One interface's line of a host_network block: " <name>: <16 numbers>\n".
+ * msprof splits it at blanks, takes the name from the first word less its
+ * last character (the ':'), rx bytes from the second and tx bytes from the
+ * tenth word. The line always begins with a blank: msprof reads any line
+ * that begins with "time" as a block's head, so an interface named
+ * "time0" at the line's start would be taken as a stamp. -EINVAL: a name
+ * that is empty, longer than 15, or has a blank, ':' or an unprintable
+ * character (it would not be one word).
+ */
+int hostfmt_net_line(char *buf, size_t len, const char *name, const uint64_t v[16]) DP_MUST_CHECK;
+
+/*
+ * One host_disk row, as iotop -b -t -P prints a process:
+ *   "HH:MM:SS <pid> ? <uid> <read> B/s <write> B/s ?unavailable? <comm>\n"
+ * with the rates of read_bytes and write_bytes over dur_ns (2 decimals).
+ * msprof ignores the time of day and places row i at start_time + i
+ * periods; it needs word 1 all digits and at least 8 words, and reads a
+ * unit other than B/s, K/s, M/s, G/s as K/s. The priority is not read ("?").
+ * "?unavailable?" is what iotop prints without delay accounting: msprof
+ * then takes swapin and io as 0 (dynprof does not measure them). The comm
+ * is made one word. -EINVAL: dur_ns 0 or pid not positive.
+ */
+int hostfmt_disk_row(char *buf, size_t len, unsigned sec_of_day, int pid, unsigned uid,
+		     uint64_t read_bytes, uint64_t write_bytes, uint64_t dur_ns,
+		     const char *comm) DP_MUST_CHECK;
+
+/*
+ * The host_disk rows due at now_ns on the grid of `period` ns from row 0's
+ * start: the periods begun by then, rounded to the nearest (a sample a
+ * little early or late still closes its period). 0 before start.
+ */
+uint64_t hostfmt_disk_due(uint64_t start_ns, uint64_t now_ns, uint64_t period);
+
+/*
+ * Row i's share of `bytes` spread over k rows (0 <= i < k): the rows sum to
+ * exactly `bytes`, none differing by more than one.
+ */
+uint64_t hostfmt_disk_share(uint64_t bytes, uint64_t k, uint64_t i);
+
+/* "start_time <raw ns>\n": the last line of a host_disk file, the instant of row 0. */
+int hostfmt_disk_start(char *buf, size_t len, uint64_t raw_ns) DP_MUST_CHECK;
 
 /* One system call's totals over a window, for the strace -c like summary. */
 struct hostfmt_callstat {

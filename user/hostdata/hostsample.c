@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * One cpu and mem sample of a window's process (see hostdata_impl.h): as
- * msprof's own sampler reads them, /proc/uptime and each thread's
- * /proc/<pid>/task/<tid>/stat, and /proc/<pid>/statm, stamped with
- * CLOCK_MONOTONIC_RAW. The text goes through hostfmt (the grammar) into
+ * One cpu, mem, disk and network sample of a window's process (see
+ * hostdata_impl.h): as msprof's own sampler reads them, /proc/uptime and
+ * each thread's /proc/<pid>/task/<tid>/stat, /proc/<pid>/statm, and the
+ * /proc/net/dev of the process's network namespace (/proc/<pid>/net/dev);
+ * for disk, what iotop -P reports, the process's read and write bytes
+ * (/proc/<pid>/io: the kernel's sum over its threads, those gone
+ * included). Stamped with CLOCK_MONOTONIC_RAW. The text goes through
+ * hostfmt (the grammar) into
  * the window's temporary files; a line that would not parse is left out,
  * never written (one bad line loses a whole cpu slice in msprof).
  */
@@ -16,23 +20,36 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/procstat.h"
 #include "config/hostsys.h"
 #include "hostdata/hostdata_impl.h"
 #include "hostdata/hostfmt.h"
+#include "shared/procnet.h"
+#include "report/trace_out.h"
 
-int hd_read_small(const char *path, char *buf, size_t len)
+/* The whole of a /proc file into buf (len with the NUL); its length, or a negative errno. */
+static ssize_t read_all(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t used = 0;
+	ssize_t n = 0;
 
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, len - 1);
+	while (used + 1 < len && (n = read(fd, buf + used, len - 1 - used)) > 0)
+		used += (size_t)n;
 	if (n < 0)
-		rc = -errno;
-	buf[n > 0 ? n : 0] = '\0';
+		n = -errno;
 	close(fd);
-	return rc;
+	buf[used] = '\0';
+	return n < 0 ? n : (ssize_t)used;
+}
+
+int hd_read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n = read_all(path, buf, len);
+
+	return n < 0 ? (int)n : 0;
 }
 
 static uint64_t raw_now(void)
@@ -50,11 +67,16 @@ static void failed(struct hd_window *w, const char *what, int err)
 		snprintf(w->sample_why, sizeof(w->sample_why), "%s: %s", what, strerror(-err));
 }
 
-/* Each thread's stat line; a thread gone between the listing and the read is left out. */
-static void sample_threads(struct hd_window *w, DIR *d)
+/*
+ * Each thread's stat line; a thread gone between the listing and the read
+ * is left out. Returns the threads' cpu ticks (the trace's counter).
+ */
+static uint64_t sample_threads(struct hd_window *w, DIR *d)
 {
 	char path[96], stat[HOSTFMT_LINE_MAX], line[HOSTFMT_LINE_MAX];
+	struct procstat st;
 	struct dirent *e;
+	uint64_t ticks = 0;
 	int n = 0;
 
 	while ((e = readdir(d))) {
@@ -69,7 +91,10 @@ static void sample_threads(struct hd_window *w, DIR *d)
 			continue;
 		if (hostfmt_cpu_thread(line, sizeof(line), stat) > 0)
 			fputs(line, w->cpu);
+		if (!procstat_parse(stat, &st))
+			ticks += st.utime + st.stime;
 	}
+	return ticks;
 }
 
 static void sample_cpu(struct hd_window *w, const char *uptime, uint64_t raw)
@@ -86,9 +111,13 @@ static void sample_cpu(struct hd_window *w, const char *uptime, uint64_t raw)
 	if (hostfmt_cpu_head(head, sizeof(head), raw, uptime) < 0) {
 		failed(w, "/proc/uptime", -EINVAL);
 	} else {
+		uint64_t ticks;
+
 		fputs(head, w->cpu);
-		sample_threads(w, d);
+		ticks = sample_threads(w, d);
 		w->cpu_blocks++;
+		if (trace_enabled() && !w->keeper) /* a keeper samples outside windows */
+			hd_trace_cpu(w, raw, ticks);
 	}
 	closedir(d);
 }
@@ -108,14 +137,116 @@ static void sample_mem(struct hd_window *w, uint64_t raw)
 	}
 	fputs(line, w->mem);
 	w->mem_lines++;
+	if (trace_enabled() && !w->keeper)
+		hd_trace_mem(w, raw, statm);
+}
+
+/* One host_network block: the head, then each interface line, complete lines only. */
+static void sample_net(struct hd_window *w, uint64_t raw)
+{
+	static char text[65536]; /* the collector's thread only */
+	char path[64], line[HOSTFMT_LINE_MAX];
+	struct hostproc_netdev d;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/dev", w->pid);
+	n = read_all(path, text, sizeof(text));
+	if (n < 0) {
+		failed(w, "/proc/<pid>/net/dev", (int)n);
+		return;
+	}
+	if (hostfmt_net_head(line, sizeof(line), raw) < 0)
+		return;
+	fputs(line, w->net);
+	/* A line cut by the buffer's end is left out: its last number would read short. */
+	for (char *p = text, *nl; (nl = memchr(p, '\n', (size_t)(text + n - p))); p = nl + 1)
+		if (!hostproc_parse_netdev(p, (size_t)(nl - p), &d) &&
+		    hostfmt_net_line(line, sizeof(line), d.name, d.v) > 0)
+			fputs(line, w->net);
+	w->net_blocks++;
+}
+
+static unsigned sec_of_day(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm))
+		return 0;
+	return (unsigned)(tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec);
+}
+
+/*
+ * k host_disk rows holding the bytes since the last counted sample: msprof
+ * places row i at start_time + i periods, so one row per period, none
+ * skipped; bytes are shared out so the rows sum to exactly what was read
+ * and written.
+ */
+static void disk_rows(struct hd_window *w, uint64_t k, uint64_t rb, uint64_t wb)
+{
+	char line[HOSTFMT_LINE_MAX];
+	unsigned sod = sec_of_day();
+
+	for (uint64_t i = 0; i < k; i++) {
+		uint64_t r = hostfmt_disk_share(rb, k, i), wr = hostfmt_disk_share(wb, k, i);
+
+		if (hostfmt_disk_row(line, sizeof(line), sod, w->pid, w->uid, r, wr, HD_SAMPLE_NS,
+				     w->comm) < 0)
+			continue;
+		fputs(line, w->disk);
+		w->disk_rows++;
+	}
+}
+
+static void sample_disk(struct hd_window *w, uint64_t raw)
+{
+	char path[64], text[1024];
+	uint64_t rb, wb, n;
+	int rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", w->pid);
+	rc = hd_read_small(path, text, sizeof(text));
+	if (!rc)
+		rc = hostproc_parse_io(text, strlen(text), &rb, &wb);
+	if (rc) {
+		failed(w, "/proc/<pid>/io", rc);
+		return;
+	}
+	if (!w->disk_base) { /* the first sample: row 0 begins here */
+		w->disk_base = true;
+		w->disk_start_raw = raw;
+	} else {
+		/* The rows due by now on the 20 ms grid from row 0; early: counted next time. */
+		n = hostfmt_disk_due(w->disk_start_raw, raw, HD_SAMPLE_NS);
+		if (n <= w->disk_rows)
+			return;
+		/* The process's counters never go back; if they did, nothing is invented. */
+		disk_rows(w, n - w->disk_rows, rb >= w->disk_rb ? rb - w->disk_rb : 0,
+			  wb >= w->disk_wb ? wb - w->disk_wb : 0);
+	}
+	w->disk_rb = rb;
+	w->disk_wb = wb;
+}
+
+void hd_disk_finish(struct hd_window *w)
+{
+	char line[64];
+
+	if (w->disk && w->disk_rows && hostfmt_disk_start(line, sizeof(line), w->disk_start_raw) > 0)
+		fputs(line, w->disk);
 }
 
 void hd_sample(struct hd_window *w, const char *uptime)
 {
 	uint64_t raw = raw_now();
 
+	w->last_raw = raw;
 	if (w->cpu)
 		sample_cpu(w, uptime, raw);
 	if (w->mem)
 		sample_mem(w, raw);
+	if (w->disk)
+		sample_disk(w, raw);
+	if (w->net)
+		sample_net(w, raw);
 }

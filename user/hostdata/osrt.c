@@ -10,9 +10,11 @@
 #include "bpf/osrt.skel.h"
 #include "hostdata/osrt.h"
 #include "kernel/bpfutil.h"
+#include "kernel/linkreaper.h"
 
 static struct osrt_bpf *skel;
 static struct ring_buffer *ring;
+static struct linkreaper *reaper; /* the pthread probes' links close off the window's thread */
 static osrt_call_fn call_fn;
 static void *call_ctx;
 
@@ -57,6 +59,9 @@ int osrt_load(osrt_call_fn fn, void *ctx, char *why, size_t why_len)
 		err = bpf_map__set_max_entries(skel->maps.calls, DP_OSRT_RINGBUF_BYTES);
 	}
 	if (!err) {
+		/* Attached per process by osrt_pth_attach, not by the skeleton. */
+		bpf_program__set_autoattach(skel->progs.dp_osrt_pth_entry, false);
+		bpf_program__set_autoattach(skel->progs.dp_osrt_pth_return, false);
 		step = "loading the BPF programs";
 		err = osrt_bpf__load(skel);
 	}
@@ -92,7 +97,7 @@ int osrt_watch(uint32_t tgid, char *why, size_t why_len)
 	return err;
 }
 
-int osrt_unwatch(uint32_t tgid, uint64_t *lost)
+int osrt_lost(uint32_t tgid, uint64_t *lost)
 {
 	struct dp_osrt_proc p = { 0 };
 	int err;
@@ -103,12 +108,69 @@ int osrt_unwatch(uint32_t tgid, uint64_t *lost)
 	err = bpf_map__lookup_elem(skel->maps.tgids, &tgid, sizeof(tgid), &p, sizeof(p), 0);
 	if (!err)
 		*lost = p.lost;
+	return err;
+}
+
+int osrt_unwatch(uint32_t tgid, uint64_t *lost)
+{
+	int err = osrt_lost(tgid, lost);
+
 	/* Deleted after the read: a loss between the two is the last call of the window. */
-	bpf_map__delete_elem(skel->maps.tgids, &tgid, sizeof(tgid), 0);
+	if (err != -ENODEV)
+		bpf_map__delete_elem(skel->maps.tgids, &tgid, sizeof(tgid), 0);
 	return err;
 }
 
 int osrt_consume(void)
 {
 	return ring ? ring_buffer__consume(ring) : 0;
+}
+
+int osrt_pth_attach(int pid, const char *path, uint64_t offset, unsigned func,
+		    struct bpf_link *links[2], char *why, size_t why_len)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, ropts, .bpf_cookie = func, .retprobe = true);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = func);
+	int rc;
+
+	links[0] = links[1] = NULL;
+	if (!ring)
+		return -ENODEV;
+	if (!reaper && !(reaper = linkreaper_new()))
+		return -ENOMEM;
+	/*
+	 * A window's earlier probes on this process may still be closing: a
+	 * call then runs both pairs, and the depth kept per (thread, function)
+	 * still makes it one record. Not waited for: that takes ~100 ms a link.
+	 */
+	bpfutil_quiet_reset();
+	/*
+	 * The return probe first: a call that entered before the entry probe
+	 * then returns unseen (no depth), where the other order could record
+	 * a return without its entry. Both at one place: a uretprobe needs the
+	 * return address on top of the stack (see kernel/probeplace.h).
+	 */
+	links[1] = bpf_program__attach_uprobe_opts(skel->progs.dp_osrt_pth_return, pid, path,
+						   (size_t)offset, &ropts);
+	if (links[1])
+		links[0] = bpf_program__attach_uprobe_opts(skel->progs.dp_osrt_pth_entry, pid, path,
+							   (size_t)offset, &opts);
+	if (links[0])
+		return 0;
+	rc = -errno;
+	bpf_link__destroy(links[1]);
+	links[1] = NULL;
+	bpfutil_failure(why, why_len, "attaching a uprobe and uretprobe", rc ? rc : -EINVAL);
+	return rc ? rc : -EINVAL;
+}
+
+void osrt_pth_detach(int pid, struct bpf_link *links[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (links[i] && reaper)
+			linkreaper_add(reaper, links[i], (uint64_t)pid);
+		else
+			bpf_link__destroy(links[i]);
+		links[i] = NULL;
+	}
 }

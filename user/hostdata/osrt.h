@@ -29,6 +29,24 @@ int osrt_watch(uint32_t tgid, char *why, size_t why_len) DP_MUST_CHECK;
 /* Stop watching; *lost: its records the kernel could not send while watched. */
 int osrt_unwatch(uint32_t tgid, uint64_t *lost) DP_MUST_CHECK;
 
+/* The records of watched `tgid` the kernel could not send so far (it stays watched). */
+int osrt_lost(uint32_t tgid, uint64_t *lost) DP_MUST_CHECK;
+
+struct bpf_link;
+
+/*
+ * Record process `pid`'s calls of the function at `offset` in the ELF file
+ * `path` (reachable from here; the same file the process maps), as
+ * pthread function `func` (its index in DP_OSRT_PTH_FUNCS): a uretprobe and
+ * a uprobe there, links[0] the entry's, links[1] the return's. Records come
+ * while `pid` is watched. 0, or a negative errno with the line in why.
+ */
+int osrt_pth_attach(int pid, const char *path, uint64_t offset, unsigned func,
+		    struct bpf_link *links[2], char *why, size_t why_len) DP_MUST_CHECK;
+
+/* Close the links in the background (a uprobe link takes ~100 ms to close); NULLs them. */
+void osrt_pth_detach(int pid, struct bpf_link *links[2]);
+
 /* Hand every record in the ring to the callback; the count, or a negative errno. */
 int osrt_consume(void);
 

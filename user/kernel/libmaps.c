@@ -15,6 +15,8 @@ struct map_line {
 	char *path;
 	bool executable;
 	bool deleted;
+	unsigned long start, end, inode;
+	unsigned dev_major, dev_minor;
 };
 
 bool libmaps_name_matches(const char *lib, const char *path)
@@ -45,7 +47,9 @@ static bool parse_line(char *line, struct map_line *m)
 	size_t len;
 	int n = -1;
 
-	if (sscanf(line, "%*x-%*x %4s %*x %*x:%*x %*u %n", perms, &n) != 1 || n < 0)
+	if (sscanf(line, "%lx-%lx %4s %*x %x:%x %lu %n", &m->start, &m->end, perms, &m->dev_major,
+		   &m->dev_minor, &m->inode, &n) != 6 ||
+	    n < 0)
 		return false;
 	m->path = line + n;
 	if (m->path[0] != '/')
@@ -72,6 +76,11 @@ static void fill_hit(struct libmaps_hit *hit, int pid, const struct map_line *m)
 	snprintf(hit->host_path, sizeof(hit->host_path), "/proc/%d/root%s", pid, m->path);
 	hit->executable = m->executable;
 	hit->deleted = m->deleted;
+	hit->start = m->start;
+	hit->end = m->end;
+	hit->dev_major = m->dev_major;
+	hit->dev_minor = m->dev_minor;
+	hit->inode = m->inode;
 }
 
 int libmaps_scan(FILE *maps, int pid, const char *lib, struct libmaps_hit *hit)

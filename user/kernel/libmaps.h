@@ -18,6 +18,9 @@ struct libmaps_hit {
 	char host_path[PATH_MAX + 32]; /* /proc/<pid>/root<path>: the same file from here */
 	bool executable;               /* the chosen mapping is executable (code) */
 	bool deleted;                  /* " (deleted)": the file was replaced or removed since */
+	unsigned long start, end; /* the chosen mapping's addresses: /proc/<pid>/map_files/<start>-<end> */
+	unsigned dev_major, dev_minor; /* the mapped file's device and inode, as maps gives them */
+	unsigned long inode;
 };
 
 /*

@@ -13,6 +13,8 @@
  *   containerd    .../cri-containerd-<id>.scope
  *   cri-o         .../crio-<id>.scope, .../crio-<id>
  *   podman        /machine.slice/libpod-<id>.scope (rootless: under user.slice)
+ *   nerdctl       /<namespace>/<id>                  (cgroupfs)
+ *                 /system.slice/nerdctl-<id>.scope   (systemd driver)
  *   kubepods      /kubepods/<qos>/pod<uid>/<id>      (cgroupfs driver)
  *                 /kubepods.slice/kubepods-<qos>.slice/
  *                   kubepods-<qos>-pod<uid>.slice/<engine>-<id>.scope
@@ -49,10 +51,7 @@
 #define CONTAINER_ID_LEN 64
 
 static const char *const engine_prefixes[] = {
-	"docker-",
-	"cri-containerd-",
-	"crio-",
-	"libpod-",
+	"docker-", "cri-containerd-", "crio-", "libpod-", "nerdctl-",
 };
 
 static int all_hex(const char *s, size_t n)

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/rootfile.h"
@@ -34,7 +36,10 @@ struct cached {
 static struct cached cache[CACHE_SLOTS];
 static unsigned cache_next;
 
-/* Printable, no '/' unless allowed, fits: else not a name we show. */
+/*
+ * Printable ASCII, no '/' unless allowed, fits: else not a name we show
+ * (no engine gives any other; it becomes a folder in --output).
+ */
 static int take_name(const char *v, bool slash_ok, char *name, size_t len)
 {
 	size_t n = v ? strlen(v) : 0;
@@ -42,7 +47,7 @@ static int take_name(const char *v, bool slash_ok, char *name, size_t len)
 	if (n == 0 || n >= len)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] == 0x7f ||
+		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] >= 0x7f ||
 		    (v[i] == '/' && !slash_ok))
 			return -EINVAL;
 	memcpy(name, v, n + 1);
@@ -178,16 +183,90 @@ static int oci_parse(const char *json, const char *id, char *name, size_t len)
 	return container_name_from_oci(json, name, len);
 }
 
-/* Rootless podman: the graphroot in the owner's home (as the host's passwd names it). */
+/*
+ * The calling thread's filesystem rights become uid's (its primary group,
+ * no supplementary groups): a rootless user's files are read as that user
+ * could, so a symlink or a storage.conf of theirs reaches nothing of
+ * anyone else's. Per thread (setfsuid and the raw setgroups call are), so
+ * dynprof's other threads keep their rights. 0, or -EPERM (not switched).
+ */
+struct fs_rights {
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[64];
+	int ngroups; /* -1: not saved; -2: nothing switched */
+};
+
+static void fs_restore(const struct fs_rights *saved);
+
+static int fs_become(uid_t uid, gid_t gid, struct fs_rights *saved)
+{
+	saved->ngroups = -2;  /* nothing to give back */
+	if (uid == geteuid()) /* a non-root dynprof, its own store: its own rights already */
+		return 0;
+	saved->uid = (uid_t)setfsuid((uid_t)-1);
+	saved->gid = (gid_t)setfsgid((gid_t)-1);
+	saved->ngroups = getgroups((int)ARRAY_SIZE(saved->groups), saved->groups);
+	if (saved->ngroups < 0 || syscall(SYS_setgroups, 0, NULL))
+		return -EPERM;
+	setfsgid(gid);
+	setfsuid(uid);
+	/* setfsuid says nothing of a refusal: ask again. */
+	if ((uid_t)setfsuid((uid_t)-1) != uid || (gid_t)setfsgid((gid_t)-1) != gid) {
+		fs_restore(saved);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static void fs_restore(const struct fs_rights *saved)
+{
+	if (saved->ngroups == -2)
+		return;
+	setfsuid(saved->uid);
+	setfsgid(saved->gid);
+	if (saved->ngroups >= 0 && syscall(SYS_setgroups, (size_t)saved->ngroups, saved->groups)) {
+		/* dropped a moment ago by the same thread: root is not refused them back */
+	}
+}
+
+/* The user's own storage.conf, read as the user. */
+static void user_storage_conf(const char *home, uid_t uid, struct storage_conf *conf)
+{
+	char *text = read_state(home, ".config/containers/storage.conf", uid);
+
+	*conf = (struct storage_conf){ 0 };
+	if (text && strlen(text) <= ENGINE_CONF_MAX)
+		storage_conf_parse(text, conf);
+	free(text);
+}
+
+/*
+ * Rootless podman: the store the user's storage.conf, root's
+ * rootless_storage_path or podman's default names (engine_conf.h), in
+ * the home the host's passwd gives, read with the user's rights.
+ */
 static int rootless_storage(uid_t uid, const char *id, char *name, size_t len)
 {
-	char home[PATH_MAX], root[PATH_MAX + 64];
+	char home[PATH_MAX], user[256], root[PATH_MAX + 64], rel[64];
+	struct storage_conf mine, sys;
+	struct storage_user u = { home, user, uid };
+	struct fs_rights saved;
+	gid_t gid;
+	int rc = -ENOENT;
 
-	if (uid == 0 || hostpw_home(uid, home, sizeof(home)) || home[0] != '/')
+	if (uid == 0 || hostpw_home(uid, home, sizeof(home)) || home[0] != '/' ||
+	    hostpw_name(uid, user, sizeof(user)) || hostpw_gid(uid, &gid))
 		return -ENOENT;
-	snprintf(root, sizeof(root), "%s/.local/share/containers/storage", home);
-	return from_file(root, "overlay-containers/containers.json", uid,
-			 container_name_from_storage, id, name, len);
+	storage_conf_read(&sys); /* root's, read as root */
+	if (fs_become(uid, gid, &saved))
+		return -ENOENT;
+	user_storage_conf(home, uid, &mine);
+	for (int i = 0;
+	     rc && !rootless_place(i, &mine, &sys, &u, root, sizeof(root), rel, sizeof(rel)); i++)
+		rc = from_file(root, rel, uid, container_name_from_storage, id, name, len);
+	fs_restore(&saved);
+	return rc;
 }
 
 /* The engines, run by root: their state is root's. */
@@ -198,6 +277,8 @@ static int lookup_engines(const char *id, char *name, size_t len)
 	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", id);
 	if (!from_file(env_or("DYNPROF_DOCKER_ROOT", "/var/lib/docker"), rel, 0, docker_parse, id,
 		       name, len))
+		return 0;
+	if (!nerdctl_name(id, name, len))
 		return 0;
 	snprintf(rel, sizeof(rel), "io.containerd.runtime.v2.task/k8s.io/%s/config.json", id);
 	if (!from_file(env_or("DYNPROF_CONTAINERD_STATE", "/run/containerd"), rel, 0, oci_parse, id,

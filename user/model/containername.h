@@ -6,12 +6,15 @@
  *
  *   docker      <root>/containers/<id>/config.v2.json, "Name" ("/trainjob")
  *               root: $DYNPROF_DOCKER_ROOT, else /var/lib/docker
- *   podman      <graphroot>/overlay-containers/containers.json, the "names"
- *               of the entry whose "id" is <id> (containers/storage, which
- *               podman and cri-o share); graphroot: $DYNPROF_STORAGE_ROOT,
- *               else /var/lib/containers/storage; rootless podman: the
- *               ~/.local/share/containers/storage of the user whose
- *               cgroup folder holds the container
+ *   nerdctl     the file of its names folder that holds the id
+ *               (engine_conf.h)
+ *   podman      <graphroot>/<driver>-containers/containers.json, the
+ *               "names" of the entry whose "id" is <id> (containers/
+ *               storage, which podman and cri-o share; graphroot and
+ *               driver: engine_conf.h); rootless podman: the store of the
+ *               user whose cgroup folder (or conmon, conmon.h) holds the
+ *               container, as that user's storage.conf names it, read
+ *               with that user's rights
  *   Kubernetes  the OCI config.json of the container's bundle, annotations
  *               io.kubernetes.cri.sandbox-namespace / sandbox-name
  *               (containerd: $DYNPROF_CONTAINERD_STATE, else /run/containerd,
@@ -23,8 +26,8 @@
  * Every one of these files is read as hostile (a rootless user owns hers):
  * opened inside its root folder without following a symlink at the end,
  * regular files only, non-blocking, at most CONTAINER_STATE_MAX bytes,
- * parsed with cJSON; a name with a control character, a '/' (docker,
- * podman) or longer than the field is dropped.
+ * parsed with cJSON; a name with a byte outside printable ASCII, a '/'
+ * (docker, podman) or longer than the field is dropped.
  *
  * The environment inside the container (KUBERNETES_SERVICE_HOST, HOSTNAME)
  * is not used: HOSTNAME is the pod's name only while the pod sets none of

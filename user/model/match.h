@@ -26,6 +26,14 @@
 
 /* --user=WANT or user=WANT. A name reads p's passwd (a helper for a foreign target, ns/targetfs.h). */
 bool match_user(const struct pm_proc *p, const char *want);
+/* The same: 1 it is, 0 it is not, a negative errno when its passwd could not be read for now. */
+int match_user_answer(const struct pm_proc *p, const char *want);
+/*
+ * The same without reading: `names` are those p's own passwd gave its uid
+ * when it was read before (a target's, at its join: procfs.h's
+ * passwd_parse_names), "" unknown.
+ */
+bool match_user_known(const struct pm_proc *p, const char *want, const char *names);
 
 /* --exe=GLOB. A process whose executable cannot be read matches no glob. */
 bool match_exe(const struct pm_proc *p, const char *glob);
@@ -38,5 +46,14 @@ bool match_selector(const struct pm_proc *p, const struct selector *sel);
  * given: every process).
  */
 bool match_filters(const struct options *o, const struct pm_proc *p);
+
+/*
+ * The same for a caller that may not wait (the follow loop): 1, 0, or a
+ * negative errno, ask again later: -EINPROGRESS while a foreign target's
+ * passwd is read beside the caller (its helper may be late: proc/pidmemo.h),
+ * another when it could not be read for now. 1 and 0 are for good, until
+ * the process execs.
+ */
+int match_filters_soon(const struct options *o, const struct pm_proc *p);
 
 #endif /* DYNPROF_MATCH_H */

@@ -300,18 +300,47 @@ static void notify_cards(struct procmodel *m, struct pm_entry *e, uint64_t old)
 		notify(m, PM_CHANGE_CARD_CLOSE, e);
 }
 
+/* Does slot i hold a card user? */
+static bool holder_at(const struct procmodel *m, size_t i)
+{
+	const struct pm_entry *e = pidtab_slot(&m->tab, i)->val;
+
+	return pidtab_slot(&m->tab, i)->pid && e->p.cards;
+}
+
+/* The card user at slot i re-checked. */
+static void refresh_slot(struct procmodel *m, size_t i)
+{
+	struct pm_entry *e = pidtab_slot(&m->tab, i)->val;
+
+	if (!e->p.complete && complete_entry(m, e))
+		return; /* gone: its EXIT (or the next scan) removes it */
+	if (update_socket(e))
+		notify(m, PM_CHANGE_SOCKET, e);
+}
+
 void procmodel_refresh_sockets(struct procmodel *m)
 {
-	for (size_t i = 0; i < pidtab_cap(&m->tab); i++) {
-		struct pm_entry *e = pidtab_slot(&m->tab, i)->val;
+	for (size_t i = 0; i < pidtab_cap(&m->tab); i++)
+		if (holder_at(m, i))
+			refresh_slot(m, i);
+}
 
-		if (!pidtab_slot(&m->tab, i)->pid || !e->p.cards)
+bool procmodel_refresh_sockets_until(struct procmodel *m, size_t *cursor, int64_t until_ms)
+{
+	bool one = false;
+
+	/* The table may have grown or shrunk since the last slice: a pass may see a holder twice or miss one till the next. */
+	for (; *cursor < pidtab_cap(&m->tab); (*cursor)++) {
+		if (!holder_at(m, *cursor))
 			continue;
-		if (!e->p.complete && complete_entry(m, e))
-			continue; /* gone: its EXIT (or the next scan) removes it */
-		if (update_socket(e))
-			notify(m, PM_CHANGE_SOCKET, e);
+		if (one && clock_ms() >= until_ms)
+			return false;
+		refresh_slot(m, *cursor);
+		one = true;
 	}
+	*cursor = 0;
+	return true;
 }
 
 void procmodel_recheck_cards(struct procmodel *m, int pid)

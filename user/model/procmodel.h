@@ -104,6 +104,15 @@ void procmodel_apply(struct procmodel *m, const struct dp_event *e);
 void procmodel_refresh_sockets(struct procmodel *m);
 
 /*
+ * The same pass in slices: from slot *cursor on, until clock_ms() reaches
+ * `until_ms` (at least one holder each call). true when the pass reached
+ * the end of the table (*cursor back to 0), false when more remain: with
+ * 1000 card users a whole pass takes tens of ms, which would hold up a
+ * join (or any other event) for as long.
+ */
+bool procmodel_refresh_sockets_until(struct procmodel *m, size_t *cursor, int64_t until_ms);
+
+/*
  * Re-read the fds of the processes that hold a card, and tell the cards
  * they no longer hold (or newly hold): how closes are found when the
  * kernel side sends no CARD_CLOSE (the cgroup device hook). One

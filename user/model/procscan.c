@@ -9,6 +9,7 @@
 
 #include "common/rootfile.h"
 #include "model/cgowner.h"
+#include "model/conmon.h"
 #include "model/container.h"
 #include "proc/fdscan.h"
 #include "proc/procfs.h"
@@ -309,6 +310,45 @@ static void rootless_container(struct pm_proc *p, uid_t owner)
 		p->container_name[0] = '\0';
 }
 
+#define CONMON_SEARCH_MAX 16 /* ancestors looked at inside the container's pid namespace */
+
+/*
+ * Rootless podman without a cgroup of its own (conmon.h): the conmon
+ * above `p`, the first ancestor in dynprof's pid namespace, when it and
+ * `p` are in user namespaces of the same user, and runs as that user.
+ */
+static void rootless_by_conmon(int piddir, struct pm_proc *p)
+{
+	int levels = own_pid_levels(), pid = p->ppid;
+	uid_t owner, theirs;
+
+	if (p->nslevels <= levels || userns_owner(piddir, &owner) || owner == 0)
+		return;
+	for (int step = 0; step < CONMON_SEARCH_MAX && pid > 1; step++) {
+		int fd = open_piddir(pid);
+		struct pm_proc a;
+		char argv[4096];
+		ssize_t n;
+
+		if (fd < 0 || read_status(fd, &a)) {
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		if (a.nslevels > levels) { /* still inside the container */
+			pid = a.ppid;
+			close(fd);
+			continue;
+		}
+		n = read_head(fd, "cmdline", argv, sizeof(argv));
+		if (a.uid == owner && !userns_owner(fd, &theirs) && theirs == owner && n > 0 &&
+		    !conmon_argv_id(argv, (size_t)n, p->container, sizeof(p->container)))
+			rootless_container(p, owner);
+		close(fd);
+		return;
+	}
+}
+
 /*
  * The container's id and name (container.c, cgowner.c, containername.c):
  * only from cgroup folders root made. A bare top-level cgroup folder
@@ -332,6 +372,8 @@ static void read_container(int piddir, struct pm_proc *p)
 		p->container[0] = '\0';
 	release_text(&t);
 	if (!p->container[0])
+		rootless_by_conmon(piddir, p);
+	if (!p->container[0] || strchr(p->container, '@'))
 		return;
 	if (owner) {
 		rootless_container(p, owner);

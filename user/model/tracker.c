@@ -11,6 +11,7 @@
 #include "report/report.h"
 #include "model/opencheck.h"
 #include "model/tracker.h"
+#include "sock/socklocate.h"
 
 struct tracker {
 	struct procmodel *model;
@@ -25,7 +26,8 @@ struct tracker {
 	unsigned long long lost;     /* lost events already answered by a rescan */
 	unsigned rescans;
 	int64_t next_poll_ms;   /* without BPF: next /proc scan */
-	int64_t next_socket_ms; /* next socket re-check */
+	int64_t next_socket_ms; /* next socket re-check (or its next slice) */
+	size_t socket_cursor;   /* where the pass under way goes on */
 	int64_t next_glob_ms;   /* next look for new card nodes (BPF mode) */
 	bool told_filter_full;  /* the kernel card filter's -ENOSPC was reported */
 	int64_t retry_ms;       /* a rescan owed after lost events failed: not again before */
@@ -334,6 +336,7 @@ int tracker_tick(struct tracker *t, char *why, size_t whylen)
 	int64_t now;
 	int err = 0;
 
+	socklocate_no_wait(true); /* the loop's: a home read by a helper goes beside it */
 	take_events(t, &err, why, whylen);
 	now = clock_ms();
 	if (t->polling && now >= t->next_poll_ms) {
@@ -346,9 +349,13 @@ int tracker_tick(struct tracker *t, char *why, size_t whylen)
 	check_card_holders(t, now);
 	step_failed(t->glob_err, "cannot look for new card nodes", &err, why, whylen);
 	if (now >= t->next_socket_ms) {
-		procmodel_refresh_sockets(t->model);
-		t->next_socket_ms = now + TRACKER_SOCKET_MS;
+		/* A slice of the pass at a time: the loop's other sources are served between slices. */
+		bool done = procmodel_refresh_sockets_until(t->model, &t->socket_cursor,
+							    now + TRACKER_SOCKET_SLICE_MS);
+
+		t->next_socket_ms = done ? now + TRACKER_SOCKET_MS : clock_ms() + TRACKER_SOCKET_GAP_MS;
 	}
+	socklocate_no_wait(false);
 	/* Told once per failure streak; each failing step is retried at its next run. */
 	if (!err || t->failing) {
 		t->failing = err != 0;

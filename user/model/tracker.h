@@ -26,6 +26,8 @@
 	200                       /* /proc polling period without BPF (at least:
 				 it stretches to 10x the time a scan takes) */
 #define TRACKER_SOCKET_MS 100     /* card users' sockets re-checked this often */
+#define TRACKER_SOCKET_SLICE_MS 1 /* ... at most about this long at a time (one holder at least) */
+#define TRACKER_SOCKET_GAP_MS 2   /* ... with this long between slices for the loop's others */
 #define TRACKER_CARD_GLOB_MS 1000 /* with BPF: card nodes made since looked for this often */
 #define TRACKER_CARD_CHECK_MS \
 	250 /* cgroup device hook (no close events): card holders'

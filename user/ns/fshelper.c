@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/clock.h"
 #include "results/copytree.h"
 #include "ns/fshelper.h"
 #include "ns/fshelper_child.h"
@@ -67,6 +69,11 @@ int fsh_recv(struct fshelper *h, struct fsh_msg *m, size_t *plen)
 			fsh_kill(h);
 			return -ETIMEDOUT;
 		}
+		/* The operation's own deadline, however its time went (a helper let run in drips). */
+		if (h->deadline_ms && clock_ms() >= h->deadline_ms) {
+			fsh_kill(h);
+			return -ETIME;
+		}
 		rc = poll(&p, 1, FSH_SLICE_MS);
 		if (rc > 0 || (rc < 0 && errno != EINTR))
 			break;
@@ -114,6 +121,12 @@ void fsh_kill(struct fshelper *h)
 			;
 	}
 	h->pid = -1;
+}
+
+void fshelper_set_deadline(struct fshelper *h, int64_t deadline_ms)
+{
+	if (h)
+		h->deadline_ms = deadline_ms;
 }
 
 /* ---- starting ------------------------------------------------------------------ */
@@ -205,6 +218,88 @@ static int wait_ready(struct fshelper *h, char *why, size_t len)
 	return rc;
 }
 
+/*
+ * Every helper is cloned by one thread that lives as long as dynprof: the
+ * helper dies with the thread that made it (PR_SET_PDEATHSIG follows the
+ * creating thread, not the process), and a join asks for its helper on a
+ * thread beside the loop that ends with the join. A caller on any thread
+ * hands its setup over and waits only for the clone itself.
+ */
+static struct {
+	pthread_mutex_t turn; /* one request at a time */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started;
+	const struct fsh_setup *setup; /* the request; NULL: none */
+	int parent;
+	pid_t child; /* its answer, once done */
+	int err;
+	bool done;
+} spawner = { .turn = PTHREAD_MUTEX_INITIALIZER,
+	      .lock = PTHREAD_MUTEX_INITIALIZER,
+	      .cond = PTHREAD_COND_INITIALIZER };
+
+static void *spawner_main(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "dynprof-spawn");
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* the loop's signalfd reads them */
+	pthread_mutex_lock(&spawner.lock);
+	for (;;) {
+		while (!spawner.setup)
+			pthread_cond_wait(&spawner.cond, &spawner.lock);
+		/*
+		 * No exit signal (a SIGCHLD would reach the user's signal rules
+		 * and launch mode's wait); the child runs syscalls only, so
+		 * skipping fork()'s atfork handlers is safe.
+		 */
+		spawner.child = (pid_t)syscall(SYS_clone, 0UL, NULL, NULL, NULL, NULL);
+		if (spawner.child == 0)
+			fshelper_child_main(spawner.setup, spawner.parent);
+		spawner.err = spawner.child < 0 ? errno : 0;
+		spawner.setup = NULL;
+		spawner.done = true;
+		pthread_cond_broadcast(&spawner.cond);
+	}
+	return NULL;
+}
+
+/* The child's pid, or a negative errno. */
+static pid_t spawn(const struct fsh_setup *s, int parent)
+{
+	pid_t child;
+	int rc = 0;
+
+	pthread_mutex_lock(&spawner.turn);
+	pthread_mutex_lock(&spawner.lock);
+	if (!spawner.started) {
+		pthread_t th;
+		pthread_attr_t a;
+
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		rc = -pthread_create(&th, &a, spawner_main, NULL);
+		pthread_attr_destroy(&a);
+		spawner.started = rc == 0;
+	}
+	if (rc == 0) {
+		spawner.setup = s;
+		spawner.parent = parent;
+		spawner.done = false;
+		pthread_cond_broadcast(&spawner.cond);
+		while (!spawner.done)
+			pthread_cond_wait(&spawner.cond, &spawner.lock);
+		rc = spawner.err ? -spawner.err : 0;
+	}
+	child = rc ? rc : spawner.child;
+	pthread_mutex_unlock(&spawner.lock);
+	pthread_mutex_unlock(&spawner.turn);
+	return child;
+}
+
 int fshelper_start(int pid, struct fshelper **out, char *why, size_t len)
 {
 	struct fsh_setup s = { .chan = -1, .userns_fd = -1, .mntns_fd = -1, .root_fd = -1, .null_fd = -1 };
@@ -227,15 +322,8 @@ int fshelper_start(int pid, struct fshelper **out, char *why, size_t len)
 		return rc;
 	}
 	s.chan = chan[1];
-	/*
-	 * No exit signal (a SIGCHLD would reach the user's signal rules and
-	 * launch mode's wait); the child runs syscalls only, so skipping
-	 * fork()'s atfork handlers is safe.
-	 */
-	child = (pid_t)syscall(SYS_clone, 0UL, NULL, NULL, NULL, NULL);
-	if (child == 0)
-		fshelper_child_main(&s, parent);
-	rc = child < 0 ? -errno : 0;
+	child = spawn(&s, parent);
+	rc = child < 0 ? child : 0;
 	close_setup(&s);
 	h->chan = chan[0];
 	h->pid = child;

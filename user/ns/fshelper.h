@@ -55,6 +55,15 @@ void fshelper_stop(struct fshelper *h);
 /* The helper's pid (tests, logs). */
 int fshelper_pid(const struct fshelper *h);
 
+/*
+ * Every answer from now on must come before deadline_ms (clock_ms; 0: no
+ * such deadline), besides FSHELPER_WAIT_MS for each: past it the helper is
+ * killed and the call gives -ETIME. A window's copy has one deadline
+ * however its time is spent: a helper let run a little every few seconds
+ * passes every per-message limit, never this one.
+ */
+void fshelper_set_deadline(struct fshelper *h, int64_t deadline_ms);
+
 /* A regular file's contents as the target reads path (in its root), at most max bytes. */
 int fshelper_read(struct fshelper *h, const char *path, size_t max, char **buf, size_t *len) DP_MUST_CHECK;
 

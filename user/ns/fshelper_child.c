@@ -645,7 +645,11 @@ static __attribute__((noreturn)) void serve(void)
 
 void fshelper_child_main(const struct fsh_setup *s, int parent)
 {
-	int rc = keep_only(s);
+	int rc;
+
+	/* Its own name in ps (it was cloned by the "dynprof-spawn" thread, whose name it has). */
+	prctl(PR_SET_NAME, "dynprof-fsh", 0, 0, 0);
+	rc = keep_only(s);
 
 	if (rc == 0)
 		rc = become(s, parent);

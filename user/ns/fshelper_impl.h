@@ -12,7 +12,8 @@
 struct fshelper {
 	int chan; /* -1 once the helper is gone */
 	int pid;
-	char *buf; /* FSH_PAYLOAD_MAX + 1: the last message's payload, NUL-terminated */
+	char *buf;           /* FSH_PAYLOAD_MAX + 1: the last message's payload, NUL-terminated */
+	int64_t deadline_ms; /* 0, or when the operation under way must be over (fshelper_set_deadline) */
 };
 
 int fsh_send(struct fshelper *h, uint32_t op, uint64_t a, const void *p, size_t n) DP_MUST_CHECK;

@@ -573,6 +573,53 @@ int passwd_parse_uid(const char *text, const char *name, uid_t *uid)
 	return -ENOENT;
 }
 
+/* Whether the entry at `at` is the first of its name (getpwnam's, then). */
+static bool first_of_name(const char *text, const char *at, const char *name, size_t n)
+{
+	struct passwd_entry e;
+	const char *cur = text;
+
+	while (passwd_next(&cur, &e) && e.f[0] < at)
+		if ((size_t)(e.fe[0] - e.f[0]) == n && !memcmp(e.f[0], name, n))
+			return false;
+	return true;
+}
+
+int passwd_parse_names(const char *text, uid_t uid, char *names, size_t len)
+{
+	struct passwd_entry e;
+	const char *cur = text;
+	size_t used = 0;
+
+	if (!text || !names || len < 2)
+		return -EINVAL;
+	names[0] = '\0';
+	while (passwd_next(&cur, &e)) {
+		size_t n = (size_t)(e.fe[0] - e.f[0]);
+
+		if (e.uid != (int64_t)uid || !first_of_name(text, e.f[0], e.f[0], n))
+			continue;
+		if (used + n + 2 > len) /* ':' name ':' and the NUL: the rest is not kept */
+			break;
+		names[used++] = ':';
+		memcpy(names + used, e.f[0], n);
+		used += n;
+		names[used] = ':';
+		names[used + 1] = '\0';
+	}
+	return used ? 0 : -ENOENT;
+}
+
+bool passwd_names_have(const char *names, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strchr(names, ':'); p && p[1]; p = strchr(p + 1, ':'))
+		if (!strncmp(p + 1, name, n) && p[1 + n] == ':' && n)
+			return true;
+	return false;
+}
+
 int passwd_home_at(int rootfd, uid_t uid, char *home, size_t len)
 {
 	char *buf;

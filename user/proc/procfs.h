@@ -108,6 +108,15 @@ int passwd_parse_home(const char *text, uid_t uid, char *home, size_t len) DP_MU
 int passwd_parse_uid(const char *text, const char *name, uid_t *uid) DP_MUST_CHECK;
 
 /*
+ * Every name passwd_parse_uid gives `uid` (the first line of each name
+ * decides), as ":a:b:" into `names` (a name holds no ':'); those past
+ * `len` are left out. -ENOENT: none.
+ */
+int passwd_parse_names(const char *text, uid_t uid, char *names, size_t len) DP_MUST_CHECK;
+/* Whether `name` is one of passwd_parse_names' list. */
+bool passwd_names_have(const char *names, const char *name);
+
+/*
  * Same as passwd_parse_home, reading <root>/etc/passwd where root is e.g. "/proc/123/root".
  * The file is opened with rootfile_open_in(), so a symlinked
  * /etc/passwd resolves inside that root. -EFBIG above PROCFS_PASSWD_MAX.

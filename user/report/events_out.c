@@ -12,6 +12,7 @@
 #include "shared/clock.h"
 #include "report/escape.h"
 #include "report/events_out.h"
+#include "report/trace_out.h"
 #include "common/json_num.h"
 
 /* One sink per run, like standard output itself: a process-wide stream. */
@@ -120,6 +121,7 @@ void events_target_join(int pid, int nspid, const char *container, const char *c
 {
 	cJSON *e = event_new("target-join", pid), *list;
 
+	trace_target(pid, container, command);
 	if (!e)
 		return;
 	cJSON_AddNumberToObject(e, "nspid", nspid);
@@ -153,27 +155,41 @@ void events_target_leave(int pid, const char *reason)
 
 void events_window_open(int pid)
 {
+	trace_window_open(pid);
 	event_emit(event_new("window-open", pid));
 }
 
+/* A window-close being built: the event (NULL: events off) and, for the trace, when it ended. */
+struct events_close {
+	cJSON *e;
+	int pid;
+	uint64_t ended_ns;
+};
+
 struct events_close *events_window_close_begin(int pid)
 {
+	struct events_close *c;
 	cJSON *e = event_new("window-close", pid);
 
 	if (e && !cJSON_AddArrayToObject(e, "prof")) {
 		cJSON_Delete(e);
+		e = NULL;
+	}
+	if ((!e && !trace_enabled()) || !(c = calloc(1, sizeof(*c)))) {
+		cJSON_Delete(e);
 		return NULL;
 	}
-	return (struct events_close *)e;
+	*c = (struct events_close){ e, pid, clock_mono_ns() };
+	return c;
 }
 
 void events_window_close_add(struct events_close *c, const char *prof)
 {
 	char *safe;
 
-	if (!c || !(safe = text_escape_dup(prof)))
+	if (!c || !c->e || !(safe = text_escape_dup(prof)))
 		return;
-	cJSON_AddItemToArray(cJSON_GetObjectItem((cJSON *)c, "prof"), cJSON_CreateString(safe));
+	cJSON_AddItemToArray(cJSON_GetObjectItem(c->e, "prof"), cJSON_CreateString(safe));
 	free(safe);
 }
 
@@ -181,14 +197,27 @@ void events_window_close_fate(struct events_close *c, const char *fate, const ch
 {
 	if (!c)
 		return;
-	cJSON_AddStringToObject((cJSON *)c, "fate", fate);
+	trace_window_close(c->pid, c->ended_ns, fate, reason);
+	if (!c->e)
+		return;
+	cJSON_AddStringToObject(c->e, "fate", fate);
 	if (reason && *reason)
-		add_text((cJSON *)c, "reason", reason);
+		add_text(c->e, "reason", reason);
+}
+
+void events_window_close_host(struct events_close *c, cJSON *host)
+{
+	/* No events wanted (a trace only): nothing holds it. */
+	if (!c || !c->e || !host || !cJSON_AddItemToObject(c->e, "host", host))
+		cJSON_Delete(host);
 }
 
 void events_window_close_end(struct events_close *c)
 {
-	event_emit((cJSON *)c);
+	if (!c)
+		return;
+	event_emit(c->e);
+	free(c);
 }
 
 /* A trigger event's common part: which rule, which edge, what condition. */
@@ -209,6 +238,7 @@ void events_trigger(int pid, int rule, const char *edge, const char *condition, 
 {
 	cJSON *e = trigger_event(pid, rule, edge, condition);
 
+	trace_trigger(pid, rule, edge, condition, has_count, count, false, 0, 0);
 	if (!e)
 		return;
 	if (has_count)
@@ -221,6 +251,7 @@ void events_trigger_measured(int pid, int rule, const char *edge, const char *co
 {
 	cJSON *e = trigger_event(pid, rule, edge, condition);
 
+	trace_trigger(pid, rule, edge, condition, false, 0, true, value_ns, typical_ns);
 	if (!e)
 		return;
 	json_add_uint64(e, "measured_us", value_ns / 1000);
@@ -230,5 +261,6 @@ void events_trigger_measured(int pid, int rule, const char *edge, const char *co
 
 void events_error(int pid, const char *message)
 {
+	trace_instant(pid, "error", "message", message);
 	emit_with_text("error", pid, "message", message);
 }

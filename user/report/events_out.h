@@ -59,6 +59,9 @@ void events_window_close_add(struct events_close *c, const char *prof);
 /* Its fate ("saved", "incomplete", "lost") and, unless saved, why (NULL: none). */
 void events_window_close_fate(struct events_close *c, const char *fate, const char *reason);
 void events_window_close_end(struct events_close *c);
+/* Its host data summary as "host" (docs/EVENTS-JSON.md): taken, freed with the event (also when c is NULL). */
+struct cJSON;
+void events_window_close_host(struct events_close *c, struct cJSON *host);
 
 /* A rule's condition fired for a target: edge "start" or "stop"; count: the call count (call: only). */
 void events_trigger(int pid, int rule, const char *edge, const char *condition, bool has_count,

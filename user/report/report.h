@@ -19,4 +19,20 @@ void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void report_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Lines made on a thread beside the loop (common/offloop.h), held until the
+ * loop's thread prints them: the --events listeners and the error events
+ * are the loop's, and a join's lines belong where its outcome is told.
+ * Between report_capture_begin and report_capture_end, every line this
+ * thread makes goes into `c` instead; report_capture_flush prints them, in
+ * order, on the loop's thread, and empties `c`.
+ */
+struct report_line;
+struct report_capture {
+	struct report_line *head, **tail;
+};
+void report_capture_begin(struct report_capture *c);
+void report_capture_end(void);
+void report_capture_flush(struct report_capture *c);
+
 #endif /* DYNPROF_REPORT_H */

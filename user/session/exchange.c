@@ -115,6 +115,30 @@ static int collect(struct exchange **xs, int n, struct pollfd *pfds, int *map, i
 	return k;
 }
 
+bool exchange_pending(const struct exchange *x)
+{
+	return x->result == EXCHANGE_PENDING;
+}
+
+int exchange_pollfd(const struct exchange *x, struct pollfd *p)
+{
+	if (x->result != EXCHANGE_PENDING)
+		return 0;
+	*p = (struct pollfd){ .fd = x->fd, .events = x->out_done < x->out_len ? POLLOUT : POLLIN };
+	return 1;
+}
+
+void exchange_step(struct exchange *x)
+{
+	step(x);
+}
+
+void exchange_abandon(struct exchange *x, int result)
+{
+	if (x->result == EXCHANGE_PENDING)
+		finish(x, result);
+}
+
 void exchange_run(struct exchange **xs, int n)
 {
 	struct pollfd *pfds = calloc((size_t)n + 1, sizeof(*pfds));

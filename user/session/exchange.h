@@ -8,6 +8,8 @@
 #ifndef DYNPROF_EXCHANGE_H
 #define DYNPROF_EXCHANGE_H
 
+#include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,5 +44,16 @@ void exchange_begin(struct exchange *x);
 
 /* Run all `n` exchanges to completion or failure. */
 void exchange_run(struct exchange **xs, int n);
+
+/*
+ * One exchange advanced by the caller's loop instead of exchange_run:
+ * whether it is still under way; its pollfd (1, or 0 when it is not);
+ * one step as far as it goes without blocking (its deadline looked at
+ * too); ended from outside with `result` (its fd closed under it).
+ */
+bool exchange_pending(const struct exchange *x);
+int exchange_pollfd(const struct exchange *x, struct pollfd *p);
+void exchange_step(struct exchange *x);
+void exchange_abandon(struct exchange *x, int result);
 
 #endif /* DYNPROF_EXCHANGE_H */

@@ -19,6 +19,7 @@
 #include "hostdata/hostdata.h"
 #include "results/winaccount.h"
 #include "session/session_impl.h"
+#include "session/collect.h"
 #include "session/target_origin.h"
 #include "session/watchdog.h"
 
@@ -109,6 +110,7 @@ static const char *move_error(int rc)
 	       rc == -ETIMEDOUT ?
 			      "its filesystem did not answer within 5 s (a file that blocks?), left where it is" :
 	       rc == -EPROTO ? "its helper sent what is not a folder, left where it is" :
+	       rc == -ETIME  ? "its copy did not end within --window-copy-time, left where it is" :
 			       strerror(-rc);
 }
 
@@ -184,23 +186,15 @@ static void record_origin(const struct session *s, const struct target *t, const
 				    name, s->output, (int)getpid(), strerror(-rc));
 }
 
-static void report_prof_dir(void *ctx, const char *prof)
+/* One folder's move, done (rc as target_results_move's): said, counted, recorded. */
+static void prof_moved(struct prof_report *r, const char *prof, const char *name, int rc,
+		       const struct fshelper_copied *copied)
 {
-	struct prof_report *r = ctx;
-	struct fshelper_limits lim = { r->s->opts->window_max_bytes, r->s->opts->window_max_files };
-	struct fshelper_copied copied;
-	char name[PATH_MAX];
-	int rc;
-
-	snprintf(name, sizeof(name), "%s", prof);
-	if (target_results_elsewhere(r->t)) /* written inside its container: brought out */
-		moved_name(r->s, r->t, prof, name, sizeof(name));
-	rc = target_results_move(r->t, prof, r->s->output, name, &lim, &copied);
 	if (rc < 0) {
 		move_failed(r, prof, rc);
 		return;
 	}
-	say_skipped(r->t, prof, &copied);
+	say_skipped(r->t, prof, copied);
 	if (rc == 1)
 		report_warning("dynprof: pid %d: %s was copied to %s but could not be removed from %s",
 			       r->t->pid, prof, r->s->output, r->t->result_inside);
@@ -215,17 +209,46 @@ static void report_prof_dir(void *ctx, const char *prof)
 	saved(r, name);
 }
 
+static struct fshelper_limits window_limits(const struct session *s)
+{
+	return (struct fshelper_limits){ s->opts->window_max_bytes, s->opts->window_max_files };
+}
+
+static void report_prof_dir(void *ctx, const char *prof)
+{
+	struct prof_report *r = ctx;
+	struct fshelper_limits lim = window_limits(r->s);
+	struct fshelper_copied copied;
+	char name[PATH_MAX];
+	int rc;
+
+	snprintf(name, sizeof(name), "%s", prof);
+	if (target_results_elsewhere(r->t)) /* written inside its container: brought out */
+		moved_name(r->s, r->t, prof, name, sizeof(name));
+	rc = target_results_move(r->t, prof, r->s->output, name, &lim, &copied);
+	prof_moved(r, prof, name, rc, &copied);
+}
+
+static void scan_failed(struct prof_report *r, int rc)
+{
+	const char *why = rc == -ETIME ?
+				  "its copy did not end within --window-copy-time" :
+			  rc == -ETIMEDOUT ?
+				  "its filesystem did not answer within 5 s (a file that blocks?)" :
+				  strerror(-rc);
+
+	report_target_error(r->t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
+			    r->t->pid, r->t->result_inside, why);
+	set_reason(r->a, "cannot look for its PROF_ folders in %s: %s", r->t->result_inside, why);
+}
+
 /* After a window closed: find, move and record the PROF_ folders the target wrote. */
 static void report_new_prof_dirs(struct target *t, struct prof_report *r)
 {
 	int rc = session_scan_prof_dirs(r->s, t, report_prof_dir, r);
 
-	if (rc) {
-		report_target_error(t->pid, "dynprof: pid %d: cannot look for its PROF_ folders in %s: %s",
-				    t->pid, t->result_inside, strerror(-rc));
-		set_reason(r->a, "cannot look for its PROF_ folders in %s: %s", t->result_inside,
-			   strerror(-rc));
-	}
+	if (rc)
+		scan_failed(r, rc);
 }
 
 /* Lost: nothing of it reached --output; said once, with why. */
@@ -261,21 +284,12 @@ static void record_window(const struct session *s, const struct target *t)
 	cJSON_Delete(w);
 }
 
-/*
- * The window open in t ended (`ended`: stop, quit, exit, disconnect,
- * error; `why`: what failed, or NULL): its folders are found, moved and
- * recorded, and it gets one fate, printed, in the record, in its
- * window-close event and in the summary's counts.
- */
-static void window_end(struct session *s, struct target *t, const char *ended, const char *why)
+/* The window's folders are where they will stay: its fate, printed, recorded, evented. */
+static void window_finish(struct session *s, struct target *t, struct prof_report *r, const char *why)
 {
-	struct window_account *a = &t->last_window;
-	struct prof_report r = { s, t, a, events_window_close_begin(t->pid) };
+	struct window_account *a = r->a;
 
-	*a = (struct window_account){ .ended = ended, .opened_us = t->window_opened_us, .number = t->windows };
-	hostdata_window_stop(t->pid);
-	report_new_prof_dirs(t, &r);
-	hostdata_window_write(t->pid, s->output, a); /* into the folders now in --output */
+	hostdata_window_write(t->pid, s->output, a, r->ev); /* into the folders now in --output */
 	a->closed_us = clock_wall_us();
 	if (a->saved + a->incomplete == 0) {
 		a->fate = WINDOW_LOST;
@@ -288,13 +302,88 @@ static void window_end(struct session *s, struct target *t, const char *ended, c
 		a->fate = WINDOW_SAVED;
 		s->saved++;
 	}
-	events_window_close_fate(r.ev, window_fate_name(a->fate),
+	events_window_close_fate(r->ev, window_fate_name(a->fate),
 				 a->fate == WINDOW_SAVED ? NULL : a->reason);
-	events_window_close_end(r.ev);
-	target_set_collecting(t, false);
+	events_window_close_end(r->ev);
 	if (!t->window_by_rule)
 		record_window(s, t);
 	t->window_by_rule = false;
+}
+
+/* On the loop's thread, once a collection beside it ended: the rest of window_end. */
+static void collected(struct collect *c)
+{
+	struct session *s = c->ctx;
+	struct target *t = c->t;
+	struct prof_report r = { s, t, &t->last_window, c->ev };
+
+	if (c->list_rc)
+		scan_failed(&r, c->list_rc);
+	for (size_t i = 0; i < c->n; i++)
+		prof_moved(&r, c->res[i].prof, c->res[i].dst, c->res[i].rc, &c->res[i].copied);
+	if (c->res_lost)
+		set_reason(r.a, "out of memory noting its folders");
+	window_finish(s, t, &r, c->has_why ? c->why : NULL);
+	if (t->leave_pending) {
+		t->leave_pending = false;
+		events_target_leave(t->pid, t->leave_reason);
+	}
+}
+
+/*
+ * A window of a target whose folders are in its own filesystem: brought
+ * out beside the loop (collect.h), its fate given when that ends. 0, or
+ * a negative errno: then it is brought out here.
+ */
+static int collect_later(struct session *s, struct target *t, struct prof_report *r, const char *why)
+{
+	struct fshelper_limits lim = window_limits(s);
+	char sub[sizeof(t->container)];
+	struct collect *c;
+	int rc = target_output_subdir(t, s->output, sub, sizeof(sub));
+
+	if (rc) {
+		report_warning("dynprof: pid %d: cannot make the folder %s/%s for its container's results: %s; its folders go to %s",
+			       t->pid, s->output, t->container, strerror(-rc), s->output);
+		sub[0] = '\0';
+	}
+	c = collect_new(t, s->output, sub, &lim, s->opts->window_copy_ms);
+	if (!c)
+		return -ENOMEM;
+	c->done = collected;
+	c->ctx = s;
+	/* Stopped by its server's answer: the next window may begin while this copy runs. */
+	c->in.finished_only = !why && (!strcmp(t->last_window.ended, "stop") ||
+				       !strcmp(t->last_window.ended, "quit"));
+	c->ev = r->ev;
+	c->has_why = why != NULL;
+	snprintf(c->why, sizeof(c->why), "%s", why ? why : "");
+	rc = collect_queue(&s->jobs, c);
+	if (rc)
+		free(c);
+	return rc;
+}
+
+/*
+ * The window open in t ended (`ended`: stop, quit, exit, disconnect,
+ * error; `why`: what failed, or NULL): its folders are found, moved and
+ * recorded, and it gets one fate, printed, in the record, in its
+ * window-close event and in the summary's counts. Folders in the
+ * target's own filesystem are brought out beside the loop: the fate comes
+ * when that ends (session_settled says when).
+ */
+static void window_end(struct session *s, struct target *t, const char *ended, const char *why)
+{
+	struct window_account *a = &t->last_window;
+	struct prof_report r = { s, t, a, events_window_close_begin(t->pid) };
+
+	*a = (struct window_account){ .ended = ended, .opened_us = t->window_opened_us, .number = t->windows };
+	hostdata_window_stop(t->pid);
+	target_set_collecting(t, false);
+	if (t->fsh && collect_later(s, t, &r, why) == 0)
+		return;
+	report_new_prof_dirs(t, &r);
+	window_finish(s, t, &r, why);
 }
 
 /* A window is open in t from now on (START answered, or one was open already). */
@@ -306,7 +395,8 @@ static void window_opened(struct session *s, struct target *t, bool by_rule)
 	t->window_opened_us = clock_wall_us();
 	t->window_by_rule = by_rule;
 	events_window_open(t->pid);
-	hostdata_window_open(t->pid, s->opts);
+	hostdata_window_open(t->pid, s->opts, t->start_sent_mono);
+	t->start_sent_mono = 0;
 }
 
 /*
@@ -317,7 +407,10 @@ static void leave(struct session *s, struct target *t, const char *reason, const
 {
 	if (t->collecting && !t->dropped)
 		window_end(s, t, reason, why);
-	if (t->joined && !t->dropped)
+	if (t->joined && !t->dropped && t->collect_head) { /* told after its window's end */
+		t->leave_pending = true;
+		snprintf(t->leave_reason, sizeof(t->leave_reason), "%s", reason);
+	} else if (t->joined && !t->dropped)
 		events_target_leave(t->pid, reason);
 	target_drop(t);
 }
@@ -442,8 +535,9 @@ static void start_result(struct session *s, struct target *t, const struct targe
 {
 	switch (out->reply.status) {
 	case PROTO_OK:
-		report_plain("dynamic profiling for pid %d start success", t->pid);
+		/* Said once dynprof's own collection (--host-sys probes) is in place too. */
 		window_opened(s, t, by_rule);
+		report_plain("dynamic profiling for pid %d start success", t->pid);
 		break;
 	case PROTO_ALREADY_STARTED:
 		report_warning("dynamic profiling for pid %d already started", t->pid);
@@ -554,43 +648,203 @@ static void snapshot_prof_dirs(struct session *s, struct target *t)
 }
 
 /*
- * Fan `cmd` out to the live targets: all, or those `which` marks (NULL:
- * all); with collecting_only, only those of them that collect.
+ * Commands, each target's in its own queue: a command is queued to every
+ * target it is for, and a target's next one begins when its reply to the
+ * one before came (or its deadline passed). No target waits for another's
+ * reply, and nothing waits in the loop: the exchanges under way are a
+ * source of the loop (session_flight_*), each reply applied when it came,
+ * those of one round in --pid order. Only the run's end waits for them.
+ */
+
+/* Queue c for t; false when its queue is full (said, not sent). */
+static bool enqueue(struct target *t, const struct target_command *c)
+{
+	if (t->queued == TARGET_QUEUE_MAX) {
+		report_target_error(t->pid, "dynprof: pid %d: %d commands wait for its reply; %s not sent",
+				    t->pid, TARGET_QUEUE_MAX, proto_command_name(c->cmd));
+		return false;
+	}
+	t->queue[t->queued++] = *c;
+	return true;
+}
+
+static struct target_command dequeue(struct target *t)
+{
+	struct target_command c = t->queue[0];
+
+	memmove(t->queue, t->queue + 1, (size_t)(--t->queued) * sizeof(t->queue[0]));
+	return c;
+}
+
+/* Begin the next queued command of the target at index when it has none under way. */
+static void pump(struct session *s, int index)
+{
+	struct target *t = s->targets[index];
+
+	/* While its new connection is made beside the loop, its commands wait. */
+	while (!t->in_flight && !t->dropped && t->queued) {
+		struct target_command c;
+
+		/* A START that waited for a reply: its room (a reconnect near a limit) made now. */
+		if (t->queue[0].cmd == PROTO_CMD_START && t->queue[0].waited && s->keep_connection) {
+			t->queue[0].waited = false;
+			(void)s->keep_connection(s, index, true); /* may queue a QUIT before it */
+			continue;
+		}
+		c = dequeue(t);
+		if (c.collecting_only && !t->collecting)
+			continue; /* a STOP of the run's end, or of quit SEL, for a window not open */
+		t->last_command = c.serial;
+		if (c.cmd == PROTO_CMD_START) {
+			collect_next_started(t); /* before it is sent: its folder may appear at once */
+			t->start_sent_mono = clock_mono_ns(); /* --host-sys-before counts back from here */
+			snapshot_prof_dirs(s, t);
+		}
+		target_prepare_command(t, c.cmd, clock_ms() + s->opts->timeout_ms);
+		t->sending = c;
+		t->in_flight = true;
+		exchange_begin(&t->xchg);
+	}
+}
+
+/* A reply (or its failure) applied, the engine told, the target's next command begun. */
+static void replied(struct session *s, struct target *t, int index)
+{
+	struct target_command c = t->sending;
+
+	t->in_flight = false;
+	if (t->dropped) { /* it left meanwhile (beside the loop): no reply to tell */
+		t->queued = 0;
+		return;
+	}
+	apply_result(s, t, c.cmd, c.by_rule);
+	if (c.by_rule && s->on_reply && !t->dropped)
+		s->on_reply(s->on_reply_ctx, index, c.cmd);
+	pump(s, index);
+}
+
+void session_pump(struct session *s, int index)
+{
+	pump(s, index);
+}
+
+/* Step every exchange under way; apply those that ended, in --pid order. True if any did. */
+static bool flights_step(struct session *s)
+{
+	bool any = false;
+
+	session_batch_begin(s); /* --output is listed once for all of them */
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = s->targets[i];
+
+		if (!t->in_flight)
+			continue;
+		if (!t->dropped && exchange_pending(&t->xchg))
+			exchange_step(&t->xchg); /* non-blocking; its deadline looked at too */
+		if (t->dropped || !exchange_pending(&t->xchg)) {
+			replied(s, t, i);
+			any = true;
+		}
+	}
+	session_batch_end(s);
+	return any;
+}
+
+static int in_flight(const struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ntargets; i++)
+		n += s->targets[i]->in_flight;
+	return n;
+}
+
+/* Wait for every command queued to end (the run's end: each under its deadline). */
+static void flights_drain(struct session *s)
+{
+	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
+
+	while (in_flight(s)) {
+		int n = 0;
+
+		for (int i = 0; xs && i < s->ntargets; i++)
+			if (s->targets[i]->in_flight && exchange_pending(&s->targets[i]->xchg))
+				xs[n++] = &s->targets[i]->xchg;
+		if (xs)
+			exchange_run(xs, n);
+		for (int i = 0; !xs && i < s->ntargets; i++) /* no room to wait: they fail */
+			if (s->targets[i]->in_flight)
+				exchange_abandon(&s->targets[i]->xchg, -ENOMEM);
+		flights_step(s);
+	}
+	free(xs);
+}
+
+/*
+ * Queue `cmd` for the live targets: all, or those `which` marks (NULL:
+ * all); with collecting_only, only those of them that collect when it
+ * begins. Those that were free begin at once.
  */
 static void fan_out(struct session *s, enum proto_command cmd, bool collecting_only,
 		    const bool *which, bool by_rule)
 {
-	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
-	bool *sent = calloc((size_t)s->ntargets + 1, sizeof(*sent));
-	int64_t deadline = clock_ms() + s->opts->timeout_ms;
-	int n = 0;
+	struct target_command c = { .cmd = cmd, .by_rule = by_rule, .collecting_only = collecting_only };
 
-	if (!xs || !sent) {
-		report_error("dynprof: out of memory sending %s", proto_command_name(cmd));
-		goto out;
-	}
-	session_batch_begin(s); /* --output is listed once for all of them */
-	s->command_serial++;
+	c.serial = ++s->command_serial;
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = s->targets[i];
 
-		if (t->dropped || (collecting_only && !t->collecting) || (which && !which[i]))
+		/* A joining one is started when its handshake ends, if the window is open then. */
+		if (t->dropped || t->handshaking || (which && !which[i]))
 			continue;
-		t->last_command = s->command_serial;
-		if (cmd == PROTO_CMD_START)
-			snapshot_prof_dirs(s, t);
-		target_prepare_command(t, cmd, deadline);
-		xs[n++] = &t->xchg;
-		sent[i] = true;
+		c.waited = t->in_flight || t->queued;
+		if (enqueue(t, &c))
+			pump(s, i);
 	}
-	exchange_run(xs, n);
-	for (int i = 0; i < s->ntargets; i++)
-		if (sent[i])
-			apply_result(s, s->targets[i], cmd, by_rule);
-	session_batch_end(s);
-out:
-	free(xs);
-	free(sent);
+	session_flight_step(s); /* all answered at once: applied now */
+}
+
+int session_flight_room(const struct session *s)
+{
+	return in_flight(s);
+}
+
+int session_flight_pollfds(const struct session *s, struct pollfd *pfds, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ntargets && n < max; i++)
+		if (s->targets[i]->in_flight)
+			n += exchange_pollfd(&s->targets[i]->xchg, &pfds[n]);
+	return n;
+}
+
+void session_flight_step(struct session *s)
+{
+	while (flights_step(s)) {
+		/* A reply may begin a next command that ends at once (a closed connection). */
+	}
+}
+
+int64_t session_flight_timeout_ms(const struct session *s)
+{
+	int64_t nearest = -1;
+
+	for (int i = 0; i < s->ntargets; i++) {
+		const struct exchange *x = &s->targets[i]->xchg;
+
+		if (s->targets[i]->in_flight && exchange_pending(x) &&
+		    (nearest < 0 || x->deadline < nearest))
+			nearest = x->deadline;
+	}
+	return nearest < 0 ? -1 : clock_ms_left(nearest);
+}
+
+void session_on_reply(struct session *s, void (*fn)(void *ctx, int index, enum proto_command cmd),
+		      void *ctx)
+{
+	s->on_reply = fn;
+	s->on_reply_ctx = ctx;
 }
 
 void session_command(struct session *s, enum proto_command cmd)
@@ -607,7 +861,8 @@ void session_command(struct session *s, enum proto_command cmd)
 	fan_out(s, cmd, false, NULL, false);
 }
 
-void session_command_one(struct session *s, int index, enum proto_command cmd)
+/* One target: a joiner's START, a rule's command to one. */
+static void command_one(struct session *s, int index, enum proto_command cmd, bool by_rule)
 {
 	bool *which = calloc((size_t)s->ntargets, sizeof(*which));
 
@@ -616,8 +871,18 @@ void session_command_one(struct session *s, int index, enum proto_command cmd)
 		return;
 	}
 	which[index] = true;
-	fan_out(s, cmd, false, which, false);
+	fan_out(s, cmd, false, which, by_rule);
 	free(which);
+}
+
+void session_command_one(struct session *s, int index, enum proto_command cmd)
+{
+	command_one(s, index, cmd, false);
+}
+
+void session_start_joined(struct session *s, int index)
+{
+	command_one(s, index, PROTO_CMD_START, false);
 }
 
 void session_command_some(struct session *s, enum proto_command cmd, const bool *which)
@@ -645,8 +910,67 @@ void session_shutdown(struct session *s)
 	/* Nothing joins (and is started) after this: the run is ending. */
 	s->closing = true;
 	s->window_open = false;
+	if (s->join_finish)
+		s->join_finish(s);
 	fan_out(s, PROTO_CMD_STOP, true, NULL, false);
 	fan_out(s, PROTO_CMD_QUIT, false, NULL, false);
+	/* A reconnect beside the loop sends its queue when it ends. */
+	do {
+		flights_drain(s);
+		offloop_drain(&s->jobs);
+	} while (in_flight(s));
+	/* Every window's folders brought out (each collection has its deadline) before the summary. */
+	offloop_drain(&s->jobs);
+}
+
+int session_jobs_fd(const struct session *s)
+{
+	return offloop_fd(&s->jobs);
+}
+
+int session_jobs_pending(struct session *s)
+{
+	return offloop_pending(&s->jobs);
+}
+
+void session_jobs_event(struct session *s)
+{
+	offloop_reap(&s->jobs);
+}
+
+/* Whether the command numbered serial went to t and waits for its reply. */
+static bool command_pending(const struct target *t, unsigned serial)
+{
+	if (t->in_flight && t->sending.serial == serial)
+		return true;
+	for (int i = 0; i < t->queued; i++)
+		if (t->queue[i].serial == serial)
+			return true;
+	return false;
+}
+
+bool session_replied(const struct session *s, unsigned serial)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (command_pending(s->targets[i], serial))
+			return false;
+	return true;
+}
+
+bool session_settled(const struct session *s, unsigned serial)
+{
+	for (int i = 0; i < s->ntargets; i++) {
+		const struct target *t = s->targets[i];
+
+		if (command_pending(t, serial) || (t->collect_head && t->last_command >= serial))
+			return false;
+	}
+	return true;
+}
+
+bool session_target_settled(const struct session *s, int index)
+{
+	return !s->targets[index]->collect_head;
 }
 
 int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
@@ -654,7 +978,9 @@ int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
 	int n = 0;
 
 	for (int i = 0; i < s->ntargets && n < max; i++) {
-		if (s->targets[i]->dropped)
+		/* A command's reply is the flight's to read (session_flight_pollfds). */
+		if (s->targets[i]->dropped || s->targets[i]->in_flight ||
+		    s->targets[i]->handshaking || s->targets[i]->fd < 0)
 			continue;
 		pfds[n].fd = s->targets[i]->fd;
 		pfds[n].events = POLLIN;
@@ -713,6 +1039,8 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
  */
 void session_target_exited(struct session *s, int pid)
 {
+	if (s->join_exited && s->join_exited(s, pid))
+		return; /* it had not joined: nothing to tell */
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = s->targets[i];
 		struct pollfd p = { .fd = t->fd, .events = POLLIN };
@@ -730,6 +1058,9 @@ void session_close(struct session *s)
 {
 	if (!s)
 		return;
+	flights_drain(s);
+	s->closing = true;       /* a join ending below takes no slot */
+	offloop_close(&s->jobs); /* the collections still running end first: they use the targets */
 	for (int i = 0; i < s->ntargets; i++) {
 		target_free(s->targets[i]);
 		free(s->targets[i]);

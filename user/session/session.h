@@ -2,10 +2,11 @@
 /*
  * A session: the set of targets of one dynprof run, their windows, and
  * commands fanned out to all of them in parallel. Results print per target
- * in the order the user gave the pids, with msprof's lines.
+ * as each reply comes (those of one round in the order the user gave the
+ * pids), with msprof's lines.
  *
  * Errors: convention 3 of docs/ERRORS.md: session_open, session_join and
- * session_reconnect print the one line themselves; callers only propagate.
+ * a reconnect print the one line themselves; callers only propagate.
  */
 #ifndef DYNPROF_SESSION_H
 #define DYNPROF_SESSION_H
@@ -40,17 +41,22 @@ struct session;
 int session_open(struct session **sp, const struct options *o, const char *output,
 		 struct discover *disc) DP_MUST_CHECK;
 
-/* Send a command to every live target at once and print the results. */
+/* Send a command to every live target at once; each result is printed when its reply came. */
 void session_command(struct session *s, enum proto_command cmd);
 
 /* The same, to the target at `index` only. */
 void session_command_one(struct session *s, int index, enum proto_command cmd);
 
 /*
- * The same, to the live targets whose `which[index]` is set (an array of
- * ntargets). Each target's last_status / last_reply_ms tell the outcome.
+ * The same for a rule, to the live targets whose `which[index]` is set (an
+ * array of ntargets). Each reply, when it came, is told to the function
+ * session_on_reply gave (the rules' engine): then the target's
+ * last_status / last_reply_us tell the outcome. A target that left before
+ * its reply is told nothing (its exit is).
  */
 void session_command_some(struct session *s, enum proto_command cmd, const bool *which);
+void session_on_reply(struct session *s, void (*fn)(void *ctx, int index, enum proto_command cmd),
+		      void *ctx);
 
 /*
  * The same for the console's and --control's selectors (start SEL, stop
@@ -75,20 +81,15 @@ void session_dismiss(struct session *s, const bool *which);
 bool session_dismissed(const struct session *s, int pid);
 
 /*
- * A fresh connection to the target at `index`: QUIT (which also stops an
- * open window: call when none is open), then connect and send the params
- * again; the server's counts (requests, idle) start again. `limit` names
- * the limit avoided ("request", "idle") in the line printed. Each
- * connection uses one of the server's 128 accepts: dynprof warns when
- * few are left. 0, or a negative errno (printed) with the target dropped.
- */
-int session_reconnect(struct session *s, int index, const char *limit) DP_MUST_CHECK;
-
-/*
  * Before either of its server's limits is reached (session/server_limits.h),
- * while no window is open: reconnect the target at `index`. `start_next`:
- * a START is about to be sent (v1 restarts its idle count with it).
- * 0 when kept or reconnected, else session_reconnect's error.
+ * while no window is open: a fresh connection to the target at `index`,
+ * beside the loop (session_reconnect.c): QUIT first in its queue (which
+ * also stops an open window: none is), then connect and send the params
+ * again; the server's counts (requests, idle) start again, its commands
+ * wait meanwhile. `start_next`: a START is about to be sent (v1 restarts
+ * its idle count with it). Each connection uses one of the server's 128
+ * accepts: dynprof warns when few are left. A failed reconnect is printed
+ * and drops the target. 0 (kept for the API: nothing is dropped at once).
  */
 int session_keep_connection(struct session *s, int index, bool start_next) DP_MUST_CHECK;
 
@@ -104,14 +105,24 @@ int64_t session_keepalive_due_ms(const struct session *s);
 /*
  * Launch mode: a session that starts empty; session_join() adds a target
  * (found, trusted, connected, given the params) and, when the session's
- * window is open, starts it at once. 0 or a negative errno (printed).
- * *sp is NULL when out of memory (the caller says it); session_close it.
- * session_open_follow: the same in follow mode.
+ * window is open, starts it at once. It returns at once: 0 when the join
+ * is under way (its outcome reaches the function session_on_join gave,
+ * joined or not, printed), else a negative errno (printed). The part that
+ * may wait on the target runs beside the loop (a job, session_jobs_*),
+ * its handshake is a source of the loop (session_join_*: room, pollfds,
+ * timeout; stepped every round). session_has_target counts joins under
+ * way. *sp is NULL when out of memory (the caller says it); session_close
+ * it. session_open_follow: the same in follow mode.
  */
 void session_open_launch(struct session **sp, const struct options *o, const char *output);
 void session_open_follow(struct session **sp, const struct options *o, const char *output);
 int session_join(struct session *s, int pid, const char *command, uint64_t cards) DP_MUST_CHECK;
+void session_on_join(struct session *s, void (*fn)(void *ctx, int pid, int rc), void *ctx);
 bool session_has_target(const struct session *s, int pid);
+int session_join_room(const struct session *s);
+int session_join_pollfds(const struct session *s, struct pollfd *pfds, int max);
+void session_join_step(struct session *s);
+int64_t session_join_timeout_ms(const struct session *s);
 
 /*
  * The run's last line: targets, windows opened, folders, and how the
@@ -140,6 +151,36 @@ void session_target_release(struct session *s, int index);
  */
 int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max);
 void session_idle_event(struct session *s, const struct pollfd *pfd);
+
+/*
+ * Windows whose folders are in a target's own filesystem are brought out
+ * beside the loop (session/collect.h): the loop polls session_jobs_fd (-1
+ * before the first) and calls session_jobs_event when it is readable,
+ * which gives each such window its fate. session_settled: every target
+ * the command numbered `serial` reached has its window's fate (a reply to
+ * that command may be written); session_target_settled: the same for the
+ * target at `index`.
+ */
+int session_jobs_fd(const struct session *s);
+/*
+ * Every start/stop/quit goes out beside the loop, each target's commands
+ * in its own queue (one exchange at a time each, the next when its reply
+ * came): the exchanges under way are polled (room, pollfds, timeout: a
+ * ready fd only wakes the loop) and stepped by session_flight_step every
+ * round (their deadlines too), each reply applied when it came;
+ * session_settled says so to a waiting reply. One hung target delays only
+ * its own commands.
+ */
+int session_flight_room(const struct session *s);
+int session_flight_pollfds(const struct session *s, struct pollfd *pfds, int max);
+void session_flight_step(struct session *s);
+int64_t session_flight_timeout_ms(const struct session *s);
+int session_jobs_pending(struct session *s); /* collections not yet ended */
+void session_jobs_event(struct session *s);
+bool session_settled(const struct session *s, unsigned serial);
+/* Every target the command numbered serial went to has replied (or failed), copies aside. */
+bool session_replied(const struct session *s, unsigned serial);
+bool session_target_settled(const struct session *s, int index);
 
 /* The process `pid` exited (from discover): drop it as msprof does. */
 void session_target_exited(struct session *s, int pid);

@@ -5,6 +5,7 @@
  * with all targets in parallel under msprof's 1 s connect timeout.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "common/fsident.h"
 #include "common/grow.h"
+#include "common/pidtab.h"
 #include "common/rootfile.h"
 #include "shared/clock.h"
 #include "report/events_out.h"
@@ -36,31 +38,25 @@
 
 #define CONNECT_TIMEOUT_MS 1000 /* msprof's send/receive timeout while connecting */
 
-static bool already_listed(const struct session *s, int pid)
-{
-	for (int i = 0; i < s->ntargets; i++)
-		if (s->targets[i]->pid == pid)
-			return true;
-	return false;
-}
-
 /*
  * A slot for a new target, zeroed but for the fields every target needs:
  * launch mode takes the slot of one that left (and that no layer above
  * holds), else the table grows. NULL when out of memory.
  */
-static struct target *new_slot(struct session *s, bool reuse)
+struct target *session_new_slot(struct session *s, bool reuse)
 {
 	struct target *t = NULL;
 
 	for (int i = 0; reuse && i < s->ntargets && !t; i++) {
 		struct target *old = s->targets[i];
 
-		if (old->dropped && (old->released || !s->slot_holders))
+		/* A slot whose window is still being brought out stays until that ends. */
+		if (old->dropped && !old->collect_head && !old->in_flight &&
+		    (old->released || !s->slot_holders))
 			t = old;
 	}
 	if (t)
-		target_free(t); /* what the target that left still held */
+		target_free_beside(t, &s->jobs); /* what the target that left still held */
 	else {
 		void *table = s->targets;
 
@@ -77,29 +73,48 @@ static struct target *new_slot(struct session *s, bool reuse)
 	return t;
 }
 
+/* A pid given twice is one target: the ones seen, in a table, not a walk of the list per pid. */
+static int add_listed(struct session *s, struct pidtab *seen, int pid)
+{
+	struct target *t;
+
+	if (pidtab_get(seen, pid))
+		return 0;
+	t = session_new_slot(s, false);
+	if (!t || pidtab_put(seen, pid, t)) {
+		report_error("dynprof: out of memory for %d targets", s->ntargets + 1);
+		return -ENOMEM;
+	}
+	t->pid = pid;
+	return 0;
+}
+
 /* Split --pid into targets. A non-numeric value ends the run (msprof). */
 static int parse_pid_list(struct session *s, const char *list)
 {
-	for (const char *p = list;;) {
+	struct pidtab seen;
+	int rc = 0;
+
+	pidtab_init(&seen);
+	for (int i = 0; i < s->ntargets; i++)
+		if (pidtab_put(&seen, s->targets[i]->pid, s->targets[i]))
+			rc = -ENOMEM;
+	for (const char *p = list; !rc;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		int v;
 
-		if (options_pid_value(p, len, &v))
-			return -EINVAL;
-		if (!already_listed(s, v)) {
-			struct target *t = new_slot(s, false);
-
-			if (!t) {
-				report_error("dynprof: out of memory for %d targets", s->ntargets + 1);
-				return -ENOMEM;
-			}
-			t->pid = v;
+		if (options_pid_value(p, len, &v)) {
+			rc = -EINVAL;
+			break;
 		}
+		rc = add_listed(s, &seen, v);
 		if (!comma)
-			return 0;
+			break;
 		p = comma + 1;
 	}
+	pidtab_free(&seen);
+	return rc;
 }
 
 /* --pid=auto and --container name processes through the process model. */
@@ -126,7 +141,7 @@ static int resolve_pid_list(struct session *s, const struct options *o)
  */
 #define FD_BASE 14
 
-static void fd_shortage(struct session *s, int rc)
+void session_fd_shortage(struct session *s, int rc)
 {
 	struct rlimit rl;
 
@@ -157,7 +172,7 @@ static int locate(struct session *s, struct target *t)
 	char why[2 * PATH_MAX + 256];
 	int rc = socklocate_find(t->pid, &t->sock);
 
-	fd_shortage(s, rc);
+	session_fd_shortage(s, rc);
 	if (rc == 0) {
 		t->nspid = t->sock.nspid;
 		return 0;
@@ -171,7 +186,7 @@ static int locate(struct session *s, struct target *t)
 			 t->sock.name, t->sock.home[0] ? t->sock.home : "(unknown)");
 	else
 		snprintf(why, sizeof(why), "%s", t->sock.why);
-	fd_shortage(s, rc);
+	session_fd_shortage(s, rc);
 	skip_pid(t, why);
 	return rc;
 }
@@ -329,7 +344,7 @@ static int result_dir_elsewhere(struct target *t)
 	return 0;
 }
 
-static int choose_result_dir(struct session *s, struct target *t)
+static int choose_result_dir(const struct session *s, struct target *t, int *shortage)
 {
 	int rc;
 
@@ -347,7 +362,8 @@ static int choose_result_dir(struct session *s, struct target *t)
 	}
 	t->result_host[0] = '\0';
 	rc = result_dir_elsewhere(t);
-	fd_shortage(s, rc);
+	if (rc == -EMFILE || rc == -ENFILE)
+		*shortage = rc;
 	if (rc == -ECANCELED)
 		return rc; /* said */
 	if (rc < 0) {
@@ -427,24 +443,71 @@ static void connect_failed(struct target *t, const char *why)
 			    t->container, t->sock.host_path);
 }
 
-static int connect_one(struct session *s, struct target *t)
+/*
+ * The params text, the same for every target of one generation writing to
+ * one result folder in one session: built once and copied (1000 targets:
+ * one build of the ~4 KiB JSON, not 1000). An error is built, and said,
+ * each time. A new session forgets it (params_forget).
+ */
+static struct {
+	const struct chip_info *chip;
+	enum proto_version proto;
+	char dir[PATH_MAX];
+	char *text;
+} last_params;
+static pthread_mutex_t last_params_lock = PTHREAD_MUTEX_INITIALIZER; /* joins beside the loop */
+
+void session_params_forget(void)
+{
+	pthread_mutex_lock(&last_params_lock);
+	free(last_params.text);
+	last_params.text = NULL;
+	pthread_mutex_unlock(&last_params_lock);
+}
+
+static char *params_for(const struct session *s, const struct target *t)
+{
+	const struct chip_info *chip = params_chip(s->opts, s->output);
+	char *copy = NULL;
+
+	pthread_mutex_lock(&last_params_lock);
+	if (!last_params.text || last_params.chip != chip || last_params.proto != t->proto ||
+	    strcmp(last_params.dir, t->result_inside)) {
+		char *text = params_build(s->opts, t->proto, t->result_inside, chip);
+
+		if (!text)
+			goto out;
+		free(last_params.text);
+		last_params.text = text;
+		last_params.chip = chip;
+		last_params.proto = t->proto;
+		snprintf(last_params.dir, sizeof(last_params.dir), "%s", t->result_inside);
+	}
+	copy = strdup(last_params.text);
+out:
+	pthread_mutex_unlock(&last_params_lock);
+	return copy;
+}
+
+int session_connect_prepare(const struct session *s, struct target *t, int *shortage)
 {
 	char why[PATH_MAX + 128];
 	int fd;
 
 	choose_protocol(t, s->opts->protocol);
 	choose_limits(t);
-	if (choose_result_dir(s, t)) {
+	if (choose_result_dir(s, t, shortage)) {
 		target_drop(t);
 		return -ENOENT;
 	}
-	t->params = params_build(s->opts, t->proto, t->result_inside, params_chip(s->opts, s->output));
+	t->params = params_for(s, t);
 	if (!t->params)
 		return -EINVAL;
 	fd = target_socket_connect(&t->sock,
 				   t->sock.flavour == SOCK_FLAVOUR_ABSTRACT ? PROTO_V2 : t->proto,
 				   why, sizeof(why));
-	fd_shortage(s, fd);
+	if (fd == -EMFILE || fd == -ENFILE)
+		*shortage = fd;
 	if (fd == -EPERM) {
 		report_target_error(t->pid, "dynprof: refusing pid %d: %s; nothing was sent",
 				    t->pid, why);
@@ -457,13 +520,27 @@ static int connect_one(struct session *s, struct target *t)
 		return fd;
 	}
 	t->fd = fd;
+	return 0;
+}
+
+void session_connect_complete(struct session *s, struct target *t)
+{
 	target_connected(t);
 	/* Folders this process wrote before this run are not ours to report. */
 	if (session_scan_prof_dirs(s, t, NULL, NULL)) {
 		/* Then older folders may be reported as new later; the look after a stop says its own failure. */
 	}
 	note_inherited(s, t);
-	return 0;
+}
+
+static int connect_one(struct session *s, struct target *t)
+{
+	int shortage = 0, rc = session_connect_prepare(s, t, &shortage);
+
+	session_fd_shortage(s, shortage);
+	if (rc == 0)
+		session_connect_complete(s, t);
+	return rc;
 }
 
 /* A server of the other generation, named with the option to use; true when said. */
@@ -480,7 +557,7 @@ static bool wrong_generation(const struct target *t)
 	return true;
 }
 
-static void finish_handshake(struct session *s, struct target *t)
+void session_finish_handshake(struct session *s, struct target *t)
 {
 	struct target_outcome out;
 
@@ -523,7 +600,7 @@ static void announce_attached(struct target *t)
  * server allows 1 s for the params from its accept): sent now, without
  * waiting; the replies are read when all are sent (handshake_finish).
  */
-static void handshake_begin(struct target *t)
+void session_handshake_begin(struct target *t)
 {
 	target_prepare_handshake(t, clock_ms() + CONNECT_TIMEOUT_MS);
 	exchange_begin(&t->xchg);
@@ -548,14 +625,7 @@ static void handshake_finish(struct session *s, int first, int count)
 	free(xs);
 	for (int i = first; i < first + count; i++)
 		if (!s->targets[i]->dropped)
-			finish_handshake(s, s->targets[i]);
-}
-
-/* One target's first exchange, begun and finished. */
-static void handshake(struct session *s, int index)
-{
-	handshake_begin(s->targets[index]);
-	handshake_finish(s, index, 1);
+			session_finish_handshake(s, s->targets[i]);
 }
 
 /* Attach mode: the joins announced, once every target is connected. */
@@ -565,105 +635,13 @@ static void announce_all(struct session *s)
 	for (int i = 0; i < s->ntargets; i++)
 		if (!s->targets[i]->dropped)
 			announce_attached(s->targets[i]);
-}
-
-void session_open_launch(struct session **sp, const struct options *o, const char *output)
-{
-	struct session *s = calloc(1, sizeof(*s));
-
-	*sp = NULL;
-	if (!s)
-		return; /* launch_mode says it */
-	s->opts = o;
-	s->launch = true;
-	snprintf(s->output, sizeof(s->output), "%s", output);
-	s->targets = calloc(SESSION_FIRST_SLOTS, sizeof(*s->targets));
-	if (!s->targets) {
-		free(s);
-		return;
-	}
-	s->slots = SESSION_FIRST_SLOTS;
-	hostdata_prepare(o);
-	watchdog_start(o->timeout_ms); /* before any target connects */
-	*sp = s;
-}
-
-void session_open_follow(struct session **sp, const struct options *o, const char *output)
-{
-	session_open_launch(sp, o, output);
-	if (*sp)
-		(*sp)->follow = true;
-}
-
-static int index_of(const struct session *s, const struct target *t)
-{
 	for (int i = 0; i < s->ntargets; i++)
-		if (s->targets[i] == t)
-			return i;
-	return -1; /* not reached: t was taken from the table */
-}
-
-bool session_has_target(const struct session *s, int pid)
-{
-	for (int i = 0; i < s->ntargets; i++)
-		if (!s->targets[i]->dropped && s->targets[i]->pid == pid)
-			return true;
-	return false;
-}
-
-int session_join(struct session *s, int pid, const char *command, uint64_t cards)
-{
-	struct target *t;
-	char list[192];
-	int rc;
-
-	if (s->closing) {
-		report_info("pid %d (%s) not joined: dynprof is quitting", pid, command);
-		return -ECANCELED;
-	}
-	t = new_slot(s, true);
-	if (!t) {
-		report_target_error(pid, "dynprof: pid %d (%s) cannot join: out of memory (the session holds %d targets)",
-				    pid, command, session_live(s));
-		return -ENOMEM;
-	}
-	t->pid = pid;
-	session_batch_begin(s);
-	rc = socklocate_find(pid, &t->sock);
-	t->nspid = t->sock.nspid;
-	fd_shortage(s, rc);
-	if (rc)
-		report_target_error(pid, "dynprof: pid %d (%s) cannot join: %s", pid, command,
-				    t->sock.why);
-	else
-		rc = connect_one(s, t);
-	if (rc) {
-		target_drop(t);
-		t->released = true; /* never announced: nobody above knows it */
-		session_batch_end(s);
-		return rc;
-	}
-	handshake(s, index_of(s, t));
-	if (t->dropped) {
-		t->released = true;
-		session_batch_end(s);
-		return -ECONNREFUSED;
-	}
-	s->joined++;
-	cards_mask_text(cards, list, sizeof(list));
-	report_info("target joined: pid %d (%s), cards %s", pid, command, list);
-	target_origin_read(t);
-	t->cards = cards;
-	t->joined = true;
-	events_target_join(pid, t->nspid, t->container, command, cards, true);
-	if (s->window_open)
-		session_command_one(s, index_of(s, t), PROTO_CMD_START);
-	session_batch_end(s);
-	return 0;
+		if (!s->targets[i]->dropped)
+			hostdata_target_join(s->targets[i]->pid, s->opts);
 }
 
 /* QUIT on the old connection, its replies read; the server keeps running. */
-static void quit_connection(struct session *s, struct target *t)
+void session_quit_connection(struct session *s, struct target *t)
 {
 	struct target_outcome out;
 	struct exchange *x = &t->xchg;
@@ -677,99 +655,6 @@ static void quit_connection(struct session *s, struct target *t)
 	target_close(t);
 }
 
-/* Each connection uses one of the server's accepts for its lifetime: say when few are left. */
-static void count_accepts(const struct target *t)
-{
-	int made = t->count.connections, left = t->limits.max_accepts - made;
-
-	if (!t->limits.max_accepts)
-		return;
-	if (left == SERVER_ACCEPTS_WARN)
-		report_warning("dynprof: pid %d: %d connections made; its server accepts %d in its lifetime, so at most %d more (fewer if other clients connected)",
-			       t->pid, made, t->limits.max_accepts, left);
-	else if (left <= 0)
-		report_warning("dynprof: pid %d: %d connections made, as many as its server accepts in its lifetime: this one is kept until the server ends it",
-			       t->pid, made);
-}
-
-int session_reconnect(struct session *s, int index, const char *limit)
-{
-	struct target *t = s->targets[index];
-	int rc;
-
-	quit_connection(s, t);
-	free(t->params);
-	t->params = NULL;
-	if (t->result_fd >= 0)
-		close(t->result_fd);
-	t->result_fd = -1;
-	rc = connect_one(s, t);
-	if (rc) {
-		if (t->joined)
-			events_target_leave(t->pid, "error");
-		target_drop(t);
-		return rc;
-	}
-	handshake(s, index);
-	if (t->dropped) {
-		if (t->joined)
-			events_target_leave(t->pid, "error");
-		return -ECONNREFUSED;
-	}
-	if (!strcmp(limit, "idle"))
-		report_info("pid %d: reconnected before the server's idle limit (%d s without a window per connection)",
-			    t->pid, t->limits.idle_ticks);
-	else
-		report_info("pid %d: reconnected before the server's request limit (%d requests per connection)",
-			    t->pid, t->limits.max_commands);
-	count_accepts(t);
-	return 0;
-}
-
-int session_keep_connection(struct session *s, int index, bool start_next)
-{
-	struct target *t = s->targets[index];
-	enum server_reconnect why;
-
-	if (t->dropped || t->fd < 0)
-		return 0;
-	why = server_needs_reconnect(&t->limits, &t->count, clock_ms(), start_next);
-	if (why == SERVER_KEEP)
-		return 0;
-	return session_reconnect(s, index, why == SERVER_RECONNECT_IDLE ? "idle" : "request");
-}
-
-void session_make_room(struct session *s)
-{
-	for (int i = 0; i < s->ntargets; i++)
-		if (session_keep_connection(s, i, true)) {
-			/* Printed, and the target dropped. */
-		}
-}
-
-void session_keepalive(struct session *s)
-{
-	if (s->closing)
-		return;
-	for (int i = 0; i < s->ntargets; i++)
-		if (session_keep_connection(s, i, false)) {
-			/* Printed, and the target dropped. */
-		}
-}
-
-int64_t session_keepalive_due_ms(const struct session *s)
-{
-	int64_t due = -1, now = clock_ms();
-
-	for (int i = 0; i < s->ntargets; i++) {
-		const struct target *t = s->targets[i];
-
-		if (!t->dropped && t->fd >= 0)
-			due = clock_sooner(due, server_reconnect_due_ms(&t->limits, &t->count, now));
-	}
-	return due;
-}
-
 /*
  * The params that cannot fit (an option error) end the run: the targets
  * connected before are let go with their handshake done (so that their
@@ -780,7 +665,7 @@ static void let_go_connected(struct session *s, int upto)
 	handshake_finish(s, 0, upto);
 	for (int j = 0; j < upto; j++)
 		if (!s->targets[j]->dropped) {
-			quit_connection(s, s->targets[j]);
+			session_quit_connection(s, s->targets[j]);
 			target_drop(s->targets[j]);
 		}
 }
@@ -805,7 +690,7 @@ static int connect_all(struct session *s)
 			return rc;
 		}
 		if (rc == 0)
-			handshake_begin(t);
+			session_handshake_begin(t);
 	}
 	handshake_finish(s, 0, s->ntargets);
 	return 0;
@@ -829,12 +714,14 @@ int session_open(struct session **sp, const struct options *o, const char *outpu
 {
 	struct session *s = *sp = calloc(1, sizeof(*s));
 	int rc;
+	session_params_forget();
 
 	if (!s) {
 		report_error("dynprof: cannot open the session: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	s->opts = o;
+	offloop_init(&s->jobs);
 	s->disc = disc;
 	snprintf(s->output, sizeof(s->output), "%s", output);
 	rc = resolve_pid_list(s, o);

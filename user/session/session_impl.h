@@ -8,6 +8,7 @@
 #ifndef DYNPROF_SESSION_IMPL_H
 #define DYNPROF_SESSION_IMPL_H
 
+#include "common/offloop.h"
 #include "results/output.h"
 #include "session/session.h"
 #include "session/target_impl.h"
@@ -47,6 +48,30 @@ struct session {
 	struct session_dismissed_proc *dismissed;
 	int ndismissed;
 	size_t dismissed_cap;
+	struct offloop jobs; /* windows' collections beside the loop (collect.h) */
+	/* session_keep_connection (session_reconnect.c), before a START that waited */
+	int (*keep_connection)(struct session *s, int index, bool start_next);
+	/* A rule's command replied (session_on_reply): the engine's. */
+	void (*on_reply)(void *ctx, int index, enum proto_command cmd);
+	void *on_reply_ctx;
+	/*
+	 * Joins under way (session_join.c): first beside the loop (finding
+	 * the socket, the helper, the result folder, the connect), then their
+	 * handshake as a source of the loop (handshakes: how many targets are
+	 * in it). join_told hears each join's outcome.
+	 */
+	struct join_job *joining;
+	int handshakes;
+	void (*join_told)(void *ctx, int pid, int rc);
+	void *join_ctx;
+	/*
+	 * session_join.c's, for session.c below it (launch and follow mode):
+	 * a joining target's process exited (true: it was joining; its join
+	 * ends without a word); the run ends (handshakes under way brought
+	 * home, each under its 1 s, so that each joined one is quit).
+	 */
+	bool (*join_exited)(struct session *s, int pid);
+	void (*join_finish)(struct session *s);
 };
 
 /*
@@ -64,5 +89,22 @@ void session_forget_dismissed(struct session *s);
 void session_batch_end(struct session *s);
 int session_scan_prof_dirs(struct session *s, struct target *t,
 			   void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;
+
+/* session_connect.c, for session_join.c: the steps of connecting one target. */
+struct target *session_new_slot(struct session *s, bool reuse);
+void session_fd_shortage(struct session *s, int rc);
+/* What may wait on the target (its helper, its socket); thread-safe: a join runs it beside the loop. */
+int session_connect_prepare(const struct session *s, struct target *t, int *shortage) DP_MUST_CHECK;
+void session_connect_complete(struct session *s, struct target *t);
+void session_handshake_begin(struct target *t);
+/* QUIT on the old connection, its replies read, the connection closed; the server keeps running. */
+void session_quit_connection(struct session *s, struct target *t);
+/* The target's next queued command begun, if it has none under way (session.c). */
+void session_pump(struct session *s, int index);
+
+void session_finish_handshake(struct session *s, struct target *t);
+void session_params_forget(void);
+/* session.c, for session_join.c: a START for a target that joined while the window is open. */
+void session_start_joined(struct session *s, int index);
 
 #endif /* DYNPROF_SESSION_IMPL_H */

@@ -40,7 +40,7 @@ int session_live(const struct session *s)
 	int n = 0;
 
 	for (int i = 0; i < s->ntargets; i++)
-		n += !s->targets[i]->dropped;
+		n += !s->targets[i]->dropped && !s->targets[i]->handshaking;
 	return n;
 }
 
@@ -61,6 +61,7 @@ const struct session_target_info *session_target_info(const struct session *s, i
 		.container_id = t->container_id,
 		.container_name = t->container_name,
 		.uid = t->uid,
+		.user_names = t->sock.user_names,
 		.uid_known = t->uid_known,
 		.cards = t->cards,
 		.command = t->command,
@@ -81,7 +82,12 @@ int session_target_pid(const struct session *s, int index)
 
 bool session_target_live(const struct session *s, int index)
 {
-	return !s->targets[index]->dropped;
+	return !s->targets[index]->dropped && !s->targets[index]->handshaking;
+}
+
+bool session_target_joining(const struct session *s, int index)
+{
+	return s->targets[index]->handshaking;
 }
 
 bool session_target_collecting(const struct session *s, int index)

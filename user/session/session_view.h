@@ -58,6 +58,7 @@ struct session_target_info {
 	const char *container_id;   /* full id (64 hex, or runc's), "" on the host */
 	const char *container_name; /* the engine's name, "" unknown */
 	unsigned uid;               /* real uid on the host, when uid_known */
+	const char *user_names;     /* ":a:b:" its own passwd's names of its uid, at its join */
 	bool uid_known;
 	uint64_t cards;      /* cards it held when it joined (bit N: card N) */
 	const char *command; /* its command line when it joined */
@@ -76,6 +77,8 @@ unsigned session_target_serial(const struct session *s, int index);
 int session_target_pid(const struct session *s, int index);
 /* Still a target (not dropped). */
 bool session_target_live(const struct session *s, int index);
+/* Its join under way (its handshake): neither live nor gone yet. */
+bool session_target_joining(const struct session *s, int index);
 /* A window is open in it (opened by a rule or by the console). */
 bool session_target_collecting(const struct session *s, int index);
 /* Requests sent on its current connection (the server ends it at its limit, 101 for 9.x). */

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/offloop.h"
 #include "shared/clock.h"
 #include "shared/fdio.h"
+#include "hostdata/hostdata.h"
 #include "results/output.h"
 #include "session/target_impl.h"
 #include "session/watchdog.h"
@@ -195,7 +197,12 @@ void target_close(struct target *t)
 
 void target_drop(struct target *t)
 {
+	/* A command under way beside the loop must never step a closed (or reused) fd. */
+	if (t->in_flight || t->handshaking)
+		exchange_abandon(&t->xchg, -ECONNRESET);
 	target_close(t);
+	if (t->joined && !t->dropped)
+		hostdata_target_leave(t->pid);
 	t->dropped = true;
 	target_set_collecting(t, false);
 }
@@ -224,6 +231,19 @@ static void remove_empty_result_dir(int fd)
 	close(parent);
 }
 
+/* Its result folder in its own filesystem removed when empty, its helper stopped. */
+static void let_go_files(struct fshelper *fsh, int result_fd)
+{
+	if (fsh && fshelper_drop_result_dir(fsh)) {
+		/* Not empty, or gone: left as it is. */
+	}
+	fshelper_stop(fsh);
+	if (result_fd >= 0) {
+		remove_empty_result_dir(result_fd);
+		close(result_fd);
+	}
+}
+
 void target_free(struct target *t)
 {
 	target_drop(t);
@@ -231,16 +251,45 @@ void target_free(struct target *t)
 	free(t->prof_seen);
 	free(t->inherited);
 	t->inherited = NULL;
-	if (t->fsh && fshelper_drop_result_dir(t->fsh)) {
-		/* Not empty, or gone: left as it is. */
-	}
-	fshelper_stop(t->fsh);
+	let_go_files(t->fsh, t->result_fd);
 	t->fsh = NULL;
-	if (t->result_fd >= 0) {
-		remove_empty_result_dir(t->result_fd);
-		close(t->result_fd);
-	}
 	t->result_fd = -1;
 	t->params = NULL;
 	t->prof_seen = NULL;
+}
+
+struct files_job {
+	struct offloop_job job;
+	struct fshelper *fsh;
+	int result_fd;
+};
+
+static void files_work(struct offloop_job *job)
+{
+	struct files_job *j = (struct files_job *)job;
+
+	let_go_files(j->fsh, j->result_fd);
+}
+
+static void files_done(struct offloop_job *job)
+{
+	free(job);
+}
+
+void target_free_beside(struct target *t, struct offloop *q)
+{
+	struct files_job *j = t->fsh || t->result_fd >= 0 ? malloc(sizeof(*j)) : NULL;
+
+	if (j) {
+		*j = (struct files_job){ .job = { .work = files_work, .done = files_done },
+					 .fsh = t->fsh,
+					 .result_fd = t->result_fd };
+		if (offloop_start(q, &j->job) == 0) {
+			t->fsh = NULL;
+			t->result_fd = -1;
+		} else {
+			free(j); /* no thread: let go of here */
+		}
+	}
+	target_free(t);
 }

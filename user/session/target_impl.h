@@ -22,6 +22,18 @@
 #include "session/server_limits.h"
 #include "session/target_socket.h"
 
+struct collect;
+
+/* A command for one target (session.c's queues): which, for whom, and its number. */
+#define TARGET_QUEUE_MAX 8
+struct target_command {
+	enum proto_command cmd;
+	bool by_rule;
+	bool collecting_only; /* only if it collects when its turn comes (a STOP of the end) */
+	bool waited;          /* queued behind another: a START's room is made when it begins */
+	unsigned serial;      /* the session's command_serial */
+};
+
 struct target {
 	int pid;   /* host pid, as the user gave it */
 	int nspid; /* pid in its own namespace: names its PROF_ folders */
@@ -35,23 +47,33 @@ struct target {
 	bool joined;         /* announced as a target (--events target-join) */
 	bool released;       /* dropped, and no layer above needs its slot (session_hold_slots) */
 	unsigned serial;     /* which target of the run this is (session_target_serial) */
-	struct server_limits limits;  /* what its server allows (server_limits.h) */
-	struct server_count count;    /* this connection as the server counts it, and how many */
-	int last_status;              /* status of the last command's reply (enum proto_status) */
-	unsigned last_command;        /* the session's command_serial when it was last sent one */
-	int64_t last_reply_us;        /* wall clock (us) when that reply came */
-	struct exchange xchg;         /* the exchange in flight */
-	char *prof_seen;              /* PROF_ folder names already reported */
-	char *inherited;              /* of those, the unfinished ones found at connect: windows an
+	struct server_limits limits;   /* what its server allows (server_limits.h) */
+	struct server_count count;     /* this connection as the server counts it, and how many */
+	int last_status;               /* status of the last command's reply (enum proto_status) */
+	unsigned last_command;         /* the session's command_serial when it was last sent one */
+	int64_t last_reply_us;         /* wall clock (us) when that reply came */
+	struct exchange xchg;          /* the exchange in flight */
+	char *prof_seen;               /* PROF_ folder names already reported */
+	char *inherited;               /* of those, the unfinished ones found at connect: windows an
 				    earlier client left open, reported when a stop ends them */
-	char result_inside[PATH_MAX]; /* result_dir as the target sees it */
-	char result_host[PATH_MAX];   /* the same folder as dynprof reaches it */
-	int result_fd;                /* >= 0: a folder inside the target's filesystem,
+	char result_inside[PATH_MAX];  /* result_dir as the target sees it */
+	char result_host[PATH_MAX];    /* the same folder as dynprof reaches it */
+	int result_fd;                 /* >= 0: a folder inside the target's filesystem,
 				    whose PROF_ folders dynprof moves to --output
 				    (no helper could be made: target_results.h) */
-	struct fshelper *fsh;         /* its helper, when its results are in its own filesystem */
-	int windows;                  /* windows opened in it */
-	int64_t window_opened_us;     /* wall clock when the open one opened */
+	struct fshelper *fsh;          /* its helper, when its results are in its own filesystem */
+	struct collect *collect_head;  /* its windows' collections beside the loop (collect.h), the
+				    first running: while there is one, only it uses fsh */
+	bool leave_pending;            /* it left while a collection ran: the leave is told after */
+	bool in_flight;                /* its xchg is a command beside the loop (session flight) */
+	struct target_command sending; /* that command */
+	struct target_command queue[TARGET_QUEUE_MAX]; /* those waiting for its reply, oldest first */
+	int queued;
+	bool handshaking; /* joining: its xchg is its first exchange, a source of the loop */
+	char leave_reason[32];
+	int windows;              /* windows opened in it */
+	int64_t window_opened_us; /* wall clock when the open one opened */
+	uint64_t start_sent_mono; /* CLOCK_MONOTONIC ns its last START was sent (--host-sys-before) */
 	bool window_by_rule; /* the open window is a --window rule's: the rule's record line tells it */
 	struct window_account last_window; /* how its last window ended (results/winaccount.h) */
 	char container[96];                /* its container's name, else its id (12 hex as docker ps
@@ -110,5 +132,11 @@ void target_close(struct target *t);
 void target_drop(struct target *t);
 
 void target_free(struct target *t);
+/*
+ * The same, its helper's work (the result folder's removal, which its user
+ * can hold up by stopping the helper) done on a job of q, beside the loop.
+ */
+struct offloop;
+void target_free_beside(struct target *t, struct offloop *q);
 
 #endif /* DYNPROF_TARGET_IMPL_H */

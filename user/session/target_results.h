@@ -14,6 +14,8 @@
 #ifndef DYNPROF_TARGET_RESULTS_H
 #define DYNPROF_TARGET_RESULTS_H
 
+#include <stdatomic.h>
+
 #include "ns/fshelper.h"
 #include "shared/compiler.h"
 #include "session/target_impl.h"
@@ -36,6 +38,37 @@ int target_results_scan(struct target *t, void (*found)(void *ctx, const char *n
  */
 int target_results_move(struct target *t, const char *name, const char *output, const char *dst,
 			const struct fshelper_limits *lim, struct fshelper_copied *done) DP_MUST_CHECK;
+
+/*
+ * What a collection beside the loop needs (session/collect.c): nothing of
+ * the target's state the loop changes meanwhile. Its helper is the
+ * collection's alone while it runs.
+ */
+struct results_collect {
+	struct fshelper *h;
+	const char *inside;       /* the result folder as the target sees it (for messages) */
+	int names;                /* target_prof_names */
+	const char *output, *sub; /* where folders go: output/sub/<name> ("" sub: output/<name>) */
+	struct fshelper_limits lim;
+	/*
+	 * The window was stopped cleanly, and (*next_started, set by the loop
+	 * before it sends the target a START) a next window may have begun: a
+	 * folder without end_info is then that one's, left for its own look.
+	 */
+	bool finished_only;
+	const atomic_bool *next_started;
+	/* each folder found and moved: rc as target_results_move's */
+	void (*moved)(void *ctx, const char *prof, const char *dst, int rc,
+		      const struct fshelper_copied *copied);
+	void *ctx;
+};
+
+/*
+ * List the result folder through c->h and move each wanted folder not in
+ * *known (which grows), calling c->moved for each. 0 or the listing's
+ * negative errno. Prints nothing but a not-a-folder warning.
+ */
+int target_results_collect(const struct results_collect *c, char **known) DP_MUST_CHECK;
 
 /* Whether folders are moved out of the target's filesystem. */
 bool target_results_elsewhere(const struct target *t);

@@ -7,6 +7,8 @@
 #include <linux/unix_diag.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
@@ -14,6 +16,7 @@
 
 #include "ns/netns_socket.h"
 #include "sock/sockdiag.h"
+#include "sock/sockheld.h"
 #include "shared/array_size.h"
 #include "shared/clock.h"
 
@@ -21,10 +24,23 @@
 #define CACHE_SLOTS 8
 #define CACHE_IDLE_MS 30000 /* a namespace not asked about for this long is let go */
 #define RECV_BUF 32768
+#define LISTENERS_KEEP_MS 1000 /* a dump of a namespace's listeners is used this long */
+#define LISTENERS_MAX 65536    /* listeners kept per namespace at most */
 
 bool sockdiag_same_dev(uint32_t vfs_dev, dev_t st_dev)
 {
 	return (vfs_dev >> 20) == major(st_dev) && (vfs_dev & 0xfffffU) == minor(st_dev);
+}
+
+int sockdiag_name_text(const struct sockdiag_rec *r, char *out, size_t outlen)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+	if (!r->has_name)
+		return -ENOENT;
+	memcpy(a.sun_path, r->name, r->name_len);
+	return sockheld_addr_text(&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + r->name_len),
+				  out, outlen);
 }
 
 size_t sockdiag_build(void *buf, uint32_t ino, uint32_t states, uint32_t show, uint32_t seq)
@@ -76,6 +92,14 @@ static int parse_attrs(const unsigned char *p, size_t len, struct sockdiag_rec *
 			r->has_vfs = true;
 			break;
 		}
+		case UNIX_DIAG_NAME:
+			/* Never more than sun_path holds: a longer one is not an address. */
+			if (vlen > SOCKDIAG_NAME_MAX)
+				return -EBADMSG;
+			memcpy(r->name, v, vlen);
+			r->name_len = (uint8_t)vlen;
+			r->has_name = true;
+			break;
 		case UNIX_DIAG_PEER:
 			if (vlen < sizeof(uint32_t))
 				return -EBADMSG;
@@ -207,6 +231,14 @@ int sockdiag_query(int nlfd, uint32_t ino, uint32_t states, uint32_t show, sockd
 
 /* ---- sockets per network namespace ------------------------------------------ */
 
+/* The listeners of one namespace, sorted by inode (one dump's). */
+struct listeners {
+	struct sockdiag_rec *rec;
+	int n, cap;
+	bool too_many;
+	int64_t taken_ms; /* 0: none kept */
+};
+
 static struct {
 	pthread_mutex_t lock;
 	struct slot {
@@ -214,6 +246,7 @@ static struct {
 		dev_t dev;
 		ino_t ino;
 		int64_t used_ms;
+		struct listeners kept; /* the namespace's listeners at kept.taken_ms */
 	} slots[CACHE_SLOTS];
 } cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -221,6 +254,7 @@ static void slot_free(struct slot *s)
 {
 	if (s->used_ms && s->fd >= 0)
 		close(s->fd);
+	free(s->kept.rec);
 	*s = (struct slot){ .fd = -1 };
 }
 
@@ -247,7 +281,8 @@ static struct slot *slot_find(dev_t dev, ino_t ino, bool *hit)
 	return victim;
 }
 
-int sockdiag_socket_for(int pid)
+/* The cached socket of the netns of `pid`, and which namespace it is. */
+static int socket_for(int pid, dev_t *dev, ino_t *ino)
 {
 	struct netns ns;
 	struct slot *s;
@@ -256,6 +291,8 @@ int sockdiag_socket_for(int pid)
 
 	if (fd < 0)
 		return fd;
+	*dev = ns.dev;
+	*ino = ns.ino;
 	pthread_mutex_lock(&cache.lock);
 	s = slot_find(ns.dev, ns.ino, &hit);
 	if (!hit) {
@@ -274,6 +311,14 @@ int sockdiag_socket_for(int pid)
 	return fd;
 }
 
+int sockdiag_socket_for(int pid)
+{
+	dev_t dev;
+	ino_t ino;
+
+	return socket_for(pid, &dev, &ino);
+}
+
 void sockdiag_socket_drop(int fd)
 {
 	pthread_mutex_lock(&cache.lock);
@@ -281,4 +326,119 @@ void sockdiag_socket_drop(int fd)
 		if (cache.slots[i].used_ms && cache.slots[i].fd == fd)
 			slot_free(&cache.slots[i]);
 	pthread_mutex_unlock(&cache.lock);
+}
+
+/* ---- a namespace's listeners, kept a moment ---------------------------------- */
+
+static void add_listener(void *ctx, const struct sockdiag_rec *r)
+{
+	struct listeners *l = ctx;
+
+	if (l->too_many || r->state != SOCKDIAG_LISTEN)
+		return;
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 256;
+		void *grown = cap <= LISTENERS_MAX ? realloc(l->rec, (size_t)cap * sizeof(*l->rec)) :
+						     NULL;
+
+		if (!grown) {
+			l->too_many = true;
+			return;
+		}
+		l->rec = grown;
+		l->cap = cap;
+	}
+	l->rec[l->n++] = *r;
+}
+
+static int by_ino(const void *a, const void *b)
+{
+	uint32_t x = ((const struct sockdiag_rec *)a)->ino, y = ((const struct sockdiag_rec *)b)->ino;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first of `inos` that listens on `path` in `l`: 1 and *rec, else 0. */
+static int search(const struct listeners *l, const uint32_t *inos, int n, const char *path,
+		  struct sockdiag_rec *rec)
+{
+	char text[SOCKDIAG_NAME_MAX + 2];
+
+	for (int i = 0; i < n && l->n; i++) {
+		struct sockdiag_rec key = { .ino = inos[i] };
+		const struct sockdiag_rec *r = bsearch(&key, l->rec, (size_t)l->n, sizeof(key), by_ino);
+
+		if (r && !sockdiag_name_text(r, text, sizeof(text)) && !strcmp(text, path)) {
+			*rec = *r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* In the kept dump of (dev, ino), if young enough: 1 found, 0 not, -ENOENT none kept. */
+static int search_kept(dev_t dev, ino_t ino, const uint32_t *inos, int n, const char *path,
+		       struct sockdiag_rec *rec)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&cache.lock);
+	for (size_t i = 0; i < ARRAY_SIZE(cache.slots); i++) {
+		struct slot *s = &cache.slots[i];
+
+		if (s->used_ms && s->dev == dev && s->ino == ino && s->kept.taken_ms &&
+		    clock_ms() - s->kept.taken_ms < LISTENERS_KEEP_MS)
+			rc = search(&s->kept, inos, n, path, rec);
+	}
+	pthread_mutex_unlock(&cache.lock);
+	return rc;
+}
+
+/* A fresh dump kept for (dev, ino), in place of the one before. */
+static void keep(dev_t dev, ino_t ino, struct listeners *l)
+{
+	pthread_mutex_lock(&cache.lock);
+	for (size_t i = 0; i < ARRAY_SIZE(cache.slots) && l->rec; i++) {
+		struct slot *s = &cache.slots[i];
+
+		if (s->used_ms && s->dev == dev && s->ino == ino) {
+			free(s->kept.rec);
+			s->kept = *l;
+			l->rec = NULL;
+		}
+	}
+	pthread_mutex_unlock(&cache.lock);
+	free(l->rec);
+}
+
+int sockdiag_find_listener(int pid, const uint32_t *inos, int n, const char *path,
+			   struct sockdiag_rec *rec)
+{
+	struct listeners l = { 0 };
+	dev_t dev;
+	ino_t ino;
+	int nl = socket_for(pid, &dev, &ino), rc;
+
+	if (nl < 0)
+		return nl;
+	rc = search_kept(dev, ino, inos, n, path, rec);
+	if (rc == 1)
+		return rc;
+	/* None kept, too old, or the listener is younger than the dump: a new one. */
+	rc = sockdiag_query(nl, 0, 1U << SOCKDIAG_LISTEN, UDIAG_SHOW_NAME | UDIAG_SHOW_VFS,
+			    add_listener, &l);
+	if (!rc && l.too_many)
+		rc = -E2BIG;
+	if (rc) {
+		if (rc != -EOPNOTSUPP && rc != -E2BIG)
+			sockdiag_socket_drop(nl);
+		free(l.rec);
+		return rc;
+	}
+	if (l.n)
+		qsort(l.rec, (size_t)l.n, sizeof(*l.rec), by_ino);
+	rc = search(&l, inos, n, path, rec);
+	l.taken_ms = clock_ms() ? clock_ms() : 1;
+	keep(dev, ino, &l);
+	return rc;
 }

@@ -7,6 +7,10 @@
  *    to. Compared with a stat of the path it proves that the file is that
  *    listener's, not another process's that took the path over (CANN 9.x
  *    unlinks before bind: the last process with a key owns the path).
+ *  - UNIX_DIAG_NAME: the address a socket is bound to (an accepted
+ *    socket carries its listener's), so that the few sockets a process
+ *    holds are matched to a path one by one, without reading every row of
+ *    its namespace's /proc/net/unix (thousands with many targets).
  *  - UNIX_DIAG_PEER and UNIX_DIAG_SHUTDOWN: an accepted socket whose client
  *    closed has peer 0 and shutdown 3 (both directions). CANN 9.x and 8.5.0
  *    never close accepted sockets, so such stale sockets pile up; only one
@@ -34,17 +38,29 @@
 #define SOCKDIAG_ESTABLISHED 1 /* TCP_ESTABLISHED */
 #define SOCKDIAG_SHUTDOWN_BOTH 3
 
+/* The bytes of sun_path an address can have. */
+#define SOCKDIAG_NAME_MAX 108
+
 /* One socket as sock_diag describes it; has_* say which attributes came. */
 struct sockdiag_rec {
 	uint32_t ino;
 	uint8_t type;  /* SOCK_STREAM ... */
 	uint8_t state; /* SOCKDIAG_LISTEN, SOCKDIAG_ESTABLISHED, ... */
-	bool has_vfs, has_peer, has_shutdown;
+	bool has_vfs, has_peer, has_shutdown, has_name;
 	uint32_t vfs_ino;
 	uint32_t vfs_dev; /* the kernel's internal dev_t (major << 20 | minor) */
 	uint32_t peer;    /* the peer's inode; 0: the peer is gone */
 	uint8_t shutdown; /* RCV_SHUTDOWN 1 | SEND_SHUTDOWN 2 */
+	uint8_t name_len; /* bytes of name: sun_path as bound (a path's NUL
+			     counted, an abstract name's leading NUL too) */
+	char name[SOCKDIAG_NAME_MAX];
 };
+
+/*
+ * The record's address as /proc/net/unix prints it (sockheld_addr_text):
+ * 0 and the text; -ENOENT unbound or not asked for; -ENAMETOOLONG.
+ */
+int sockdiag_name_text(const struct sockdiag_rec *r, char *out, size_t outlen) DP_MUST_CHECK;
 
 /* A stat() st_dev against a UNIX_DIAG_VFS device. */
 bool sockdiag_same_dev(uint32_t vfs_dev, dev_t st_dev);
@@ -90,6 +106,26 @@ int sockdiag_query(int nlfd, uint32_t ino, uint32_t states, uint32_t show, sockd
  * the cache: do not close it. Negative errno on failure.
  */
 int sockdiag_socket_for(int pid) DP_MUST_CHECK;
+
+/*
+ * The first of `inos` (n sockets that a process of the netns of `pid`
+ * holds: the caller read them from its fds just now) that listens on
+ * `path` (as /proc/net/unix prints it), with its name and bound file
+ * (UNIX_DIAG_VFS): 1 and *rec; 0 none of them does; -EOPNOTSUPP no
+ * unix_diag; -E2BIG more listeners in the namespace than are kept; other
+ * negative errno.
+ *
+ * From one dump of the namespace's listeners, kept for a second and used
+ * for every process asked about meanwhile (1000 targets connected one
+ * after the other: one dump, not a walk of the namespace's sockets each),
+ * taken again when none of `inos` is in it (a listener younger than the
+ * dump). A kept record is true now for a socket the process still holds:
+ * a listening socket listens, on the same name and file, until it is
+ * closed, and its inode number is not given to another socket within a
+ * second (sockfs numbers count up through 2^32).
+ */
+int sockdiag_find_listener(int pid, const uint32_t *inos, int n, const char *path,
+			   struct sockdiag_rec *rec) DP_MUST_CHECK;
 
 /* Forget a cached socket that failed (its namespace may be gone). */
 void sockdiag_socket_drop(int fd);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Locating a target's dynamic-profiling socket without touching it (see socklocate.h). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -13,10 +12,10 @@
 #include <unistd.h>
 
 #include "dynprof/proto.h"
-#include "common/pidtab.h"
 #include "common/rootfile.h"
 #include "common/hostpw.h"
 #include "proc/fdscan.h"
+#include "proc/pidmemo.h"
 #include "sock/netunix.h"
 #include "proc/procfs.h"
 #include "sock/socklocate.h"
@@ -116,87 +115,87 @@ static int collect_keys(struct sock_location *ts, char keys[2][SOCKLOCATE_KEY_MA
  * either. Keyed by pid; when HOME_MEMO_MAX are kept, those of processes
  * gone are let go (all, if none is).
  */
-#define HOME_MEMO_MAX 4096
-struct home_memo {
-	unsigned long long start;
-	uid_t uid;
-	int err;
-	char home[]; /* "" with an error */
-};
-static struct pidtab home_memo;
-static pthread_mutex_t home_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The homes found, by (pid, start, uid inside). A caller that may not wait
+ * (the loop: the process model's looks, every 100 ms): a home not known
+ * yet is read beside it, marked meanwhile as -EINPROGRESS.
+ */
+static struct pidmemo homes = PIDMEMO_INIT;
+static _Thread_local bool no_wait;
 
-static bool memo_get(const struct sock_location *ts, char *home, size_t len, int *err)
+static struct pidmemo_key home_key(const struct sock_location *ts)
 {
-	const struct home_memo *m;
-	bool hit;
+	return (struct pidmemo_key){ .pid = ts->pid, .start = ts->start_time, .tag = ts->inner_uid };
+}
 
-	pthread_mutex_lock(&home_memo_lock);
-	m = pidtab_get(&home_memo, ts->pid);
-	hit = m && m->start == ts->start_time && m->uid == ts->inner_uid;
+/* A caller that may wait reads it itself rather than wait for the look under way. */
+static bool memo_get(struct sock_location *ts, int *err)
+{
+	struct pidmemo_key k = home_key(ts);
+	char text[PATH_MAX + SOCKLOCATE_NAMES_MAX] = ""; /* kept as "home\0names\0" */
+	bool hit = pidmemo_get(&homes, &k, no_wait, err, text, sizeof(text) - 1);
+
 	if (hit) {
-		snprintf(home, len, "%s", m->home);
-		*err = m->err;
+		size_t h = strnlen(text, sizeof(ts->home) - 1);
+
+		memcpy(ts->home, text, h); /* put from the same fields: it fits */
+		ts->home[h] = '\0';
+		snprintf(ts->user_names, sizeof(ts->user_names), "%.*s", SOCKLOCATE_NAMES_MAX - 1,
+			 text + h + 1);
 	}
-	pthread_mutex_unlock(&home_memo_lock);
 	return hit;
 }
 
-/* Let go of the homes of processes that are gone (all of them when none is). */
-static void memo_sweep(void)
+static void memo_put(const struct sock_location *ts, int err)
 {
-	int *gone = malloc(home_memo.count * sizeof(*gone));
-	size_t n = 0;
+	struct pidmemo_key k = home_key(ts);
+	size_t h = strlen(ts->home) + 1, n = strlen(ts->user_names) + 1;
+	char *text = malloc(h + n);
 
-	for (size_t i = 0; gone && i < pidtab_cap(&home_memo); i++) {
-		const struct pidtab_slot *sl = pidtab_slot(&home_memo, i);
-		const struct home_memo *m = sl->val;
-		unsigned long long start;
-
-		if (sl->pid && (procfs_start_time(sl->pid, &start) || start != m->start))
-			gone[n++] = sl->pid;
-	}
-	if (!gone || n == 0) {
-		for (size_t i = 0; i < pidtab_cap(&home_memo); i++)
-			free(pidtab_slot(&home_memo, i)->val);
-		pidtab_free(&home_memo);
-		pidtab_init(&home_memo);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(pidtab_del(&home_memo, gone[i]));
-	free(gone);
+	if (!text)
+		return; /* read again next time */
+	memcpy(text, ts->home, h);
+	memcpy(text + h, ts->user_names, n);
+	pidmemo_put(&homes, &k, err, text, h + n);
+	free(text);
 }
 
-static void memo_put(const struct sock_location *ts, const char *home, int err)
-{
-	size_t n = strlen(home) + 1;
-	struct home_memo *m = malloc(sizeof(*m) + n);
+static int passwd_home(struct sock_location *ts);
 
-	if (!m)
-		return; /* looked up again next time */
-	m->start = ts->start_time;
-	m->uid = ts->inner_uid;
-	m->err = err;
-	memcpy(m->home, home, n);
-	pthread_mutex_lock(&home_memo_lock);
-	if (home_memo.count >= HOME_MEMO_MAX)
-		memo_sweep();
-	free(pidtab_del(&home_memo, ts->pid));
-	if (pidtab_put(&home_memo, ts->pid, m))
-		free(m);
-	pthread_mutex_unlock(&home_memo_lock);
+static void lookup_main(void *arg)
+{
+	(void)passwd_home(arg); /* kept in the memo: the loop's next look has it */
 }
 
-/* The home of ts->inner_uid in the passwd file of the target's own root, read with its rights. */
-static int passwd_home(struct sock_location *ts, char *home, size_t len)
+/* The home of ts's process read beside the caller: -EINPROGRESS (the look is marked). */
+static int lookup_beside(const struct sock_location *ts)
+{
+	struct sock_location *copy = malloc(sizeof(*copy));
+	struct pidmemo_key k = home_key(ts);
+
+	if (!copy)
+		return -EINPROGRESS; /* tried again at the next look */
+	*copy = *ts;
+	return pidmemo_beside(&homes, &k, lookup_main, copy);
+}
+
+/*
+ * The home of ts->inner_uid in the passwd file of the target's own root,
+ * read with its rights, and the names that file gives that uid (user=).
+ */
+static int passwd_home(struct sock_location *ts)
 {
 	struct targetfs fs;
 	char *text = NULL;
 	size_t n;
 	int err;
 
-	if (memo_get(ts, home, len, &err))
+	ts->home[0] = ts->user_names[0] = '\0';
+	if (memo_get(ts, &err))
 		return err;
+	/* Its own filesystem, through a helper with its user's uid, which that user may stop. */
+	if (no_wait && targetfs_foreign(ts->pid))
+		return lookup_beside(ts);
 	err = targetfs_open(&fs, ts->pid);
 	if (err)
 		return err;
@@ -205,11 +204,15 @@ static int passwd_home(struct sock_location *ts, char *home, size_t len)
 		WHY(ts, "%s; " TARGETFS_REFUSED, fs.why);
 	targetfs_close(&fs);
 	if (err == 0) {
-		err = passwd_parse_home(text, ts->inner_uid, home, len);
+		err = passwd_parse_home(text, ts->inner_uid, ts->home, sizeof(ts->home));
+		if (passwd_parse_names(text, ts->inner_uid, ts->user_names, sizeof(ts->user_names)))
+			ts->user_names[0] = '\0';
 		free(text);
 	}
+	if (err)
+		ts->home[0] = '\0';
 	if (err != -ESRCH && err != -EINTR)
-		memo_put(ts, err ? "" : home, err);
+		memo_put(ts, err);
 	return err;
 }
 
@@ -226,7 +229,12 @@ static int find_home(struct sock_location *ts, int rootfd)
 		    ts->pid);
 		return -ENOENT;
 	}
-	err = passwd_home(ts, ts->home, sizeof(ts->home));
+	err = passwd_home(ts);
+	if (err == -EINPROGRESS) {
+		WHY(ts, "the home of uid %u of pid %d is being read from its passwd",
+		    (unsigned)ts->inner_uid, ts->pid);
+		return err;
+	}
 	/*
 	 * Not in its passwd file: the name service's (LDAP, SSSD...), as getpwuid()
 	 * in the target gives it; only when it shares dynprof's root and so, most
@@ -479,6 +487,11 @@ int socklocate_find(int pid, struct sock_location *out)
 	}
 	out->why[0] = '\0';
 	return 0;
+}
+
+void socklocate_no_wait(bool on)
+{
+	no_wait = on;
 }
 
 int socklocate_names(const struct sock_location *ts, char names[][SOCKLOCATE_NAME_MAX], int max)

@@ -42,6 +42,8 @@ enum sock_flavour {
 	SOCK_FLAVOUR_ABSTRACT,
 };
 
+#define SOCKLOCATE_NAMES_MAX 256
+
 struct sock_location {
 	int pid;                       /* host pid (as dynprof sees it) */
 	uid_t uid;                     /* the target's real uid, as dynprof sees it */
@@ -54,14 +56,16 @@ struct sock_location {
 	char key_text[SOCKLOCATE_KEY_MAX]; /* the key as the name spells it: CANN keeps the
 					      env text as given ("0777") */
 	char home[PATH_MAX];               /* home as the target sees it */
-	enum sock_flavour flavour;         /* which of the three the found socket is */
-	char name[SOCKLOCATE_NAME_MAX];    /* socket file name, e.g. dynamic_profiling_socket_42 */
-	char path[PATH_MAX];               /* as the target sees it: <home>/<name> */
-	char host_path[PATH_MAX];          /* as dynprof reaches it: /proc/<pid>/root<home>/<name>;
+	/* ":a:b:" the names its own passwd gives inner_uid (user=NAME), "" unknown */
+	char user_names[SOCKLOCATE_NAMES_MAX];
+	enum sock_flavour flavour;      /* which of the three the found socket is */
+	char name[SOCKLOCATE_NAME_MAX]; /* socket file name, e.g. dynamic_profiling_socket_42 */
+	char path[PATH_MAX];            /* as the target sees it: <home>/<name> */
+	char host_path[PATH_MAX];       /* as dynprof reaches it: /proc/<pid>/root<home>/<name>;
 				     ABSTRACT: path and host_path are "@<name>" */
-	unsigned long listen_ino;          /* ABSTRACT: the listening socket's inode, which the
+	unsigned long listen_ino;       /* ABSTRACT: the listening socket's inode, which the
 				     target held when found; 0 for the file flavours */
-	char why[512];                     /* after a failed find: a short human reason */
+	char why[512];                  /* after a failed find: a short human reason */
 };
 
 /*
@@ -88,6 +92,13 @@ struct sock_location {
  *  other negative errno. `why` says which, in every failure.
  */
 int socklocate_find(int pid, struct sock_location *out) DP_MUST_CHECK;
+/*
+ * For this thread from now on, a caller that may not wait on a target (the
+ * follow and launch loop's tracker): a home that only the target's helper
+ * can read (its own filesystem) and that is not known yet is read beside
+ * it; socklocate_find gives -EINPROGRESS until it is (ask again).
+ */
+void socklocate_no_wait(bool on);
 
 /*
  * The candidate names of a located socket in find's order (key, then

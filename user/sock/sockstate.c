@@ -16,6 +16,7 @@
 #include "sock/sockdiag.h"
 #include "sock/sockheld.h"
 #include "sock/sockstate.h"
+#include "sock/sockstate_impl.h"
 #include "sock/socklocate.h"
 #include "shared/decimal.h"
 
@@ -30,87 +31,9 @@ static int in_set(const unsigned long *set, int n, unsigned long inode)
 	return 0;
 }
 
-static int open_piddir(int pid)
-{
-	char dir[32];
-	int fd;
-
-	snprintf(dir, sizeof(dir), "/proc/%d", pid);
-	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? (errno == ENOENT ? -ESRCH : -errno) : fd;
-}
-
-/* ---- which rows the process holds ------------------------------------------ */
-
-/* The target's other socket fds, for the look at other namespaces (sockheld.h). */
-struct other_fds {
-	struct sockheld_fd fd[SOCKHELD_FDS_MAX];
-	int n;
-	bool more; /* some were left out */
-};
-
-struct owned_ctx {
-	const struct netunix_match *m;
-	struct sock_owned *out;
-	struct other_fds *others; /* NULL: not wanted */
-};
-
-static int owned_fd(void *ctx, int fddir, const char *name, int fd, const char *target)
-{
-	struct owned_ctx *o = ctx;
-	unsigned long inode = fdscan_socket_inode(target);
-	bool listening, connected;
-
-	(void)fddir;
-	(void)name;
-	if (!inode)
-		return 0;
-	listening = in_set(o->m->listening, o->m->nlistening, inode);
-	connected = in_set(o->m->connected, o->m->nconnected, inode);
-	if (!o->out->listener && listening)
-		o->out->listener = inode;
-	if (connected && o->out->nconnected < NETUNIX_MAX_INODES)
-		o->out->connected[o->out->nconnected++] = inode;
-	/* Neither: a socket of another kind, path or network namespace. */
-	if (!listening && !connected && o->others) {
-		if (o->others->n < SOCKHELD_FDS_MAX)
-			o->others->fd[o->others->n++] = (struct sockheld_fd){ .fd = fd, .ino = inode };
-		else
-			o->others->more = true;
-	}
-	return 0;
-}
-
-/* What the process holds on `path`, and its other socket fds when `others`. */
-static int owned_scan(int pid, const char *path, struct sock_owned *out, struct other_fds *others)
-{
-	struct netunix_match *m = malloc(sizeof(*m));
-	struct owned_ctx o = { .m = m, .out = out, .others = others };
-	int err, piddir;
-
-	memset(out, 0, sizeof(*out));
-	if (others) {
-		others->n = 0;
-		others->more = false;
-	}
-	if (!m)
-		return -ENOMEM;
-	piddir = open_piddir(pid);
-	if (piddir < 0) {
-		free(m);
-		return piddir;
-	}
-	err = netunix_find(piddir, path, m);
-	if (!err && m->nlistening)
-		err = fdscan(piddir, owned_fd, &o);
-	close(piddir);
-	free(m);
-	return err;
-}
-
 int sockstate_owned(int pid, const char *path, struct sock_owned *out)
 {
-	return owned_scan(pid, path, out, NULL);
+	return sockstate_owned_scan(pid, path, out, NULL, false);
 }
 
 /* ---- sock_diag --------------------------------------------------------------- */
@@ -303,7 +226,7 @@ static void find_holder(struct sock_owner *owner)
 
 		if (decimal_int(e->d_name, 1, INT_MAX, &pid))
 			continue;
-		piddir = open_piddir(pid);
+		piddir = sockstate_open_piddir(pid);
 		if (piddir < 0)
 			continue;
 		if (fdscan(piddir, holds_inode, &h) < 0)
@@ -330,7 +253,10 @@ static enum sock_verdict check_file_owned(const struct sock_location *ts, const 
 
 	memset(owner, 0, sizeof(*owner));
 	if (owned->listener) {
-		err = query_one(ts->pid, owned->listener, UDIAG_SHOW_VFS, &r);
+		/* Already told when the listener was found (sockowned.c). */
+		r = owned->listener_rec;
+		err = owned->listener_known ? 0 :
+					      query_one(ts->pid, owned->listener, UDIAG_SHOW_VFS, &r);
 		if (err) {
 			note_no_sockdiag(err);
 			return SOCK_UNSURE;
@@ -365,6 +291,13 @@ enum sock_verdict sockstate_check_file(const struct sock_location *ts, const cha
 	free(owned);
 	if (v == SOCK_TAKEN)
 		find_holder(owner);
+	/*
+	 * The listener bound to the file is held by the target itself (its
+	 * listener record, read earlier, was of another socket: inode numbers
+	 * are reused): it is the target's.
+	 */
+	if (v == SOCK_TAKEN && owner->pid == ts->pid)
+		v = SOCK_OURS;
 	return v;
 }
 
@@ -425,7 +358,7 @@ static int classify(const struct sock_location *ts, enum pm_socket_state *state)
 
 	*state = PM_SOCKET_NONE;
 	if (owned && others)
-		err = owned_scan(ts->pid, ts->path, owned, others);
+		err = sockstate_owned_scan(ts->pid, ts->path, owned, others, true);
 	if (!err && owned->listener)
 		err = classify_owned(ts, owned, others, state);
 	free(owned);
@@ -444,7 +377,7 @@ int sockstate_read(int pid, struct sockstate *out)
 	if (!ts)
 		return -ENOMEM;
 	err = socklocate_find(pid, ts);
-	if (err == -ESRCH || err == -ENOMEM) {
+	if (err == -ESRCH || err == -ENOMEM || err == -EINPROGRESS) { /* what was known stays */
 		free(ts);
 		return err;
 	}

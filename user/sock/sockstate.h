@@ -5,11 +5,11 @@
  *
  * The socket is found as attach finds it (socklocate_find: the process's
  * key, its home in its own root, both file names, else its abstract name).
- * Then, matched by inode between /proc/<pid>/net/unix (the sockets of the
- * process's network namespace) and the process's own fds ("socket:[INODE]"),
- * among the rows whose path is the socket's path as the process sees it
- * ("@<name>" for an abstract one), and with sock_diag (sockdiag.h) in the
- * process's netns:
+ * Then, among the process's own fds ("socket:[INODE]"), the sockets whose
+ * address is the socket's path as the process sees it ("@<name>" for an
+ * abstract one), as sock_diag (sockdiag.h) in the process's netns names
+ * them (sockowned.c; /proc/<pid>/net/unix, every socket of the netns, is
+ * read only without sock_diag):
  *
  *   LISTENING  the process holds a listening row (__SO_ACCEPTCON, St 01)
  *              and, for a file, that listener is bound to the very file
@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 
 #include "sock/netunix.h"
+#include "sock/sockdiag.h"
 #include "sock/socklocate.h"
 #include "shared/compiler.h"
 
@@ -80,9 +81,14 @@ struct sock_owned {
 	unsigned long listener;                      /* its listening socket on the path, 0 none */
 	unsigned long connected[NETUNIX_MAX_INODES]; /* its accepted sockets on it */
 	int nconnected;
+	bool listener_known;              /* listener_rec is sock_diag's record of it */
+	struct sockdiag_rec listener_rec; /* (its bound file's numbers: UNIX_DIAG_VFS) */
 };
 
-/* 0, -ESRCH (gone), other negative errno. */
+/*
+ * The listener on `path` that the process holds (the connection needs no
+ * more: connected is left empty). 0, -ESRCH (gone), other negative errno.
+ */
 int sockstate_owned(int pid, const char *path, struct sock_owned *out) DP_MUST_CHECK;
 
 /* Whose a socket file is, proven without connecting to it. */

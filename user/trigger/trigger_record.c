@@ -19,8 +19,16 @@
 #include "results/winaccount.h"
 #include "trigger/triggers_impl.h"
 
+/* A window's line waiting for its fate: its folders are still being brought out. */
+struct pending_line {
+	cJSON *w; /* the rule's part, built when the window closed */
+	int i;    /* the target */
+};
+
 struct trigger_record {
 	FILE *f; /* <output>/<pid>_dynprof_windows (JSON lines) */
+	struct pending_line *pending;
+	int npending, cap;
 };
 
 /* Opened at the first window closed (tried again at the next when it failed). */
@@ -46,10 +54,85 @@ static struct trigger_record *open_record(struct triggers *tg)
 	return tg->record->f ? tg->record : NULL;
 }
 
+/* Who the window was in: a container's pid 1 is told apart by its host pid, container, command. */
+static void add_origin(cJSON *w, const struct session_target_info *t)
+{
+	winaccount_origin_to_json(w, t->nspid, t->container, t->command);
+}
+
+static void print_line(struct trigger_record *rec, cJSON *w)
+{
+	char *text = cJSON_PrintUnformatted(w);
+
+	if (text && rec->f) {
+		fprintf(rec->f, "%s\n", text);
+		fflush(rec->f);
+	}
+	free(text);
+}
+
+/* The session's part (folders, fate; who it was in), then the line. */
+static void finish_line(struct triggers *tg, struct trigger_record *rec, cJSON *w, int i)
+{
+	struct session_target_info info;
+
+	/* How the session saw the window end: its folders, its fate. */
+	if (session_target_last_window(tg->s, i)->number > 0)
+		winaccount_to_json(session_target_last_window(tg->s, i), session_output(tg->s), w);
+	add_origin(w, session_target_info(tg->s, i, &info)); /* after the edges: readers of the older keys keep their order */
+	print_line(rec, w);
+	cJSON_Delete(w);
+}
+
+static bool waits_before(const struct trigger_record *rec, int end, int i)
+{
+	for (int k = 0; k < end; k++)
+		if (rec->pending[k].i == i)
+			return true;
+	return false;
+}
+
+void trigger_record_flush(struct triggers *tg, bool all)
+{
+	struct trigger_record *rec = tg->record;
+	int kept = 0;
+
+	if (!rec)
+		return;
+	for (int k = 0; k < rec->npending; k++) {
+		struct pending_line *p = &rec->pending[k];
+
+		/* In order per target: a later line waits behind an earlier one. */
+		if (all || (session_target_settled(tg->s, p->i) && !waits_before(rec, k, p->i)))
+			finish_line(tg, rec, p->w, p->i);
+		else
+			rec->pending[kept++] = *p;
+	}
+	rec->npending = kept;
+}
+
+static bool defer(struct trigger_record *rec, cJSON *w, int i)
+{
+	if (rec->npending == rec->cap) {
+		int cap = rec->cap ? 2 * rec->cap : 8;
+		struct pending_line *grown = realloc(rec->pending, (size_t)cap * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		rec->pending = grown;
+		rec->cap = cap;
+	}
+	rec->pending[rec->npending++] = (struct pending_line){ w, i };
+	return true;
+}
+
 void trigger_record_close(struct trigger_record *rec)
 {
 	if (!rec)
 		return;
+	for (int k = 0; k < rec->npending; k++)
+		cJSON_Delete(rec->pending[k].w);
+	free(rec->pending);
 	if (rec->f)
 		fclose(rec->f);
 	free(rec);
@@ -84,21 +167,13 @@ static void add_measure(cJSON *edge, const struct condition *c, uint64_t value_n
 	json_add_uint64(edge, "typical_us", typical_ns / 1000);
 }
 
-/* Who the window was in: a container's pid 1 is told apart by its host pid, container, command. */
-static void add_origin(cJSON *w, const struct session_target_info *t)
-{
-	winaccount_origin_to_json(w, t->nspid, t->container, t->command);
-}
-
 /* One JSON line per closed window: which rule, when each edge fired and was acknowledged. */
 void trigger_record_window(struct triggers *tg, int i, int r)
 {
 	const struct rule_run *run = run_of(tg, i, r);
 	int64_t stop_ack_us = run->stop_ack_us;
 	struct trigger_record *rec = open_record(tg);
-	struct session_target_info info;
 	cJSON *w;
-	char *text;
 
 	if (!rec || !(w = cJSON_CreateObject()))
 		return;
@@ -115,15 +190,9 @@ void trigger_record_window(struct triggers *tg, int i, int r)
 	if (run->stop_value_ns) /* not for a window that ended by exit or quit first */
 		add_measure(cJSON_GetObjectItem(w, "stop"), &tg->rules[r].stop, run->stop_value_ns,
 			    run->stop_typical_ns);
-	/* How the session saw the window end: its folders, its fate. */
-	if (session_target_last_window(tg->s, i)->number > 0)
-		winaccount_to_json(session_target_last_window(tg->s, i), session_output(tg->s), w);
-	add_origin(w, session_target_info(tg->s, i, &info)); /* after the edges: readers of the older keys keep their order */
-	text = cJSON_PrintUnformatted(w);
-	if (text) {
-		fprintf(rec->f, "%s\n", text);
-		fflush(rec->f);
-	}
-	free(text);
-	cJSON_Delete(w);
+	/* Its folders still being brought out (or a line before it waiting): written once they are. */
+	if ((!session_target_settled(tg->s, i) || waits_before(rec, rec->npending, i)) &&
+	    defer(rec, w, i))
+		return;
+	finish_line(tg, rec, w, i);
 }

@@ -290,18 +290,23 @@ static void send_due(struct triggers *tg, struct sends *out)
 		} else if (out->start[i])
 			make_room(tg, i);
 	}
-	if (any(out->start, n)) {
+	/* Each reply is told when it came (trigger_replied): a hung target delays only its own. */
+	if (any(out->start, n))
 		session_command_some(tg->s, PROTO_CMD_START, out->start);
-		for (int i = 0; i < n; i++)
-			if (out->start[i])
-				after_start(tg, i, session_target_last_reply_us(tg->s, i));
-	}
-	if (any(out->stop, n)) {
+	if (any(out->stop, n))
 		session_command_some(tg->s, PROTO_CMD_STOP, out->stop);
-		for (int i = 0; i < n; i++)
-			if (out->stop[i])
-				after_stop(tg, i);
-	}
+}
+
+void trigger_replied(void *ctx, int index, enum proto_command cmd)
+{
+	struct triggers *tg = ctx;
+
+	if (index >= tg->known || tg->gone[index])
+		return;
+	if (cmd == PROTO_CMD_START)
+		after_start(tg, index, session_target_last_reply_us(tg->s, index));
+	else if (cmd == PROTO_CMD_STOP)
+		after_stop(tg, index);
 }
 
 bool trigger_evaluate(struct triggers *tg)

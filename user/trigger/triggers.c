@@ -126,6 +126,7 @@ struct triggers *triggers_new(struct session *s, const struct window_rule *rules
 			triggers_close(tg);
 			return NULL;
 		}
+	session_on_reply(s, trigger_replied, tg); /* the session closes first: tg outlives it */
 	return tg;
 }
 
@@ -135,7 +136,7 @@ void triggers_close(struct triggers *tg)
 		return;
 	trigger_calls_close(tg->calls);
 	trigger_inputs_close(tg->in);
-	trigger_record_close(tg->record);
+	trigger_record_close(tg->record); /* every line was written at quit (the session is gone now) */
 	trigger_waiters_close(tg->waiters);
 	runs_free(tg->runs);
 	free(tg->gone);
@@ -225,6 +226,8 @@ static bool follow_targets(struct triggers *tg)
 	if (!grow_room(tg, count))
 		return false;
 	for (int i = 0; i < count; i++) {
+		if (session_target_joining(tg->s, i))
+			continue; /* seen once it joined (or let go): it counts from its join */
 		if (unseen(tg, i)) {
 			tg->known = i >= tg->known ? i + 1 : tg->known; /* the parts loop over known */
 			if (notice(tg, i)) {
@@ -300,6 +303,7 @@ static bool any_waits_for_card(const struct triggers *tg)
 
 void triggers_tick(struct triggers *tg)
 {
+	trigger_record_flush(tg, false);
 	recheck_cards(tg);
 	trigger_inputs_check_files(tg->in);
 	trigger_calls_refresh(tg);
@@ -344,6 +348,7 @@ int triggers_timeout_ms(const struct triggers *tg)
 void triggers_quitting(struct triggers *tg)
 {
 	trigger_runs_quit(tg);
+	trigger_record_flush(tg, true); /* the session's shutdown gave every window its fate */
 }
 
 /*

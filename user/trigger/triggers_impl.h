@@ -62,6 +62,8 @@ static inline int target_pid(const struct triggers *tg, int target)
 /* trigger_round.c: the runs driven against the session. */
 /* Step every rule on every target, send what is due; true when something was sent. */
 bool trigger_evaluate(struct triggers *tg);
+/* The session's word that a rule's command to target index was replied (session_on_reply). */
+void trigger_replied(void *ctx, int index, enum proto_command cmd);
 /* Target i joined: its runs wait for their first start. */
 void trigger_runs_take_in(struct triggers *tg, int i);
 /* Target i left / the run ends: open windows recorded, runs done. */
@@ -76,6 +78,8 @@ bool trigger_rules_grow(struct triggers *tg);
 /* trigger_record.c: window r of target i closed: one record line. */
 void trigger_record_window(struct triggers *tg, int i, int r);
 void trigger_record_close(struct trigger_record *rec);
+/* Lines whose windows now have their fate written (all: every line, the run's end). */
+void trigger_record_flush(struct triggers *tg, bool all);
 
 /* trigger_waiters.c */
 struct trigger_waiters *trigger_waiters_new(void);

@@ -26,6 +26,9 @@ TEST(name_uid_and_home_agree_with_getpwuid)
 	CHECK_STR(name, pw->pw_name);
 	CHECK_INT(hostpw_uid(name, &uid), 0);
 	CHECK_INT(uid, getuid());
+	gid_t gid = (gid_t)-1;
+	CHECK_INT(hostpw_gid(getuid(), &gid), 0);
+	CHECK_INT(gid, pw->pw_gid);
 	if (want[0]) {
 		CHECK_INT(hostpw_home(getuid(), home, sizeof(home)), 0);
 		CHECK_STR(home, want);

@@ -18,6 +18,7 @@ TEST(fields_counted_after_the_last_paren)
 	CHECK_INT(procstat_parse(line, &st), 0);
 	CHECK_INT(st.state, 'S');
 	CHECK_INT(st.flags, 4194560);
+	CHECK(st.utime == 1 && st.stime == 2); /* fields 14 and 15: cpu time in ticks */
 	CHECK(st.start == 987654321ULL);
 	CHECK(st.vsize == 1000);
 }

@@ -27,6 +27,36 @@ TEST(pid_alone_implies_dynamic_on)
 	options_free(&o);
 }
 
+TEST(trace_on_off_and_its_fold_threshold)
+{
+	struct options o;
+	char *a[] = { "dynprof", "--pid=1", NULL };
+	char *b[] = { "dynprof", "--pid=1", "--trace=on", "--trace-fold=2ms", NULL };
+	char *c[] = { "dynprof", "--pid=1", "--trace=on", "--trace-fold=0", NULL };
+	char *d[] = { "dynprof", "--pid=1", "--trace=yes", NULL };
+	char *e[] = { "dynprof", "--pid=1", "--trace-fold=2s", NULL };
+	char *f[] = { "dynprof", "--pid=1", "--trace-fold=10", NULL };
+	char *g[] = { "dynprof", "--pid=1", "--trace", NULL };
+	char *h[] = { "dynprof", "--list", "--trace=on", NULL };
+	char *i[] = { "dynprof", "--remote=/run/ctl", "--trace=on", "stop", NULL };
+
+	CHECK_INT(parse(&o, a), 0);
+	CHECK(!o.trace && o.trace_fold_ns == 100000); /* off; 100 us */
+	options_free(&o);
+	CHECK_INT(parse(&o, b), 0);
+	CHECK(o.trace && o.trace_fold_ns == 2000000);
+	options_free(&o);
+	CHECK_INT(parse(&o, c), 0);
+	CHECK(o.trace && o.trace_fold_ns == 0);
+	options_free(&o);
+	CHECK(parse(&o, d) != 0);
+	CHECK(parse(&o, e) != 0); /* past 1 s */
+	CHECK(parse(&o, f) != 0); /* a unit is needed */
+	CHECK(parse(&o, g) != 0);
+	CHECK(parse(&o, h) != 0); /* nothing of a run to trace */
+	CHECK(parse(&o, i) != 0);
+}
+
 TEST(first_non_option_begins_the_application)
 {
 	struct options o;

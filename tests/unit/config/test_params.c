@@ -189,10 +189,10 @@ TEST(host_sys_list_turns_each_item_on_but_keeps_dynprofs_own)
 	cJSON *r = build(PROTO_V2, -1, SW("--host-sys=cpu,disk,osrt,numa"));
 
 	REQUIRE(r);
-	CHECK_STR(str(r, "host_sys"), "disk,numa");
+	CHECK_STR(str(r, "host_sys"), "numa");
 	CHECK_STR(str(r, "host_cpu_profiling"), "off");
 	CHECK_STR(str(r, "host_osrt_profiling"), "off");
-	CHECK_STR(str(r, "host_disk_profiling"), "on");
+	CHECK_STR(str(r, "host_disk_profiling"), "off"); /* dynprof's own */
 	CHECK_STR(str(r, "host_numa_profiling"), "on");
 	CHECK_STR(str(r, "host_mem_profiling"), "off");
 	CHECK_STR(str(r, "host_network_profiling"), "off");
@@ -203,12 +203,14 @@ TEST(host_sys_list_turns_each_item_on_but_keeps_dynprofs_own)
 
 TEST(host_sys_of_only_dynprofs_items_sends_none)
 {
-	cJSON *r = build(PROTO_V2, -1, SW("--host-sys=osrt,cpu,mem"));
+	cJSON *r = build(PROTO_V2, -1, SW("--host-sys=osrt,cpu,mem,disk,network"));
 
 	REQUIRE(r);
 	CHECK_STR(str(r, "host_sys"), "");
 	CHECK_STR(str(r, "host_osrt_profiling"), "off");
 	CHECK_STR(str(r, "host_mem_profiling"), "off");
+	CHECK_STR(str(r, "host_disk_profiling"), "off");
+	CHECK_STR(str(r, "host_network_profiling"), "off");
 	cJSON_Delete(r);
 }
 
@@ -385,28 +387,55 @@ static void write_file(const char *path, const char *text, mode_t mode)
 	REQUIRE(chmod(path, mode) == 0);
 }
 
+/* dir/PROF_..._<stamp>_.../host/info.json holding json. */
+static void prof_with_info(const char *dir, const char *stamp, const char *json)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/PROF_000001_%s_00000001AAAAAAAA", dir, stamp);
+	REQUIRE(mkdir(p, 0755) == 0);
+	strcat(p, "/host");
+	REQUIRE(mkdir(p, 0755) == 0);
+	strcat(p, "/info.json");
+	write_file(p, json, 0644);
+}
+
 TEST(chip_from_the_newest_prof_folders_info_json)
+{
+	char dir[] = "/tmp/dp-chip.XXXXXX", where[1024];
+	int id = -1;
+
+	REQUIRE(mkdtemp(dir));
+	CHECK_INT(chip_from_prof_dirs(dir, &id, where, sizeof(where)), -ENOENT);
+	prof_with_info(dir, "20260101000000000", "{\"pid\":\"1\",\"platform_version\":\"4\"}");
+	prof_with_info(dir, "20260202000000000", "{\"platform_version\":5}");
+	CHECK_INT(chip_from_prof_dirs(dir, &id, where, sizeof(where)), 0);
+	CHECK_INT(id, 5);
+	CHECK(strstr(where, "20260202") != NULL);
+	/* A newer folder of dynprof's agent names the chip it was told: not evidence. */
+	prof_with_info(dir, "20260303000000000", "{\"platform_version\":\"2\",\"cannVersion\":\"none\"}");
+	CHECK_INT(chip_from_prof_dirs(dir, &id, where, sizeof(where)), 0);
+	CHECK_INT(id, 5);
+	CHECK(strstr(where, "20260202") != NULL);
+}
+
+/* Thousands of other folders without an info.json: only the newest few are looked at. */
+TEST(chip_look_is_bounded_to_the_newest_folders)
 {
 	char dir[] = "/tmp/dp-chip.XXXXXX", p[512], where[1024];
 	int id = -1;
 
 	REQUIRE(mkdtemp(dir));
-	CHECK_INT(chip_from_prof_dirs(dir, &id, where, sizeof(where)), -ENOENT);
-	snprintf(p, sizeof(p), "%s/PROF_000001_20260101000000000_00000001AAAAAAAA", dir);
-	REQUIRE(mkdir(p, 0755) == 0);
-	strcat(p, "/host");
-	REQUIRE(mkdir(p, 0755) == 0);
-	strcat(p, "/info.json");
-	write_file(p, "{\"pid\":\"1\",\"platform_version\":\"4\"}", 0644);
-	snprintf(p, sizeof(p), "%s/PROF_000001_20260202000000000_00000001AAAAAAAA", dir);
-	REQUIRE(mkdir(p, 0755) == 0);
-	strcat(p, "/host");
-	REQUIRE(mkdir(p, 0755) == 0);
-	strcat(p, "/info.json");
-	write_file(p, "{\"platform_version\":5}", 0644);
+	/* The oldest names the chip; 40 newer ones name none. */
+	prof_with_info(dir, "20250101000000000", "{\"platform_version\":5}");
 	CHECK_INT(chip_from_prof_dirs(dir, &id, where, sizeof(where)), 0);
-	CHECK_INT(id, 5);
-	CHECK(strstr(where, "20260202") != NULL);
+	for (int i = 0; i < 40; i++) {
+		snprintf(p, sizeof(p), "%s/PROF_000001_202602%02d000000000_00000001AAAAAAAA", dir, i + 1);
+		REQUIRE(mkdir(p, 0755) == 0);
+	}
+	CHECK_INT(chip_from_prof_dirs(dir, &id, where, sizeof(where)), -ENOENT);
+	CHECK(strstr(where, "41 PROF_ folders") != NULL);
+	CHECK(strstr(where, "none of the newest 32") != NULL);
 }
 
 /* A driver tree as /etc/ascend_install.info describes it, with the stand-in library. */
@@ -497,7 +526,7 @@ TEST(v1_each_switch_sets_its_bit)
 TEST(v1_sends_v1_key_names_and_strict_types)
 {
 	cJSON *r = build(PROTO_V1, CHIP_V4_1_0,
-			 SW("--ge-api=l1", "--host-sys=cpu,disk", "--host-sys-usage=cpu",
+			 SW("--ge-api=l1", "--host-sys=cpu,disk,numa", "--host-sys-usage=cpu",
 			    "--host-sys-usage-freq=10"));
 
 	REQUIRE(r);
@@ -505,7 +534,7 @@ TEST(v1_sends_v1_key_names_and_strict_types)
 	CHECK_STR(str(r, "profLevel"), "l1");
 	CHECK_STR(str(r, "host_sys"), "on");
 	CHECK_STR(str(r, "host_one_pid_cpu_profiling"), "off"); /* dynprof's own */
-	CHECK_STR(str(r, "host_disk_profiling"), "on");
+	CHECK_STR(str(r, "host_disk_profiling"), "off");
 	CHECK_STR(str(r, "host_one_pid_mem_profiling"), "off");
 	CHECK_STR(str(r, "host_sys_usage"), "on");
 	CHECK_STR(str(r, "host_sys_cpu_profiling"), "on");

@@ -169,6 +169,96 @@ static int field_count(const char *s)
 	return n;
 }
 
+/*
+ * A host_pthreadcall line read as msprof reads it: split at blanks; at
+ * least 5 words; the last "<d.d>" (no fraction: dropped); word 1 the tid
+ * with its ']'; word 2 a number; word 3 the name after "->" up to '('.
+ * 1 and the fields when kept, 0 when msprof drops the line.
+ */
+struct pparsed {
+	char tid[16], start[32], name[64], dur[32];
+};
+
+static int msprof_pthread(const char *line, struct pparsed *p)
+{
+	char copy[HOSTFMT_LINE_MAX], *w[16], *save, *arrow;
+	size_t n = 0, len;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *t = strtok_r(copy, " \t\n", &save); t && n < 16; t = strtok_r(NULL, " \t\n", &save))
+		w[n++] = t;
+	if (n < 5)
+		return 0;
+	len = strlen(w[n - 1]);
+	if (w[n - 1][0] != '<' || w[n - 1][len - 1] != '>' || len < 3)
+		return 0;
+	w[n - 1][len - 1] = '\0';
+	if (!time_at(w[n - 1] + 1, p->dur, sizeof(p->dur)))
+		return 0;
+	snprintf(p->tid, sizeof(p->tid), "%.*s", (int)strcspn(w[1], "]"), w[1]);
+	if (!time_at(w[2], p->start, sizeof(p->start)) || strlen(p->start) != strlen(w[2]))
+		return 0;
+	arrow = strstr(w[3], "->");
+	if (!arrow)
+		return 0;
+	snprintf(p->name, sizeof(p->name), "%.*s", (int)strcspn(arrow + 2, "("), arrow + 2);
+	return strcmp(p->name, "pthread_once") != 0; /* msprof skips it (after pinning its clock) */
+}
+
+TEST(pthread_line_parses_as_msprof_reads_it)
+{
+	char line[HOSTFMT_LINE_MAX];
+	struct pparsed p;
+
+	CHECK(hostfmt_pthread_line(line, sizeof(line), 494690580208123ull, 45678, 7463, "libc.so.6",
+				   "pthread_create", 0x7ffd1234, 0) > 0);
+	CHECK_STR(line, "[pid 7463] 494690.580208123 libc.so.6->pthread_create(0x7ffd1234) = 0 <0.000045678>\n");
+	REQUIRE(msprof_pthread(line, &p));
+	CHECK_STR(p.tid, "7463");
+	CHECK_STR(p.start, "494690.580208123");
+	CHECK_STR(p.name, "pthread_create");
+	CHECK_STR(p.dur, "0.000045678");
+}
+
+TEST(a_zero_length_pthread_call_keeps_its_fraction)
+{
+	char line[HOSTFMT_LINE_MAX];
+	struct pparsed p;
+
+	CHECK(hostfmt_pthread_line(line, sizeof(line), 1000000000ull, 0, 1, "libc.so.6",
+				   "pthread_mutex_init", 0, -22) > 0);
+	REQUIRE(msprof_pthread(line, &p)); /* ltrace's "<0>" would be dropped */
+	CHECK_STR(p.dur, "0.000000000");
+	CHECK_STR(p.start, "1.000000000");
+	CHECK(strstr(line, " = -22 ") != NULL);
+}
+
+TEST(a_pthread_lib_or_name_that_would_shift_the_words_is_refused)
+{
+	char line[HOSTFMT_LINE_MAX];
+
+	CHECK_INT(hostfmt_pthread_line(line, sizeof(line), 1, 1, 1, "lib c.so", "pthread_join", 0, 0),
+		  -EINVAL);
+	CHECK_INT(hostfmt_pthread_line(line, sizeof(line), 1, 1, 1, "libx->y.so", "pthread_join", 0, 0),
+		  -EINVAL);
+	CHECK_INT(hostfmt_pthread_line(line, sizeof(line), 1, 1, 1, "libc.so.6", "", 0, 0), -EINVAL);
+	CHECK_INT(hostfmt_pthread_line(line, sizeof(line), 1, 1, 1, "", "pthread_join", 0, 0), -EINVAL);
+	CHECK_INT(hostfmt_pthread_line(line, 20, 1, 1, 1, "libc.so.6", "pthread_join", 0, 0), -ENOSPC);
+}
+
+TEST(the_pthread_anchor_is_parsed_for_the_clock_then_dropped)
+{
+	char line[HOSTFMT_LINE_MAX];
+	struct pparsed p;
+
+	CHECK(hostfmt_pthread_anchor(line, sizeof(line), 494690580208123ull, 7456, "libc.so.6") > 0);
+	CHECK_STR(line, "[pid 7456] 494690.580208123 libc.so.6->pthread_once(0x0) = 0 <0.000000000>\n");
+	CHECK_INT(msprof_pthread(line, &p), 0);
+	/* msprof pins its clock before the name check: the duration and time must parse */
+	CHECK_STR(p.dur, "0.000000000");
+	CHECK_STR(p.start, "494690.580208123");
+}
+
 TEST(a_stat_line_with_a_spaced_comm_keeps_52_fields)
 {
 	char buf[HOSTFMT_LINE_MAX];

@@ -67,6 +67,11 @@ TEST(scan_prefers_the_executable_mapping)
 	CHECK_STR(hit->host_path, "/proc/4242/root/usr/lib/libfoo.so.1.2");
 	CHECK(hit->executable);
 	CHECK(!hit->deleted);
+	/* the chosen mapping's range (its map_files name) and the file's identity */
+	CHECK(hit->start == 0x7f0000020000ul && hit->end == 0x7f0000040000ul);
+	CHECK_INT(hit->dev_major, 8);
+	CHECK_INT(hit->dev_minor, 1);
+	CHECK(hit->inode == 200);
 	CHECK_INT(scan("demo_task", hit), 0);
 	CHECK_STR(hit->path, "/usr/bin/demo_task");
 	CHECK(hit->executable);

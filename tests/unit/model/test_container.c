@@ -61,6 +61,12 @@ TEST(container_podman_root_and_rootless)
 		  ID);
 }
 
+TEST(container_nerdctl_cgroupfs_and_systemd)
+{
+	CHECK_STR(cid("9:memory:/default/" ID "\n0::/default/" ID "\n"), ID);
+	CHECK_STR(cid("0::/system.slice/nerdctl-" ID ".scope\n"), ID);
+}
+
 TEST(container_conmon_is_not_the_container)
 {
 	CHECK_STR(cid("0::/machine.slice/libpod-conmon-" ID ".scope\n"), "");

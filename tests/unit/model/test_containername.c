@@ -35,6 +35,10 @@ TEST(hostile_names_are_dropped)
 	CHECK(container_name_from_docker("{\"Name\":\"/a\\u001b[2Jb\"}", name, sizeof(name)) != 0);
 	CHECK(container_name_from_docker("{\"Name\":\"/a/../b\"}", name, sizeof(name)) != 0);
 	CHECK(container_name_from_docker("{\"Name\":\"/a b\"}", name, sizeof(name)) != 0);
+	CHECK(container_name_from_docker("{\"Name\":\"/a\xff"
+					 "b\"}",
+					 name, sizeof(name)) != 0);
+	CHECK(container_name_from_docker("{\"Name\":\"/\\u00e9t\\u00e9\"}", name, sizeof(name)) != 0);
 	CHECK(container_name_from_docker("{\"Name\":\"/much-too-long\"}", name, sizeof(name)) != 0);
 	CHECK(container_name_from_docker("{\"Name\":7}", name, sizeof(name)) != 0);
 	CHECK(container_name_from_docker("{\"Name\":\"/\"}", name, sizeof(name)) != 0);

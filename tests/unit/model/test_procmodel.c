@@ -4,6 +4,7 @@
  * kernel events for pids above pid_max (no such process exists, so nothing
  * is read from /proc for them).
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "model/opencheck.h"
@@ -166,6 +167,42 @@ TEST(model_card_open_sets_the_card_and_forks_inherit_it)
 	CHECK_INT(procmodel_get(m, NOPID + 9)->cards, 1);
 	CHECK_STR(r.log, "exec:5000001:0 open:5000001:8 open:5000001:28 exec:5000002:28 open:5000002:28 "
 			 "exec:5000009:1 open:5000009:1");
+	procmodel_free(m);
+}
+
+/*
+ * The card users' socket re-check in slices (the tracker's, so that 1000
+ * of them never hold up the loop): a slice past its time re-checks one
+ * holder and stops; the pass ends back at slot 0; with time left, one call
+ * does the whole pass.
+ */
+TEST(model_socket_recheck_goes_in_slices)
+{
+	struct recorder r;
+	struct procmodel *m = test_model(&r);
+	struct dp_event e;
+	size_t cursor = 0;
+	int calls = 0;
+	bool done = false;
+
+	REQUIRE(m != NULL);
+	for (int i = 1; i <= 5; i++) {
+		e = ev(DP_EVENT_CARD_OPEN, NOPID + i, 1, 100);
+		e.card = 0;
+		procmodel_apply(m, &e);
+	}
+	/* One more process, no card: not a holder, not a slice of its own. */
+	e = ev(DP_EVENT_FORK, NOPID + 7, 1, 100);
+	procmodel_apply(m, &e);
+	while (!done && calls < 100) {
+		done = procmodel_refresh_sockets_until(m, &cursor, 0);
+		calls++;
+	}
+	CHECK(done);
+	CHECK_INT(calls, 5);
+	CHECK_INT(cursor, 0);
+	CHECK(procmodel_refresh_sockets_until(m, &cursor, INT64_MAX));
+	CHECK_INT(cursor, 0);
 	procmodel_free(m);
 }
 

@@ -436,4 +436,27 @@ TEST(passwd_uid_of_a_name_first_match_wins)
 	CHECK_INT(passwd_parse_uid(PASSWD, "", &u), -EINVAL);
 }
 
+/* The names of a uid, as --user and user= take them: each name's first line decides. */
+TEST(passwd_names_of_a_uid_are_those_whose_first_line_gives_it)
+{
+	static const char text[] = "alice:x:1001:1:::\n"
+				   "bob:x:1002:1:::\n"
+				   "alias:x:1001:1:::\n"
+				   "bob:x:1001:1:::\n" /* bob's first line says 1002 */
+				   "root:x:0:0:::\n";
+	char names[64], tiny[8];
+
+	CHECK_INT(passwd_parse_names(text, 1001, names, sizeof(names)), 0);
+	CHECK_STR(names, ":alice:alias:");
+	CHECK(passwd_names_have(names, "alice"));
+	CHECK(passwd_names_have(names, "alias"));
+	CHECK(!passwd_names_have(names, "bob"));
+	CHECK(!passwd_names_have(names, "ali"));
+	CHECK(!passwd_names_have(names, ""));
+	CHECK_INT(passwd_parse_names(text, 7, names, sizeof(names)), -ENOENT);
+	/* What does not fit is left out, whole. */
+	CHECK_INT(passwd_parse_names(text, 1001, tiny, sizeof(tiny)), 0);
+	CHECK_STR(tiny, ":alice:");
+}
+
 UNIT_MAIN()

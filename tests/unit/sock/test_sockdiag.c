@@ -155,6 +155,46 @@ TEST(sockdiag_parse_listener_vfs_and_stale_peer)
 	CHECK_INT(s.n, 3);
 }
 
+/* UNIX_DIAG_NAME: a path with its NUL, an abstract name's NULs; the text as /proc/net/unix prints it. */
+TEST(sockdiag_parse_name_and_its_text)
+{
+	struct wbuf w = { .len = 0 };
+	struct sink s = { .n = 0 };
+	char text[SOCKDIAG_NAME_MAX + 2], big[SOCKDIAG_NAME_MAX + 1];
+
+	msg_begin(&w, SOCK_DIAG_BY_FAMILY, 5);
+	diag_msg(&w, SOCKDIAG_LISTEN, 100);
+	attr(&w, UNIX_DIAG_NAME, "/root/dynamic_profiling_socket_1", 33); /* the NUL counted */
+	msg_end(&w);
+	msg_begin(&w, SOCK_DIAG_BY_FAMILY, 5);
+	diag_msg(&w, SOCKDIAG_LISTEN, 101);
+	attr(&w, UNIX_DIAG_NAME, "\0dyn_prof_sock_7\0x", 18); /* every byte is the name */
+	msg_end(&w);
+	msg_begin(&w, SOCK_DIAG_BY_FAMILY, 5);
+	diag_msg(&w, SOCKDIAG_ESTABLISHED, 102); /* unbound: no name */
+	msg_end(&w);
+	CHECK_INT(sockdiag_parse(w.b, w.len, 5, false, collect, &s), 0);
+	REQUIRE(s.n == 3);
+	CHECK(s.recs[0].has_name && s.recs[0].name_len == 33);
+	CHECK_INT(sockdiag_name_text(&s.recs[0], text, sizeof(text)), 0);
+	CHECK_STR(text, "/root/dynamic_profiling_socket_1");
+	CHECK_INT(sockdiag_name_text(&s.recs[1], text, sizeof(text)), 0);
+	CHECK_STR(text, "@dyn_prof_sock_7@x");
+	CHECK(!s.recs[2].has_name);
+	CHECK_INT(sockdiag_name_text(&s.recs[2], text, sizeof(text)), -ENOENT);
+	CHECK_INT(sockdiag_name_text(&s.recs[0], text, 10), -ENAMETOOLONG);
+	/* Longer than sun_path: not an address. */
+	memset(big, 'a', sizeof(big));
+	w.len = 0;
+	s.n = 0;
+	msg_begin(&w, SOCK_DIAG_BY_FAMILY, 5);
+	diag_msg(&w, SOCKDIAG_LISTEN, 103);
+	attr(&w, UNIX_DIAG_NAME, big, sizeof(big));
+	msg_end(&w);
+	CHECK_INT(sockdiag_parse(w.b, w.len, 5, false, collect, &s), -EBADMSG);
+	CHECK_INT(s.n, 0);
+}
+
 TEST(sockdiag_parse_exact_answer_and_errors)
 {
 	struct wbuf w = { .len = 0 };
