@@ -20,31 +20,44 @@ monitor_bg() { # monitor_bg [args]: the monitor in the background, its control s
 	wait_until 10 listening $T/ctl || { cat $T/out; fail "the monitor did not start"; }
 }
 
-# N card users, PAR at a time, each holding its card a second; every
-# RULED-th runs as ruled_job (the rule's exec: name). Waits for them all.
-# Every RULED-th job is a ruled_job, living 4 s (its window, joined, started
-# and stopped 100 ms later, fits even on a loaded or sanitized run), waited
-# for at the end; the others live 2 s (joined in time beside another
-# suite), 8 at a time.
+# N card users, 8 at a time; every RULED-th runs as ruled_job (the rule's
+# exec: name). Each lives until the monitor has joined it (a ruled job:
+# until its window is saved), not for a fixed time: on a loaded or
+# sanitized run a job that ended first would be a join the test never
+# sees. Then the batch is ended with SIGTERM and waited for.
+joined_pid() { grep -q "^\[INFO\] target joined: pid $1 " $T/out; }
+window_saved_pid() { grep -q "^\[INFO\] pid $1: window saved in " $T/out; }
+end_batch() { # end_batch RULED-PIDS... -- PIDS...: each joined (a ruled one saved), then ended
+	local p ruled=1
+	for p in "$@"; do
+		[ "$p" = -- ] && { ruled=0; continue; }
+		wait_until 60 joined_pid $p || fail "card user $p was not joined within 60 s"
+		[ $ruled = 1 ] || continue
+		wait_until 60 window_saved_pid $p || fail "the window of ruled job $p was not saved within 60 s"
+	done
+	for p in "$@"; do [ "$p" = -- ] || kill -TERM $p 2> /dev/null; done
+	for p in "$@"; do [ "$p" = -- ] || wait $p 2> /dev/null; done
+}
 card_users() { # card_users N RULED (the card made before the monitor started)
 	local card=$T/dev/davinci0
 	local i batch=() ruled=()
 	for i in $(seq $1); do
 		if [ $((i % $2)) = 0 ]; then
 			env LD_PRELOAD="$AGENT_SO" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
-				$T/ruled_job $card 4 > /dev/null 2>&1 &
+				$T/ruled_job $card 120 > /dev/null 2>&1 &
 			ruled+=($!)
-			continue
+		else
+			env LD_PRELOAD="$AGENT_SO" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+				$T/card_job $card 120 > /dev/null 2>&1 &
+			batch+=($!)
 		fi
-		env LD_PRELOAD="$AGENT_SO" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
-			$T/card_job $card 2 > /dev/null 2>&1 &
-		batch+=($!)
-		[ ${#batch[@]} -lt 8 ] && continue
-		wait "${batch[@]}"
-		batch=()
+		remember_pid $!
+		[ $((${#batch[@]} + ${#ruled[@]})) -lt 8 ] && continue
+		end_batch "${ruled[@]}" -- "${batch[@]}"
+		batch=() ruled=()
 	done
-	[ ${#batch[@]} -gt 0 ] && wait "${batch[@]}"
-	[ ${#ruled[@]} -gt 0 ] && wait "${ruled[@]}"
+	[ $((${#batch[@]} + ${#ruled[@]})) -gt 0 ] && end_batch "${ruled[@]}" -- "${batch[@]}"
+	return 0
 }
 short_procs() { local i; for i in $(seq $1); do /bin/true; done; }
 
