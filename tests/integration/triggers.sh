@@ -220,7 +220,9 @@ test_trigger_exec_glob_in_launch_mode() {
 test_trigger_target_exit_before_its_window_is_not_success() {
 	local pid; pid=$(start_target)
 	dp_background --pid=$pid --output=$T/o --window=start=signal:USR1
-	sleep 0.3
+	# Connected first (under load a fixed 0.3 s was not enough: the target
+	# was gone before dynprof looked, "serves no dynamic profiling socket").
+	wait_until 20 grep -q "Start profiling" $T/out || fail "dynprof never connected: $(cat $T/out)"
 	kill -TERM $pid
 	wait $DP_PID
 	expect_status 1 $?
