@@ -211,3 +211,23 @@ test_sigterm_stops_the_open_window_and_exits_128_plus_15() {
 	expect_line "^dynamic profiling for pid $pid stop success$"
 	[ -s "$(prof_dirs_of $T/o $pid)/host/end_info" ] || fail "the window was not saved: $(ls $T/o)"
 }
+
+# A join that failed for now is tried again: a job whose server is slow to
+# hand the params back (stopped here; on a loaded host, a burst of jobs
+# starting at once: 390 of 1000 once) times out once, then joins when it
+# answers, not never.
+test_a_join_that_timed_out_is_tried_again() {
+	local slow; slow=$(start_target)
+	kill -STOP $slow
+	follow_bg
+	wait_until 10 grep -q "^\[ERROR\] recv params timeout, server for pid $slow " $T/out ||
+		{ kill -CONT $slow; cat $T/out; fail "the stopped job's join did not time out"; }
+	expect_line "^\[INFO\] pid $slow: its join is tried again in 1 s \(1 of 5\)$"
+	kill -CONT $slow
+	wait_until 20 joined_pid $slow || { cat $T/out; fail "the job was not joined once it answered"; }
+	dp_send start
+	wait_until 10 grep -q "^dynamic profiling for pid $slow start success$" $T/out || { cat $T/out; fail "no start"; }
+	dp_send quit
+	wait $DP_PID
+	expect_status 0 $?
+}

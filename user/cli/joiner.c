@@ -21,18 +21,79 @@
 static void remember_image(struct joiner *j, int pid);
 
 /*
- * A join's outcome (session_join runs it beside the loop). A failed one
- * is printed by the session and not tried again until the process
- * changes; one that ended because its process left is not remembered.
+ * A join that failed for now (its server slow to hand the params back
+ * under load, a connection reset, no fd or memory at that moment) is tried
+ * again after 1, 2, 4, 8 and 16 s while its socket listens: a job is not
+ * missed for good because the host was busy when it came. Any other
+ * failure (a refusal, a socket not its own) is not tried again until the
+ * process changes. The table's value: FOR_GOOD, or the next try's time
+ * (clock_ms) and the tries made so far.
  */
+#define JOIN_RETRIES 5
+#define FOR_GOOD ((void *)1)
+
+static bool for_now(int rc)
+{
+	switch (-rc) {
+	case ETIMEDOUT:
+	case ECONNRESET:
+	case EPIPE:
+	case EAGAIN:
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void *retry_at(int64_t when_ms, unsigned tries)
+{
+	return (void *)(uintptr_t)(((uint64_t)when_ms << 4) | tries);
+}
+
+static unsigned tries_of(const void *v)
+{
+	return v && v != FOR_GOOD ? (unsigned)((uintptr_t)v & 15) : 0;
+}
+
+/* A failed join's pid: when it may be tried again, if ever. */
+static void remember_failure(struct joiner *j, int pid, int rc)
+{
+	unsigned tries = tries_of(pidtab_get(&j->failed, pid)) + 1;
+	void *v = FOR_GOOD;
+
+	if (for_now(rc) && tries <= JOIN_RETRIES) {
+		int64_t wait_ms = 1000LL << (tries - 1);
+
+		v = retry_at(clock_ms() + wait_ms, tries);
+		report_info("pid %d: its join is tried again in %lld s (%u of %d)", pid,
+			    (long long)(wait_ms / 1000), tries, JOIN_RETRIES);
+	}
+	if (pidtab_put(&j->failed, pid, v))
+		report_error("dynprof: following pid %d: %s (its join is tried again)", pid,
+			     strerror(ENOMEM));
+}
+
+/* Not failed, or failed for now and its time has come. */
+static bool may_try(const struct joiner *j, int pid)
+{
+	const void *v = pidtab_get(&j->failed, pid);
+
+	return !v || (v != FOR_GOOD && clock_ms() >= (int64_t)((uintptr_t)v >> 4));
+}
+
+/* A join's outcome (session_join runs it beside the loop); one that ended because its process left is not remembered. */
 static void join_told(void *ctx, int pid, int rc)
 {
 	struct joiner *j = ctx;
 
-	if (rc == 0)
+	if (rc == 0) {
+		pidtab_del(&j->failed, pid);
 		remember_image(j, pid);
-	else if (rc != -ESRCH && rc != -ECANCELED)
-		joiner_remember(&j->failed, pid, "its join is tried again");
+	} else if (rc != -ESRCH && rc != -ECANCELED)
+		remember_failure(j, pid, rc);
 }
 
 void joiner_init(struct joiner *j, struct session *s, bool msprof_key)
@@ -146,12 +207,15 @@ static bool listens_now(int pid)
 void joiner_try(struct joiner *j, const struct pm_proc *p)
 {
 	/* A process `quit SEL` let go is not taken again (launch and follow mode alike). */
+	int rc;
+
 	if (!p->cards || p->socket_state != PM_SOCKET_LISTENING || session_has_target(j->s, p->pid) ||
-	    pidtab_get(&j->failed, p->pid) || session_dismissed(j->s, p->pid) || !listens_now(p->pid))
+	    !may_try(j, p->pid) || session_dismissed(j->s, p->pid) || !listens_now(p->pid))
 		return;
 	/* Its outcome reaches join_told; one refused at once is remembered here. */
-	if (session_join(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
-		joiner_remember(&j->failed, p->pid, "its join is tried again");
+	rc = session_join(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards);
+	if (rc)
+		remember_failure(j, p->pid, rc);
 }
 
 void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc *p)

@@ -2,8 +2,8 @@
 /*
  * Card holders joining a session as they come, for the modes that follow
  * processes (launch mode's tree, follow mode's host): the join of a
- * listening card holder (a failed one not tried again until the process
- * changes), a target's leave at its exit or exec, and the one line saying
+ * listening card holder (a failed one tried again a few times when it
+ * failed for now, else not until the process changes), a target's leave at its exit or exec, and the one line saying
  * why a card holder serves no socket. Which processes may join is the
  * caller's: it calls these for the ones it wants.
  */
@@ -22,7 +22,7 @@ struct tracker;
 struct joiner {
 	struct session *s;
 	struct tracker *t;
-	struct pidtab failed; /* joins that failed: not retried until the process changes */
+	struct pidtab failed; /* joins that failed: tried again later (a failure for now) or not until the process changes */
 	struct pidtab nosock; /* card holders without a socket: first seen then, or told (-1) */
 	struct pidtab image;  /* targets: a hash of the exe and cmdline they ran when they joined */
 	bool msprof_key;      /* --msprof-key: the tree shares one socket path */

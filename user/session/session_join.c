@@ -176,7 +176,8 @@ static void handshake_ended(struct session *s, int index)
 	session_finish_handshake(s, t);
 	if (t->dropped) {
 		t->released = true; /* never announced: nobody above knows it */
-		told(s, t->pid, -ECONNREFUSED);
+		/* Why it failed (a timeout may be tried again: cli/joiner.c); a refusal otherwise. */
+		told(s, t->pid, t->xchg.result < 0 ? t->xchg.result : -ECONNREFUSED);
 		return;
 	}
 	s->joined++;
