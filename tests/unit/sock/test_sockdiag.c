@@ -6,6 +6,8 @@
  * kernel when unix_diag is there.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
@@ -335,6 +337,76 @@ TEST(sockdiag_kernel_vfs_and_stale_peer)
 	close(afd);
 	close(lfd);
 	close(nl);
+	unlink(a.sun_path);
+	rmdir(path);
+}
+
+/*
+ * Threads asking through one netlink socket at once (the loop and a join
+ * beside it share a namespace's cached socket): every query gets its own
+ * answer. Unserialised, one thread read and skipped another's reply, which
+ * then waited 1 s and failed with ETIMEDOUT.
+ */
+struct asker {
+	int nl;
+	uint32_t ino;
+	int failed, first_err;
+};
+
+#define ASKS 300
+
+static void *ask_many(void *arg)
+{
+	struct asker *a = arg;
+
+	for (int i = 0; i < ASKS; i++) {
+		struct sink s = { .n = 0 };
+		int rc = sockdiag_query(a->nl, a->ino, 0, UDIAG_SHOW_VFS, collect, &s);
+
+		if (rc || s.n != 1) {
+			a->failed++;
+			if (!a->first_err)
+				a->first_err = rc ? rc : -EPROTO;
+			if (rc == -ETIMEDOUT)
+				break; /* each costs 1 s: one is enough to tell */
+		}
+	}
+	return NULL;
+}
+
+TEST(sockdiag_threads_sharing_a_socket_each_get_their_answer)
+{
+	char path[] = "/tmp/dynprof-sockdiag-XXXXXX";
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct asker askers[4];
+	pthread_t th[4];
+	struct stat lst;
+	int nl, lfd;
+
+	REQUIRE(mkdtemp(path) != NULL);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/s", path);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	REQUIRE(lfd >= 0 && bind(lfd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(lfd, 1) == 0);
+	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	REQUIRE(nl >= 0 && fstat(lfd, &lst) == 0);
+	if (sockdiag_query(nl, (uint32_t)lst.st_ino, 0, UDIAG_SHOW_VFS, collect,
+			   &(struct sink){ .n = 0 }) == -EOPNOTSUPP) {
+		printf("  (no unix_diag here: skipped)\n");
+	} else {
+		for (int i = 0; i < 4; i++) {
+			askers[i] = (struct asker){ .nl = nl, .ino = (uint32_t)lst.st_ino };
+			REQUIRE(pthread_create(&th[i], NULL, ask_many, &askers[i]) == 0);
+		}
+		for (int i = 0; i < 4; i++) {
+			pthread_join(th[i], NULL);
+			if (askers[i].failed)
+				printf("  thread %d: %d of %d queries failed, first: %s\n", i,
+				       askers[i].failed, ASKS, strerror(-askers[i].first_err));
+			CHECK_INT(askers[i].failed, 0);
+		}
+	}
+	close(nl);
+	close(lfd);
 	unlink(a.sun_path);
 	rmdir(path);
 }
