@@ -1068,6 +1068,7 @@ void session_close(struct session *s)
 	free(s->targets);
 	output_listing_free(&s->listing);
 	session_forget_dismissed(s);
+	pidtab_free(&s->bypid);
 	free(s);
 	watchdog_done(); /* every connection released above: it exits touching nothing */
 }

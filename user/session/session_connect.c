@@ -86,6 +86,7 @@ static int add_listed(struct session *s, struct pidtab *seen, int pid)
 		return -ENOMEM;
 	}
 	t->pid = pid;
+	session_index_target(s, t);
 	return 0;
 }
 

@@ -88,6 +88,7 @@ static void begin_handshake(struct session *s, struct join_job *j)
 	serial = t->serial;
 	*t = j->t;
 	t->serial = serial;
+	session_index_target(s, t);
 	t->cards = j->cards;
 	snprintf(t->command, sizeof(t->command), "%s", j->command);
 	session_batch_begin(s);
@@ -154,11 +155,23 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	return 0;
 }
 
+void session_index_target(struct session *s, struct target *t)
+{
+	if (pidtab_put(&s->bypid, t->pid, t))
+		s->index_incomplete = true;
+}
+
 bool session_has_target(const struct session *s, int pid)
 {
+	const struct target *t;
+
 	for (const struct join_job *j = s->joining; j; j = j->next)
 		if (j->t.pid == pid && !j->gone)
 			return true;
+	if (!s->index_incomplete) {
+		t = pidtab_get(&s->bypid, pid);
+		return t && t->pid == pid && !t->dropped;
+	}
 	for (int i = 0; i < s->ntargets; i++)
 		if (!s->targets[i]->dropped && s->targets[i]->pid == pid)
 			return true;
