@@ -704,26 +704,35 @@ int procmodel_confirm_open(struct procmodel *m, const struct dp_event *ev)
 	return 1;
 }
 
-size_t procmodel_refresh_cards(struct procmodel *m)
+/* The card user at slot i: its fds read again, a card closed (or opened) told. */
+static void recheck_slot_cards(struct procmodel *m, size_t i)
 {
-	size_t read = 0;
+	struct pm_entry *e = pidtab_slot(&m->tab, i)->val;
+	uint64_t old, cards;
 
-	for (size_t i = 0; i < pidtab_cap(&m->tab); i++) {
-		struct pm_entry *e = pidtab_slot(&m->tab, i)->val;
-		uint64_t old, cards;
+	if (procscan_cards(e->p.pid, e->p.start_time, &m->cards, -1, &cards))
+		return; /* gone (its EXIT removes it) or unreadable: as it was */
+	old = e->p.cards;
+	e->p.cards = cards;
+	notify_cards(m, e, old);
+	if (!cards && update_socket(e))
+		notify(m, PM_CHANGE_SOCKET, e);
+}
 
-		if (!pidtab_slot(&m->tab, i)->pid || !e->p.cards)
+bool procmodel_refresh_cards_until(struct procmodel *m, size_t *cursor, int64_t until_ms)
+{
+	bool one = false;
+
+	for (; *cursor < pidtab_cap(&m->tab); (*cursor)++) {
+		if (!holder_at(m, *cursor))
 			continue;
-		read++;
-		if (procscan_cards(e->p.pid, e->p.start_time, &m->cards, -1, &cards))
-			continue; /* gone (its EXIT removes it) or unreadable: as it was */
-		old = e->p.cards;
-		e->p.cards = cards;
-		notify_cards(m, e, old);
-		if (!cards && update_socket(e))
-			notify(m, PM_CHANGE_SOCKET, e);
+		if (one && clock_ms() >= until_ms)
+			return false;
+		recheck_slot_cards(m, *cursor);
+		one = true;
 	}
-	return read;
+	*cursor = 0;
+	return true;
 }
 
 void procmodel_apply(struct procmodel *m, const struct dp_event *ev)

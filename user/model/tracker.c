@@ -21,6 +21,8 @@ struct tracker {
 	bool owe_scan;             /* a confirmation could not wait: rescan /proc */
 	int64_t next_cards_ms;     /* without close events: next re-read of card holders' fds */
 	int cards_period_ms;
+	size_t cards_cursor;         /* where the card holders' pass under way goes on */
+	int64_t cards_work_ms;       /* the time that pass has taken so far */
 	struct proc_connector *conn; /* without BPF, where it can be used; else NULL */
 	bool polling;                /* without BPF: /proc scanned every poll period */
 	unsigned long long lost;     /* lost events already answered by a rescan */
@@ -257,13 +259,21 @@ static void check_card_nodes(struct tracker *t, int64_t now)
  */
 static void check_card_holders(struct tracker *t, int64_t now)
 {
-	int64_t took;
+	int64_t work;
+	bool done;
 
 	if (!t->disc || t->closes || now < t->next_cards_ms)
 		return;
-	procmodel_refresh_cards(t->model);
-	took = clock_ms() - now;
-	t->cards_period_ms = took * 10 > TRACKER_CARD_CHECK_MS ? (int)(took * 10) : TRACKER_CARD_CHECK_MS;
+	/* A slice of the pass at a time, as the sockets' (procmodel.h). */
+	done = procmodel_refresh_cards_until(t->model, &t->cards_cursor, now + TRACKER_SOCKET_SLICE_MS);
+	t->cards_work_ms += clock_ms() - now;
+	if (!done) {
+		t->next_cards_ms = clock_ms() + TRACKER_SOCKET_GAP_MS;
+		return;
+	}
+	work = t->cards_work_ms;
+	t->cards_work_ms = 0;
+	t->cards_period_ms = work * 10 > TRACKER_CARD_CHECK_MS ? (int)(work * 10) : TRACKER_CARD_CHECK_MS;
 	t->next_cards_ms = clock_ms() + t->cards_period_ms;
 }
 
