@@ -209,7 +209,8 @@ test_pthread_calls_of_a_window_are_counted_exactly() {
 	pid=$!
 	remember_pid $pid
 	wait_until 5 has_socket $pid || fail "pthcaller $pid never opened its socket"
-	dp_background --pid=$pid --output=$T/o --host-sys=osrt,cpu,mem --events=json:$T/events
+	dp_background --pid=$pid --output=$T/o --host-sys=osrt,cpu,mem --events=json:$T/events \
+		--trace=on --trace-fold=0
 	dp_send start
 	wait_until 10 hd_window_open || fail "no window: $(cat $T/out)"
 	touch $T/go
@@ -247,6 +248,13 @@ test_pthread_calls_of_a_window_are_counted_exactly() {
 		all(.threads[].calls[]; .total_ns >= .max_ns and .count > 0) and
 		all(.threads[].calls[]; .name != "uretprobe" and .name != "syscall_335")' > /dev/null ||
 		fail "window-close host summary: $sum"
+	# The trace (--trace=on, nothing folded): each pthread call a slice on its thread.
+	local tr=$T/o/${DP_PID}_dynprof_trace.json
+	for want in "$pid pthread_create $n" "$pid pthread_join $((n + 1))" "$w pthread_mutex_init $((2 * n))"; do
+		set -- $want
+		got=$(jq --argjson t $1 --arg f $2 '[.[] | select(.ph == "X" and .tid == $t and .name == $f)] | length' $tr)
+		[ "$got" = "$3" ] || fail "trace: thread $1 has $got $2 slices, $3 made"
+	done
 }
 
 # make_rootfs DIR: a root of its own for pthcaller and the agent, with
