@@ -479,6 +479,52 @@ test_without_host_sys_before_a_rule_window_misses_the_burst() {
 }
 
 # A console window's host data begins DURATION before its start was sent, as a rule's.
+# --host-sys-before with disk: the bytes a target wrote before a rule fired
+# are in the window's host_disk rows (row 0 at the span's begin, msprof's
+# grid unbroken into the window's own rows); without the option none are.
+hd_disk_before_run() { # hd_disk_before_run ARGS...: the window's folder
+	local disk=$((4 << 20)) card pid; card=$(make_card 0)
+	[ "$(stat -f -c %T $T)" != tmpfs ] || fail "$T is on tmpfs: the kernel counts no write_bytes there"
+	env PROFILING_MODE=dynamic LD_PRELOAD="$AGENT_SO" DYNPROF_AGENT_DEVICES="$T/dev/davinci*" \
+		"$IOER" "$card" $T/written $disk 0 $T/go > $T/peer.log 2>&1 &
+	pid=$!
+	remember_pid $pid
+	wait_until 5 has_socket $pid || fail "ioer $pid never opened its socket: $(cat $T/peer.log)"
+	dp_background --pid=$pid --output=$T/o --host-sys=disk "$@" --window=start=file:$T/fire,stop=+300ms
+	wait_until 10 grep -q "Start profiling" $T/out || fail "not joined: $(cat $T/out)"
+	touch $T/go
+	wait_until 20 grep -q "ioer: done" $T/peer.log || fail "the peer did not finish: $(cat $T/peer.log)"
+	sleep 0.2 # the writes are over well before the rule fires
+	touch $T/fire
+	wait_until 10 grep -q "window 1: host data:" $T/out || fail "no window's host data: $(cat $T/out)"
+	kill -TERM $pid
+	wait $DP_PID
+	prof_dirs_of $T/o $pid
+}
+hd_disk_written() { # hd_disk_written DIR: the bytes its host_disk rows say were written
+	awk '$8 == "B/s" { s += $7 * 0.02 } END { printf "%d", s + 0.5 }' $1/host/data/host_disk.data.slice_0
+}
+
+test_host_sys_before_keeps_disk_rows_before_a_rule_fired() {
+	local d w st raw; d=$(hd_disk_before_run --host-sys-before=5s)
+	[ -d "$d" ] || fail "no window folder: $(cat $T/out)"
+	hd_disk_grammar $d/host/data/host_disk.data.slice_0 $(sed -n 's/.*ready pid=\([0-9]*\).*/\1/p' $T/peer.log)
+	w=$(hd_disk_written $d)
+	[ "$w" -ge $((4 << 20)) ] && [ "$w" -le $(((4 << 20) + (64 << 10))) ] ||
+		fail "host_disk holds $w bytes written, the target wrote $((4 << 20)) before the rule fired"
+	# Row 0 is the span's begin, which start_info was moved back to.
+	st=$(sed -n 's/^start_time //p' $d/host/data/host_disk.data.slice_0)
+	raw=$(jq -r .clockMonotonicRaw $d/host/start_info)
+	[ $((st > raw ? st - raw : raw - st)) -lt 100000000 ] || fail "start_time $st, start_info $raw"
+}
+
+test_without_host_sys_before_disk_rows_begin_at_the_open() {
+	local d w; d=$(hd_disk_before_run)
+	[ -d "$d" ] || fail "no window folder: $(cat $T/out)"
+	w=$(hd_disk_written $d)
+	[ "$w" -lt $((1 << 20)) ] || fail "host_disk holds $w bytes written in a window opened after the writes"
+}
+
 test_host_sys_before_a_console_window_too() {
 	local n=2000 pid d got; pid=$(start_syscaller $n)
 	dp_background --pid=$pid --output=$T/o --host-sys=osrt --host-sys-before=5s

@@ -315,7 +315,7 @@ void hostdata_window_open(int pid, const struct options *o, uint64_t since_mono)
 	pthread_mutex_unlock(&lock);
 }
 
-/* The keeper's scratch files: cpu, mem and network (disk begins at a window's open). */
+/* The keeper's scratch files: cpu, mem and network (disk readings are kept as numbers, hostkeep.c). */
 static void keep_scratch(struct hd_keep *k)
 {
 	k->w.cpu = scratch(&k->w, HOSTSYS_CPU);

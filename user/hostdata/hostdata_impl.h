@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "dynprof/osrt.h"
+#include "shared/compiler.h"
 
 /* Calls kept per window (56 bytes each: 112 MiB at most); past it they are counted lost. */
 #define HD_MAX_CALLS (2u << 20)
@@ -66,7 +67,7 @@ struct hd_window {
 #ifndef HD_KEEP_MAX_CALLS
 #define HD_KEEP_MAX_CALLS (512u << 10) /* 56 bytes each: 28 MiB a target at most */
 #endif
-#define HD_KEEP_MAX_SAMPLES 16384 /* cpu, mem, network samples (3 x 50 Hz x 60 s: 9000) */
+#define HD_KEEP_MAX_SAMPLES 16384 /* cpu, mem, network, disk samples (4 x 50 Hz x 60 s: 12000) */
 #define HD_KEEP_MAX_SAMPLE_BYTES (32u << 20) /* their text */
 #define HD_DROP_SLOTS 1024
 
@@ -116,6 +117,11 @@ const char *hd_pth_name(uint32_t nr);
 
 /* One cpu, mem, disk and/or network sample of w now (hostsample.c). */
 void hd_sample(struct hd_window *w, const char *uptime);
+
+/* The process's storage read and write bytes now (/proc/<pid>/io); 0 or -errno. */
+int hd_disk_read(int pid, uint64_t *rb, uint64_t *wb) DP_MUST_CHECK;
+/* One such reading at raw into w's host_disk rows (the first: row 0's time). */
+void hd_disk_take(struct hd_window *w, uint64_t raw, uint64_t rb, uint64_t wb);
 
 /* host_disk's last line (start_time), once w has stopped (hostsample.c). */
 void hd_disk_finish(struct hd_window *w);

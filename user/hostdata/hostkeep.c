@@ -6,6 +6,8 @@
  * counted when it was still within DURATION. A window opening takes the
  * slice since its begin. The caller (hostdata.c) holds its lock.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -188,14 +190,41 @@ static void keep_text(struct hd_keep *k, FILE *f, unsigned kind)
 	k->sbytes += len;
 }
 
+/* A disk reading kept as its two counters ("<read> <written>"): rows are a window's to make. */
+static void keep_disk(struct hd_keep *k)
+{
+	uint64_t rb, wb;
+	char *text;
+	int len;
+
+	if (hd_disk_read(k->w.pid, &rb, &wb))
+		return; /* gone or unreadable: the window's own sampling says why */
+	len = asprintf(&text, "%" PRIu64 " %" PRIu64, rb, wb);
+	if (len < 0)
+		return;
+	if (!sample_room(k, (size_t)len, k->w.last_raw)) {
+		drops_add(&k->sdropped, k->w.last_raw, 1);
+		free(text);
+		return;
+	}
+	k->samples[(k->shead + k->sn) % k->scap] =
+		(struct hd_kept_sample){ k->w.last_raw, HOSTSYS_DISK, (size_t)len, text };
+	k->sn++;
+	k->sbytes += (size_t)len;
+}
+
 void hd_keep_sample(struct hd_keep *k, const char *uptime)
 {
-	if (!k->w.cpu && !k->w.mem && !k->w.net)
+	bool disk = k->w.what & HOSTSYS_DISK;
+
+	if (!k->w.cpu && !k->w.mem && !k->w.net && !disk)
 		return;
 	hd_sample(&k->w, uptime);
 	keep_text(k, k->w.cpu, HOSTSYS_CPU);
 	keep_text(k, k->w.mem, HOSTSYS_MEM);
 	keep_text(k, k->w.net, HOSTSYS_NET);
+	if (disk)
+		keep_disk(k);
 }
 
 void hd_keep_lost(struct hd_keep *k, uint64_t total, uint64_t now_mono)
@@ -241,10 +270,17 @@ static void give_samples(struct hd_keep *k, struct hd_window *w, uint64_t now_mo
 		drops_since(&k->sdropped, w->begin_raw, now_mono - (uint64_t)w->mono_minus_raw);
 	for (size_t i = 0; i < k->sn; i++) {
 		const struct hd_kept_sample *s = &k->samples[(k->shead + i) % k->scap];
-		FILE *f = sample_file(w, s->kind);
+		FILE *f = s->kind == HOSTSYS_DISK ? w->disk : sample_file(w, s->kind);
+		uint64_t rb, wb;
 
 		if (s->raw < w->begin_raw || !f)
 			continue;
+		if (s->kind == HOSTSYS_DISK) {
+			if (sscanf(s->text, "%" SCNu64 " %" SCNu64, &rb, &wb) == 2)
+				hd_disk_take(w, s->raw, rb, wb);
+			w->before_samples++;
+			continue;
+		}
 		fwrite(s->text, 1, s->len, f);
 		w->before_samples++;
 		w->cpu_blocks += s->kind == HOSTSYS_CPU;

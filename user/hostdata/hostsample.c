@@ -198,21 +198,21 @@ static void disk_rows(struct hd_window *w, uint64_t k, uint64_t rb, uint64_t wb)
 	}
 }
 
-static void sample_disk(struct hd_window *w, uint64_t raw)
+int hd_disk_read(int pid, uint64_t *rb, uint64_t *wb)
 {
 	char path[64], text[1024];
-	uint64_t rb, wb, n;
 	int rc;
 
-	snprintf(path, sizeof(path), "/proc/%d/io", w->pid);
+	snprintf(path, sizeof(path), "/proc/%d/io", pid);
 	rc = hd_read_small(path, text, sizeof(text));
-	if (!rc)
-		rc = hostproc_parse_io(text, strlen(text), &rb, &wb);
-	if (rc) {
-		failed(w, "/proc/<pid>/io", rc);
-		return;
-	}
-	if (!w->disk_base) { /* the first sample: row 0 begins here */
+	return rc ? rc : hostproc_parse_io(text, strlen(text), rb, wb);
+}
+
+void hd_disk_take(struct hd_window *w, uint64_t raw, uint64_t rb, uint64_t wb)
+{
+	uint64_t n;
+
+	if (!w->disk_base) { /* the first reading: row 0 begins here */
 		w->disk_base = true;
 		w->disk_start_raw = raw;
 	} else {
@@ -226,6 +226,17 @@ static void sample_disk(struct hd_window *w, uint64_t raw)
 	}
 	w->disk_rb = rb;
 	w->disk_wb = wb;
+}
+
+static void sample_disk(struct hd_window *w, uint64_t raw)
+{
+	uint64_t rb, wb;
+	int rc = hd_disk_read(w->pid, &rb, &wb);
+
+	if (rc)
+		failed(w, "/proc/<pid>/io", rc);
+	else
+		hd_disk_take(w, raw, rb, wb);
 }
 
 void hd_disk_finish(struct hd_window *w)
