@@ -322,3 +322,26 @@ test_a_stopped_helper_of_a_job_that_left_stalls_no_join() {
 	ms=$(ms_of "$DP" --remote=$T/ctl status)
 	[ "$ms" -lt 2000 ] || fail "status took $ms ms"
 }
+
+# A server that never answers the QUIT of a reconnect (before its idle
+# limit, here 3 s): the reconnect still runs in the loop, but each of its
+# steps has 1 s, not --timeout (20 s here): status answers in seconds,
+# the other target is served, and the deaf one is let go with why.
+test_a_server_deaf_to_the_reconnects_quit_stalls_no_one_for_long() {
+	local good deaf ms
+	good=$(start_target)
+	deaf=$(DYNPROF_AGENT_IDLE_TIMEOUT=3 start_bad_peer deaf-quit)
+	dp_background --pid=$good,$deaf --output=$T/o --control=unix:$T/ctl --timeout=20s
+	wait_until 10 listening $T/ctl || fail "no control socket: $(cat $T/out)"
+	wait_until 20 grep -q "quit ignored" $T/peer.deaf-quit.log ||
+		{ cat $T/out; fail "no reconnect of the deaf server: $(cat $T/peer.deaf-quit.log)"; }
+	ms=$(ms_of "$DP" --remote=$T/ctl status)
+	grep -q "^$good " $T/timed || fail "status: $(cat $T/timed)"
+	[ "$ms" -lt 5000 ] || fail "status took $ms ms while a reconnect waited on a server deaf to QUIT"
+	wait_until 10 grep -q "pid $deaf" $T/out || fail "nothing said of the deaf server: $(cat $T/out)"
+	dp_send start
+	wait_until 10 grep -q "dynamic profiling for pid $good start success" $T/out || fail "no start: $(cat $T/out)"
+	dp_send stop quit
+	wait_until 20 all_gone $DP_PID || fail "dynprof did not end"
+	grep "pid $deaf" $T/out | head -3
+}

@@ -23,6 +23,8 @@
  *                  $BAD_PEER_DELAY_MS (default 3000) ms
  *  forgets-start   a normal v2 server that answers every STOP 4 (not
  *                  started), as one whose window ended without the client
+ *  deaf-quit       a normal v2 server that never answers QUIT (prints
+ *                  "quit ignored" and holds the connection until its end)
  *  log             a normal v2 server that appends one line per request
  *                  to $BAD_PEER_LOG: "params <json>", "start", "stop", "quit"
  *  fork-holder     Params ack, then a forked child holds the connection
@@ -177,12 +179,19 @@ struct normal_opts {
 	int stop_delay_ms;
 	int log;
 	int forget; /* STOP: "not started" even after a START that succeeded */
+	int deaf;   /* QUIT: never answered, the connection kept open */
 };
 
 static int answer_quit(int fd, const struct normal_opts *o)
 {
 	if (o->log)
 		log_line("quit", NULL);
+	if (o->deaf) {
+		printf("quit ignored\n");
+		fflush(stdout);
+		wait_event(-1, end_ms);
+		return -1;
+	}
 	if (!send_v2(fd, V2_QUIT_RSP, V2_SUCCESS) && !send_v2(fd, V2_DISCONNECT_RSP, V2_SUCCESS))
 		send_v2(fd, V2_QUIT_RSP, V2_SUCCESS);
 	return -1;
@@ -305,6 +314,13 @@ static int mode_forgets_start(int fd)
 	return serve_normal(fd, &o);
 }
 
+static int mode_deaf_quit(int fd)
+{
+	struct normal_opts o = { .deaf = 1 };
+
+	return serve_normal(fd, &o);
+}
+
 static int mode_log(int fd)
 {
 	struct normal_opts o = { .log = 1 };
@@ -356,6 +372,7 @@ static const struct mode {
 	{ "slow-stop", mode_slow_stop },
 	{ "log", mode_log },
 	{ "forgets-start", mode_forgets_start },
+	{ "deaf-quit", mode_deaf_quit },
 	{ "fork-holder", mode_fork_holder },
 };
 

@@ -642,14 +642,15 @@ static void announce_all(struct session *s)
 }
 
 /* QUIT on the old connection, its replies read; the server keeps running. */
-void session_quit_connection(struct session *s, struct target *t)
+void session_quit_connection(struct session *s, struct target *t, int timeout_ms)
 {
 	struct target_outcome out;
 	struct exchange *x = &t->xchg;
 
-	target_prepare_command(t, PROTO_CMD_QUIT, clock_ms() + s->opts->timeout_ms);
+	(void)s;
+	target_prepare_command(t, PROTO_CMD_QUIT, clock_ms() + timeout_ms);
 	exchange_run(&x, 1);
-	target_finish_command(t, PROTO_CMD_QUIT, s->opts->timeout_ms, &out);
+	target_finish_command(t, PROTO_CMD_QUIT, timeout_ms, &out);
 	/* v1 follows its QUIT_RSP with DISCONN_RSP "Client request quit." and QUIT_RSP. */
 	if (out.reply.status == PROTO_OK && t->proto == PROTO_V1)
 		target_drain(t, 2);
@@ -666,7 +667,7 @@ static void let_go_connected(struct session *s, int upto)
 	handshake_finish(s, 0, upto);
 	for (int j = 0; j < upto; j++)
 		if (!s->targets[j]->dropped) {
-			session_quit_connection(s, s->targets[j]);
+			session_quit_connection(s, s->targets[j], s->opts->timeout_ms);
 			target_drop(s->targets[j]);
 		}
 }

@@ -111,8 +111,8 @@ void session_fd_shortage(struct session *s, int rc);
 int session_connect_prepare(const struct session *s, struct target *t, int *shortage) DP_MUST_CHECK;
 void session_connect_complete(struct session *s, struct target *t);
 void session_handshake_begin(struct target *t);
-/* QUIT on the old connection, its replies read, the connection closed; the server keeps running. */
-void session_quit_connection(struct session *s, struct target *t);
+/* QUIT on the old connection, its replies read (within timeout_ms), the connection closed; the server keeps running. */
+void session_quit_connection(struct session *s, struct target *t, int timeout_ms);
 /* The target's next queued command begun, if it has none under way (session.c). */
 void session_pump(struct session *s, int index);
 
