@@ -114,6 +114,44 @@ test_slurm_job_console_one_time() {
 	done
 }
 
+# --trace=on on a job: each node's copy writes its trace in its folder, and
+# the coordinator merges them into one, each node's processes in lanes of
+# their own ("[nK] ..."), on its clock through each node's wall-clock
+# anchor: the windows opened at one chosen time line up, n2's too, whose
+# CLOCK_MONOTONIC is 100000 s ahead (a time namespace, as another machine's).
+test_slurm_job_trace_merges_every_node() {
+	SLURM_SHIFTED_NODE=n2 cluster_up 3
+	start_job 3
+	dp_background --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=1s --trace=on
+	dp_send start
+	wait_until 60 windows_open $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows open"; }
+	dp_send stop
+	wait_until 60 windows_stopped $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows stopped"; }
+	dp_send quit
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end after quit"; }
+	wait $DP_PID
+	expect_status 0 $?
+	local m=$T/o/${DP_PID}_dynprof_trace.json n k
+	expect_line "^\[INFO\] --trace: $m: 3 of 3 nodes' traces on one clock"
+	jq -e 'type == "array"' $m > /dev/null || fail "the merged trace is not a JSON array: $(head -c 300 $m)"
+	for k in 1 2 3; do
+		n=$(jq --arg p "[n$k] " '[.[] | select(.ph == "M" and .name == "process_name" and (.args.name | startswith($p)))] | length' $m)
+		[ "$n" -ge $((WORKERS + 1)) ] || fail "n$k: $n process lanes named [n$k] (its $WORKERS targets and its dynprof)"
+		n=$(jq --argjson k $k '[.[] | select(.ph == "X" and .tid == 0 and (.name | startswith("window 1 (saved)")) and ((.pid / 4194304) | floor) == $k)] | length' $m)
+		[ "$n" = $WORKERS ] || fail "n$k: $n saved windows in the merged trace, $WORKERS expected"
+	done
+	# One chosen time (start at:T): every window's begin within 300 ms of the others, on the one clock.
+	jq -e '[.[] | select(.ph == "X" and .tid == 0) | .ts] | (max - min) < 300000' $m > /dev/null ||
+		fail "the windows' begins spread over $(jq '[.[] | select(.ph == "X" and .tid == 0) | .ts] | (max - min)' $m) us"
+	# A node's own file, through its anchor and the coordinator's: the same instant.
+	local f; f=$(ls $T/o/n2/*_dynprof_trace.json | head -1)
+	jq -e -n --slurpfile a $f --slurpfile b $m '
+		def anchor($t): ($t[0][] | select(.name == "trace rule" or .name == "trace merge") | .args.wall_us - .ts);
+		(([$a[0][] | select(.ph == "X" and .tid == 0) | .ts] | min) + anchor($a) - anchor($b)) as $want |
+		[$b[0][] | select(.ph == "X" and .tid == 0 and ((.pid / 4194304) | floor) == 2) | .ts] | min |
+		. - $want | fabs < 2' > /dev/null || fail "n2's first window is not where its own trace and the anchors put it"
+}
+
 test_slurm_node_killed_others_finish() {
 	cluster_up 3
 	start_job 3

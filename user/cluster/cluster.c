@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_exec.h"
 #include "cluster/cluster_plan.h"
+#include "cluster/cluster_trace.h"
 #include "cli/console.h"
 #include "cluster/node_copy.h"
 #include "report/report.h"
@@ -530,6 +531,7 @@ static int run(struct cluster *k)
 int cluster_run(const struct options *o)
 {
 	struct cluster k = { .o = o };
+	int64_t began_us = clock_wall_us();
 	int rc;
 
 	if (cluster_plan_make(&k.plan, o)) {
@@ -550,6 +552,7 @@ int cluster_run(const struct options *o)
 		return EXIT_OPTION_ERROR;
 	}
 	rc = run(&k);
+	cluster_trace_merge(o, &k.plan, began_us);
 	if (k.events)
 		fclose(k.events);
 	for (int i = 0; i < k.nchans; i++) {
