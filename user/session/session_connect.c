@@ -73,6 +73,12 @@ struct target *session_new_slot(struct session *s, bool reuse)
 	return t;
 }
 
+void session_index_target(struct session *s, struct target *t)
+{
+	if (pidtab_put(&s->bypid, t->pid, t))
+		s->index_incomplete = true;
+}
+
 /* A pid given twice is one target: the ones seen, in a table, not a walk of the list per pid. */
 static int add_listed(struct session *s, struct pidtab *seen, int pid)
 {

@@ -155,12 +155,6 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	return 0;
 }
 
-void session_index_target(struct session *s, struct target *t)
-{
-	if (pidtab_put(&s->bypid, t->pid, t))
-		s->index_incomplete = true;
-}
-
 bool session_has_target(const struct session *s, int pid)
 {
 	const struct target *t;
