@@ -144,7 +144,8 @@ static int parse_one(const struct nlmsghdr *nh, const unsigned char *body, size_
 			  blen > NLMSG_ALIGN(sizeof(m)) ? blen - NLMSG_ALIGN(sizeof(m)) : 0, &r);
 	if (err)
 		return err;
-	fn(ctx, &r);
+	if (fn) /* a dump asked only to tell whether unix_diag answers */
+		fn(ctx, &r);
 	return 0;
 }
 
@@ -250,6 +251,30 @@ static int query_locked(int nlfd, uint32_t ino, uint32_t states, uint32_t show, 
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
+}
+
+struct one_rec {
+	uint32_t want;
+	struct sockdiag_rec *rec;
+	bool found;
+};
+
+static void take_one(void *ctx, const struct sockdiag_rec *r)
+{
+	struct one_rec *o = ctx;
+
+	if (r->ino == o->want) {
+		*o->rec = *r;
+		o->found = true;
+	}
+}
+
+int sockdiag_query_one(int nlfd, uint32_t ino, uint32_t show, struct sockdiag_rec *rec)
+{
+	struct one_rec o = { .want = ino, .rec = rec };
+	int err = sockdiag_query(nlfd, ino, 0, show, take_one, &o);
+
+	return err ? err : o.found ? 0 : -ENOENT;
 }
 
 /* ---- sockets per network namespace ------------------------------------------ */

@@ -100,6 +100,13 @@ int sockdiag_query(int nlfd, uint32_t ino, uint32_t states, uint32_t show, sockd
 		   void *ctx) DP_MUST_CHECK;
 
 /*
+ * The one socket `ino` (an exact query): its record into *rec. 0 when the
+ * kernel answered with it, -ENOENT when it answered with nothing (no such
+ * socket, or no unix_diag: the two look alike), else sockdiag_query's.
+ */
+int sockdiag_query_one(int nlfd, uint32_t ino, uint32_t show, struct sockdiag_rec *rec) DP_MUST_CHECK;
+
+/*
  * A NETLINK_SOCK_DIAG socket in the netns of `pid`, kept for later calls
  * (a few namespaces are kept, the least recently used one closed first, so
  * a container's namespace is not entered every 100 ms). The fd belongs to

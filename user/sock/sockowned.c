@@ -150,22 +150,6 @@ static bool place(struct sock_owned *out, const struct sockdiag_rec *r, enum rol
 	return role == ROLE_OTHER;
 }
 
-struct one_ctx {
-	uint32_t want;
-	struct sockdiag_rec rec;
-	bool found;
-};
-
-static void take_one(void *ctx, const struct sockdiag_rec *r)
-{
-	struct one_ctx *o = ctx;
-
-	if (r->ino == o->want) {
-		o->rec = *r;
-		o->found = true;
-	}
-}
-
 /*
  * Each fd asked about: ENOENT is a socket not in the namespace, or no
  * unix_diag at all (it answers the same); told apart by an empty dump
@@ -176,18 +160,18 @@ static int owned_exact(int nl, const char *path, struct sock_owned *out, struct 
 	int kept = 0, found = 0, err;
 
 	for (int i = 0; i < all->n; i++) {
-		struct one_ctx o = { .want = (uint32_t)all->fd[i].ino };
+		struct sockdiag_rec rec;
 
-		err = sockdiag_query(nl, o.want, 0, WHAT_SHOWN, take_one, &o);
+		err = sockdiag_query_one(nl, (uint32_t)all->fd[i].ino, WHAT_SHOWN, &rec);
 		if (err && err != -ENOENT)
 			return err;
-		found += o.found;
-		if (!o.found || place(out, &o.rec, role_on(&o.rec, path)))
+		found += !err;
+		if (err || place(out, &rec, role_on(&rec, path)))
 			all->fd[kept++] = all->fd[i];
 	}
 	all->n = kept;
 	if (kept && !found) {
-		err = sockdiag_query(nl, 0, 0, 0, take_one, &(struct one_ctx){ 0 });
+		err = sockdiag_query(nl, 0, 0, 0, NULL, NULL);
 		if (err)
 			return err == -ENOENT ? -EOPNOTSUPP : err;
 	}

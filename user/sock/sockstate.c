@@ -50,42 +50,21 @@ static void note_no_sockdiag(int err)
 		err == -EOPNOTSUPP ? "kernel module unix_diag not loaded" : strerror(-err));
 }
 
-struct one_rec {
-	uint32_t want;
-	struct sockdiag_rec rec;
-	bool found;
-};
-
-static void take_one(void *ctx, const struct sockdiag_rec *r)
-{
-	struct one_rec *o = ctx;
-
-	if (r->ino == o->want) {
-		o->rec = *r;
-		o->found = true;
-	}
-}
-
 /*
  * One socket the process holds (so it exists): its record. -EOPNOTSUPP when
  * sock_diag cannot say (an exact query answers ENOENT without unix_diag).
  */
 static int query_one(int pid, unsigned long ino, uint32_t show, struct sockdiag_rec *rec)
 {
-	struct one_rec o = { .want = (uint32_t)ino };
 	int nl = sockdiag_socket_for(pid), err;
 
 	if (nl < 0)
 		return nl;
-	err = sockdiag_query(nl, (uint32_t)ino, 0, show, take_one, &o);
+	err = sockdiag_query_one(nl, (uint32_t)ino, show, rec);
 	if (err == -ENOENT || err == -EINVAL)
 		err = -EOPNOTSUPP;
 	if (err && err != -EOPNOTSUPP)
 		sockdiag_socket_drop(nl);
-	if (!err && !o.found)
-		err = -EOPNOTSUPP;
-	if (!err)
-		*rec = o.rec;
 	return err;
 }
 
