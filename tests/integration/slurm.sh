@@ -72,6 +72,20 @@ windows_stopped() { # windows_stopped COUNT: that many "stop success" lines
 
 coordinator_gone() { ! kill -0 $DP_PID 2>/dev/null; }
 
+# console_window [ARGS]: the job's nodes run with ARGS, one window on every
+# node by console (start at one time, stop), then quit; the coordinator ended well.
+console_window() {
+	dp_background --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=1s "$@"
+	dp_send start
+	wait_until 60 windows_open $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows open"; }
+	dp_send stop
+	wait_until 60 windows_stopped $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows stopped"; }
+	dp_send quit
+	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end after quit"; }
+	wait $DP_PID
+	expect_status 0 $?
+}
+
 test_slurm_job_rule_every_node() {
 	cluster_up 3
 	start_job 3
@@ -88,15 +102,7 @@ test_slurm_job_rule_every_node() {
 test_slurm_job_console_one_time() {
 	cluster_up 3
 	start_job 3
-	dp_background --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=1s --events=json
-	dp_send start
-	wait_until 60 windows_open $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows open"; }
-	dp_send stop
-	wait_until 60 windows_stopped $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows stopped"; }
-	dp_send quit
-	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end after quit"; }
-	wait $DP_PID
-	expect_status 0 $?
+	console_window --events=json
 	expect_folders $WORKERS n1 n2 n3
 	expect_line '^\[INFO\] start: every node opens its windows at'
 	# The one time: every window opened on or after it, on every node.
@@ -122,15 +128,7 @@ test_slurm_job_console_one_time() {
 test_slurm_job_trace_merges_every_node() {
 	SLURM_SHIFTED_NODE=n2 cluster_up 3
 	start_job 3
-	dp_background --device="$T/dev/davinci*" --node-wait=10s --slurm-job=$J --output=$T/o --sync-margin=1s --trace=on
-	dp_send start
-	wait_until 60 windows_open $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows open"; }
-	dp_send stop
-	wait_until 60 windows_stopped $((3 * WORKERS)) || { cat $T/out; fail "expected $((3 * WORKERS)) windows stopped"; }
-	dp_send quit
-	wait_until 60 coordinator_gone || { cat $T/out; fail "the coordinator did not end after quit"; }
-	wait $DP_PID
-	expect_status 0 $?
+	console_window --trace=on
 	local m=$T/o/${DP_PID}_dynprof_trace.json n k
 	expect_line "^\[INFO\] --trace: $m: 3 of 3 nodes' traces on one clock"
 	jq -e 'type == "array"' $m > /dev/null || fail "the merged trace is not a JSON array: $(head -c 300 $m)"
