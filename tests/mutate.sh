@@ -178,6 +178,8 @@ copy_tree
 base_log=$scratch/logs/baseline.log
 : > "$base_log"
 build "$base_log" || die "the unbroken tree does not build: $base_log"
+# What the tests need beside the build (the trace viewer in build/npm), once.
+make -C "$src" test-deps >> "$base_log" 2>&1 || die "the test dependencies are missing: $base_log"
 commit=$(git -C "$root" rev-parse --short HEAD)
 git -C "$root" diff --quiet HEAD -- . 2>/dev/null || commit="$commit + uncommitted changes"
 
