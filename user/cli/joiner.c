@@ -206,9 +206,9 @@ static bool listens_now(int pid)
 
 void joiner_try(struct joiner *j, const struct pm_proc *p)
 {
-	/* A process `quit SEL` let go is not taken again (launch and follow mode alike). */
 	int rc;
 
+	/* A process `quit SEL` let go is not taken again (launch and follow mode alike). */
 	if (!p->cards || p->socket_state != PM_SOCKET_LISTENING || session_has_target(j->s, p->pid) ||
 	    !may_try(j, p->pid) || session_dismissed(j->s, p->pid) || !listens_now(p->pid))
 		return;
