@@ -25,7 +25,8 @@ dp_control() {
 # stream_to FILE: an `events` client writing what it reads to FILE, once acknowledged.
 stream_to() {
 	"$STREAM" $T/ctl.sock > $1 2>&1 &
-	remember_pid $!
+	STREAM_PID=$!
+	remember_pid $STREAM_PID
 	wait_until 10 grep -q '^ack events$' $1 || fail "no ack events: $(cat $1)"
 }
 
@@ -84,14 +85,18 @@ test_live_two_streaming_clients_get_the_same_lines() {
 	local pid; pid=$(start_target)
 	dp_control --pid=$pid --output=$T/o
 	stream_to $T/a
+	local sa=$STREAM_PID
 	stream_to $T/b
+	local sb=$STREAM_PID
 	ctl start stop
 	wait_until 10 grep -q '"event":"window-close"' $T/a || fail "a: no window-close: $(cat $T/a)"
 	wait_until 10 grep -q '"event":"window-close"' $T/b || fail "b: no window-close: $(cat $T/b)"
 	ctl quit
 	wait $DP_PID
 	expect_status 0 $?
-	# Both read to the end (dynprof closed them): the same lines, quit included.
+	# Both read to the end (dynprof closed them) and wrote all they read: the
+	# same lines, quit included. (Their last line could land after dynprof's end.)
+	wait_until 10 all_gone $sa $sb || fail "the streaming clients did not end with dynprof"
 	grep -q '"event":"target-leave".*"reason":"quit"' $T/a || fail "a: no target-leave: $(cat $T/a)"
 	cmp -s $T/a $T/b || { diff $T/a $T/b; fail "the two clients got different lines"; }
 	[ "$(grep -c '"event"' $T/a)" = 3 ] || fail "expected window-open, window-close, target-leave: $(cat $T/a)"
