@@ -167,7 +167,7 @@ test_slurm_node_killed_others_finish() {
 	# Seen once beside another suite (load 40): srun "Force Terminated" the
 	# step after n2's kill and every node failed; the logs say who ended it.
 	grep -q '^\[ERROR\] dynprof: 1 of 3 nodes failed: n2$' $T/out ||
-		fail "expected 1 of 3 nodes failed: n2; got: $(grep 'nodes failed' $T/out);" \
+		fail "expected 1 of 3 nodes failed: n2; got: $(grep -E 'nodes failed|srun|FAILED|quit success' $T/out | tr '\n' '|');" \
 			"slurmctld: $(tail -n 8 $S/slurmctld.log 2>/dev/null | tr '\n' '|')" \
 			"n1: $(grep -i 'kill\|term\|signal' $S/n1.log 2>/dev/null | tail -n 4 | tr '\n' '|')"
 	expect_line "^  n1: $WORKERS targets, $WORKERS windows, $WORKERS PROF_ folders"
