@@ -79,33 +79,30 @@ void session_index_target(struct session *s, struct target *t)
 		s->index_incomplete = true;
 }
 
-/* A pid given twice is one target: the ones seen, in a table, not a walk of the list per pid. */
-static int add_listed(struct session *s, struct pidtab *seen, int pid)
+/* A pid given twice is one target: looked up in the session's pid index, not a walk of the list. */
+static int add_listed(struct session *s, int pid)
 {
 	struct target *t;
 
-	if (pidtab_get(seen, pid))
+	if (pidtab_get(&s->bypid, pid))
 		return 0;
 	t = session_new_slot(s, false);
-	if (!t || pidtab_put(seen, pid, t)) {
-		report_error("dynprof: out of memory for %d targets", s->ntargets + 1);
+	if (t) {
+		t->pid = pid;
+		session_index_target(s, t);
+	}
+	if (!t || s->index_incomplete) {
+		report_error("dynprof: out of memory for %d targets", s->ntargets + (t ? 0 : 1));
 		return -ENOMEM;
 	}
-	t->pid = pid;
-	session_index_target(s, t);
 	return 0;
 }
 
 /* Split --pid into targets. A non-numeric value ends the run (msprof). */
 static int parse_pid_list(struct session *s, const char *list)
 {
-	struct pidtab seen;
 	int rc = 0;
 
-	pidtab_init(&seen);
-	for (int i = 0; i < s->ntargets; i++)
-		if (pidtab_put(&seen, s->targets[i]->pid, s->targets[i]))
-			rc = -ENOMEM;
 	for (const char *p = list; !rc;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -115,12 +112,11 @@ static int parse_pid_list(struct session *s, const char *list)
 			rc = -EINVAL;
 			break;
 		}
-		rc = add_listed(s, &seen, v);
+		rc = add_listed(s, v);
 		if (!comma)
 			break;
 		p = comma + 1;
 	}
-	pidtab_free(&seen);
 	return rc;
 }
 
