@@ -285,6 +285,33 @@ test_nodes_local_launcher() {
 	expect_line "^\[b\] dynamic profiling for pid $p2 start success"
 }
 
+# A node copy ends only once the coordinator said it read its exit frame:
+# srun reports a task's end apart from its output, and a step it then ends
+# drops output not yet relayed (a node that ended well read as failed).
+# Node a never gets its acknowledgement (its launcher filters it out): it
+# stays after b, which got its own, has ended, and then ends by itself.
+test_nodes_node_copy_waits_for_the_coordinators_ack() {
+	local p1 p2 a b
+	p1=$(start_target)
+	p2=$(start_target)
+	write_node_sh $p1 $p2
+	sed -i 's|^exec "\${args\[@\]}"$|echo $$ > '$T'/copy.$node\n[ $node = a ] \&\& exec "${args[@]}" < <(grep --line-buffered -v "^@dynprof-ack " 2>/dev/null)\nexec "${args[@]}"|' $T/node.sh
+	grep -q 'dynprof-ack' $T/node.sh || fail "node.sh was not rewritten"
+	dp_background --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
+	dp_send start
+	wait_until 30 windows_open 2 || { cat $T/out; fail "expected 2 windows open"; }
+	a=$(cat $T/copy.a) && b=$(cat $T/copy.b) || fail "the launchers did not say their pids"
+	dp_send stop quit
+	wait_until 30 grep -q '^\[a\] \[INFO\] summary: ' $T/out || { cat $T/out; fail "node a said no summary"; }
+	wait_until 30 all_gone $b || fail "node b's copy did not end after its acknowledgement"
+	! all_gone $a || fail "node a's copy ended without the coordinator's acknowledgement"
+	wait_until 30 coordinator_gone || { cat $T/out; fail "the coordinator did not end"; }
+	wait $DP_PID
+	expect_status 0 $?
+	expect_line "^  a: 1 target, 1 window, 1 PROF_ folder in $T/o/a\$"
+	expect_line "^  b: 1 target, 1 window, 1 PROF_ folder in $T/o/b\$"
+}
+
 # SIGTERM on the coordinator reaches each launcher's process group: every
 # node's window is stopped and saved.
 test_nodes_sigterm_stops_every_node() {

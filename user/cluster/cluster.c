@@ -64,6 +64,8 @@ static int node_index(const struct cluster *k, const char *name, size_t len)
 	return -1;
 }
 
+static void send_all(struct cluster *k, const char *text, size_t len);
+
 /* "@dynprof-node NAME hello ..." or "... exit=S". */
 static void on_frame(struct cluster *k, int task, int node, const char *text)
 {
@@ -82,8 +84,13 @@ static void on_frame(struct cluster *k, int task, int node, const char *text)
 			snprintf(k->step, sizeof(k->step), "%.*s", (int)strcspn(step + 6, " "), step + 6);
 		if (task >= 0 && task < k->plan.n)
 			k->task_node[task] = i;
-	} else if (!strncmp(rest, " exit=", 6))
+	} else if (!strncmp(rest, " exit=", 6)) {
+		char ack[sizeof(NODE_COPY_ACK) + CLUSTER_NAME_MAX + 1];
+		int n = snprintf(ack, sizeof(ack), NODE_COPY_ACK "%s\n", k->plan.names[i]);
+
 		k->nodes[i].status = atoi(rest + 6);
+		send_all(k, ack, (size_t)n); /* the copy may end now: all it said has come */
+	}
 }
 
 /* The node copy's last line: "[INFO] summary: T targets joined, W windows opened, F PROF_ folders in ...". */
@@ -212,13 +219,10 @@ static void send_all(struct cluster *k, const char *text, size_t len)
 	}
 }
 
-static void close_inputs(struct cluster *k)
+/* The console's end, for every node; their input stays open for the acks (node_copy.h). */
+static void end_inputs(struct cluster *k)
 {
-	for (int i = 0; i < k->nchans; i++)
-		if (k->chans[i].c.in >= 0) {
-			close(k->chans[i].c.in);
-			k->chans[i].c.in = -1;
-		}
+	send_all(k, NODE_COPY_EOF "\n", strlen(NODE_COPY_EOF) + 1);
 }
 
 /* A console `start`: one wall-clock time for every node, now + the margin. */
@@ -273,7 +277,7 @@ static void on_console(struct cluster *k)
 			on_console_line(k, k->in);
 		}
 		k->input_open = false;
-		close_inputs(k); /* each node's end of input: quit there, unless rules go on */
+		end_inputs(k); /* each node's end of input: quit there, unless rules go on */
 		return;
 	}
 	k->in_used += (size_t)n;
@@ -519,7 +523,7 @@ static int run(struct cluster *k)
 	}
 	if (k->plan.commands) {
 		send_all(k, k->plan.commands, k->plan.commands_len);
-		close_inputs(k);
+		end_inputs(k);
 	} else
 		k->input_open = true;
 	while (running(k))

@@ -2,10 +2,12 @@
 /* One node's copy under a coordinator (see node_copy.h). */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 #define MAX_JOB_PIDS 4096
 #define SCAN_PAUSE_US 100000 /* between two looks at the job's processes */
 #define SCONTROL_TIMEOUT_MS 10000
+#define NODE_ACK_WAIT_MS 5000 /* for the coordinator to say it read the exit frame */
 
 /* The node's name: given, else SLURM's, else the host's. NULL (printed) when unfit for a folder. */
 static const char *node_name(const char *given, char *buf, size_t len)
@@ -157,10 +160,15 @@ static int job_targets(const struct options *o, char *list, size_t len)
 /*
  * The console's input goes through this thread: "start at:TIME" waits for
  * TIME (CLOCK_REALTIME) and becomes "start"; other lines pass unchanged,
- * in order. The end of input is passed on as the pipe's close.
+ * in order. The end of input, or the coordinator's NODE_COPY_EOF line, is
+ * passed on as the pipe's close. The coordinator's NODE_COPY_ACK line
+ * naming this node (it read our exit frame) is told through `acked`, as is
+ * the end of input (no acknowledgement can come then).
  */
 struct relay {
 	int from, to;
+	int acked; /* an eventfd */
+	const char *name;
 };
 
 static void write_all(int fd, const char *p, size_t n)
@@ -177,10 +185,42 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
-static void relay_line(const struct relay *r, char *line, size_t len)
+static void tell_acked(const struct relay *r)
+{
+	uint64_t one = 1;
+
+	if (write(r->acked, &one, sizeof(one)) != sizeof(one)) {
+		/* a full counter has been told already */
+	}
+}
+
+/* The coordinator's own lines: 1 when `line` was one (not for the console). */
+static int relay_frame(struct relay *r, const char *line, size_t len)
+{
+	size_t tag = strlen(NODE_COPY_ACK), nlen = strlen(r->name);
+
+	if (len == tag + nlen + 1 && !strncmp(line, NODE_COPY_ACK, tag) &&
+	    !strncmp(line + tag, r->name, nlen)) {
+		tell_acked(r);
+		return 1;
+	}
+	if (len > tag && !strncmp(line, NODE_COPY_ACK, tag))
+		return 1; /* another node's */
+	if (len == strlen(NODE_COPY_EOF) + 1 && !strncmp(line, NODE_COPY_EOF, len - 1)) {
+		if (r->to >= 0)
+			close(r->to);
+		r->to = -1;
+		return 1;
+	}
+	return 0;
+}
+
+static void relay_line(struct relay *r, char *line, size_t len)
 {
 	int64_t ms;
 
+	if (relay_frame(r, line, len) || r->to < 0)
+		return;
 	if (len > 9 && !strncmp(line, "start at:", 9)) {
 		line[len - 1] = '\0';
 		if (time_parse_epoch_ms(line + 9, &ms) == 0) {
@@ -220,26 +260,31 @@ static void *relay_main(void *arg)
 			used -= len;
 		}
 		if (used == sizeof(buf)) { /* an over-long line goes on as it is */
-			write_all(r->to, buf, used);
+			if (r->to >= 0)
+				write_all(r->to, buf, used);
 			used = 0;
 		}
 	}
-	if (used)
+	if (used && r->to >= 0)
 		write_all(r->to, buf, used);
-	close(r->to);
+	if (r->to >= 0)
+		close(r->to);
 	close(r->from);
+	tell_acked(r);
 	return NULL;
 }
 
-/* Standard input through the relay thread. 0 or -1 (printed). */
-static int start_relay(void)
+/* Standard input through the relay thread. Its `acked` eventfd, or -1 (printed). */
+static int start_relay(const char *name)
 {
 	static struct relay r;
 	pthread_t th;
 	int p[2];
 
+	r.name = name;
+	r.acked = eventfd(0, EFD_CLOEXEC);
 	r.from = dup(STDIN_FILENO);
-	if (r.from < 0 || pipe(p)) {
+	if (r.acked < 0 || r.from < 0 || pipe(p)) {
 		report_error("dynprof: cannot relay the console: %s", strerror(errno));
 		return -1;
 	}
@@ -250,7 +295,23 @@ static int start_relay(void)
 	}
 	close(p[0]);
 	pthread_detach(th);
-	return 0;
+	return r.acked;
+}
+
+/*
+ * After the exit frame: stay until the coordinator said it read it. srun
+ * tells of a task's end apart from its output, and a step it then ends
+ * (one task killed, the others done) drops what it had not relayed yet:
+ * seen as a node that ended well reported "without a result".
+ */
+static void wait_acked(int acked)
+{
+	struct pollfd p = { .fd = acked, .events = POLLIN };
+	int64_t deadline = clock_ms() + NODE_ACK_WAIT_MS;
+	int left;
+
+	while ((left = (int)clock_ms_left(deadline)) > 0 && poll(&p, 1, left) < 0 && errno == EINTR)
+		;
 }
 
 int node_copy_run(struct options *o)
@@ -258,7 +319,7 @@ int node_copy_run(struct options *o)
 	static char list[MAX_JOB_PIDS * 11], output[PATH_MAX];
 	char host[256];
 	const char *name;
-	int rc;
+	int rc, acked = -1;
 
 	dup2(STDOUT_FILENO, STDERR_FILENO); /* one stream per node, in order */
 	name = node_name(o->node_copy, host, sizeof(host));
@@ -272,9 +333,9 @@ int node_copy_run(struct options *o)
 	    (int)sizeof(output)) {
 		report_error("Argument --output: the path with the node's name is too long");
 		rc = EXIT_OPTION_ERROR;
-	} else if (o->slurm_job && job_targets(o, list, sizeof(list))) {
+	} else if ((acked = start_relay(name)) < 0) {
 		rc = 1;
-	} else if (start_relay()) {
+	} else if (o->slurm_job && job_targets(o, list, sizeof(list))) {
 		rc = 1;
 	} else {
 		o->output = output;
@@ -284,5 +345,7 @@ int node_copy_run(struct options *o)
 	}
 	printf(NODE_COPY_TAG "%s exit=%d\n", name, rc);
 	fflush(stdout);
+	if (acked >= 0)
+		wait_acked(acked);
 	return rc;
 }

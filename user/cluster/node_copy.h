@@ -11,7 +11,8 @@
  *   --pid as given (--pid=auto: every card user of the node).
  * - Results under --output/NAME; everything it prints goes to standard
  *   output (the coordinator reads one stream per node), framed by the
- *   lines "@dynprof-node NAME hello" and "@dynprof-node NAME exit=S".
+ *   lines "@dynprof-node NAME hello" and "@dynprof-node NAME exit=S", and
+ *   it ends once the coordinator acknowledged the exit frame.
  * - Its console takes "start at:TIME" (TIME as at:'s, e.g. @EPOCH.mmm):
  *   the window opens at that wall-clock time, the same on every node.
  */
@@ -23,6 +24,14 @@
 
 /* The frame's prefix: a coordinator matches it at the start of a line. */
 #define NODE_COPY_TAG "@dynprof-node "
+/*
+ * The coordinator's lines to its node copies, on their input (srun sends
+ * each to all): "@dynprof-ack NAME" once it read NAME's exit frame (the
+ * copy waits for it before it ends, up to 5 s); "@dynprof-eof" for the end
+ * of the console's input, which keeps the input itself open for the acks.
+ */
+#define NODE_COPY_ACK "@dynprof-ack "
+#define NODE_COPY_EOF "@dynprof-eof"
 
 /* Run the node copy (attach mode, cli/attach_mode.h). Returns dynprof's exit status. */
 int node_copy_run(struct options *o) DP_MUST_CHECK;
