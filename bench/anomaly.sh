@@ -111,6 +111,22 @@ cost_section() {
 		echo "| probed function | no probe | count at the push | count at the endbr64 | timed at the push | timed at the endbr64 |"
 		echo "| --- | --- | --- | --- | --- | --- |"
 		cost_entry endbr bench_endbr "empty, endbr64 then push" count count-entry timed timed-entry
+		echo
+		echo "### Probe placement: past plain instructions, on the first push or a tail jmp (dynprof's choice), or at the first instruction (before)"
+		echo "| probed function | no probe | count where placed | count at the entry | timed where placed | timed at the entry |"
+		echo "| --- | --- | --- | --- | --- | --- |"
+		cost_entry tail bench_tail "pthread_join's shape: mov, xor, xor, then a tail jmp" count count-entry timed timed-entry
+		cost_entry movpush bench_movpush "a rip-relative mov, then push" count count-entry timed timed-entry
+		echo
+		echo "### Probe sites the kernel emulates (one trap), over the exported functions of two real libraries"
+		echo "| library | functions | at the first instruction | past an endbr64 onto a push (before) | where dynprof places it now |"
+		echo "| --- | --- | --- | --- | --- |"
+		local lib
+		for lib in "$(ldd "$B/dynprof" | awk '/libc\.so/ { print $3 }')" \
+			"$(ldconfig -p | awk '/libstdc\+\+\.so\.6 .*x86-64/ { print $NF; exit }')"; do
+			[ -r "$lib" ] || continue
+			"$B/bench/probe_share" "$lib" | sed -E 's/^lib=([^ ]+) functions=([0-9]+) at_entry=([0-9]+) endbr_push=([0-9]+) placed=([0-9]+) share_at_entry=([^ ]+) share_endbr_push=([^ ]+) share_placed=([^ ]+)$/| \1 | \2 | \3 (\6) | \4 (\7) | \5 (\8) |/'
+		done
 	fi
 }
 

@@ -3,7 +3,7 @@
  * call_loop: a target for bench/triggers.sh that calls one exported
  * function at a set rate and says how fast it really went.
  *
- *   call_loop [--rate=R] [--work=W] [--entry=step|push|mov|endbr] [--seconds=S]
+ *   call_loop [--rate=R] [--work=W] [--entry=step|push|mov|endbr|tail|movpush] [--seconds=S]
  *             [--card=PATH] [--wait-probe]
  *
  * Run with LD_PRELOAD=libdynprof_agent.so PROFILING_MODE=dynamic so dynprof
@@ -13,10 +13,12 @@
  * The function called (--entry):
  *  step  bench_step: W rounds of demo_task's demo_step hash (default 4096,
  *        demo_step's amount), compiled C like any probed library function;
- *  push, mov, endbr (x86-64 only): bench_push, bench_mov, bench_endbr,
- *        empty functions whose first instructions are chosen, because a
- *        uprobe's cost depends on the one under it (see below); endbr is
- *        endbr64 then push, how -fcf-protection builds begin.
+ *  push, mov, endbr, tail, movpush (x86-64 only): bench_push, bench_mov,
+ *        bench_endbr, bench_tail, bench_movpush, empty functions whose first
+ *        instructions are chosen, because a uprobe's cost depends on the one
+ *        under it (see below); endbr is endbr64 then push, how
+ *        -fcf-protection builds begin; tail is pthread_join's shape (three
+ *        register moves and a tail jmp); movpush a rip-relative load, then push.
  * R calls per second (0, the default: as fast as they run), paced on
  * absolute deadlines, so the rate does not drift with the sleeps' overshoot
  * as demo_task's --step-ms does; that is what lets us ask for 10 000 calls/s.
@@ -41,7 +43,7 @@
 #include <unistd.h>
 #include "../tools/cli_number.h"
 
-#define PROBE_BYTES 8 /* past an endbr64: dynprof may probe the push after it */
+#define PROBE_BYTES 16 /* the breakpoint may sit past the first instruction (kernel/probeplace.h) */
 #define PROBE_WAIT_MS 10000
 /* Calls between two looks at the clock when running flat out: reading it costs more than an empty call. */
 #define CLOCK_EVERY 256
@@ -82,6 +84,8 @@ __attribute__((visibility("hidden"))) int bench_word;
 void bench_push(void);
 void bench_mov(void);
 void bench_endbr(void);
+void bench_tail(void);
+void bench_movpush(void);
 __asm__(".pushsection .text\n"
 	".globl bench_push\n.type bench_push, @function\n"
 	"bench_push:\n\tpush %rbp\n\tpop %rbp\n\tret\n"
@@ -92,6 +96,15 @@ __asm__(".pushsection .text\n"
 	".globl bench_endbr\n.type bench_endbr, @function\n"
 	"bench_endbr:\n\tendbr64\n\tpush %rbp\n\tpop %rbp\n\tret\n"
 	".size bench_endbr, .-bench_endbr\n"
+	/* pthread_join's shape: register moves, then a tail jump to the real work. */
+	".globl bench_tail\n.type bench_tail, @function\n"
+	"bench_tail:\n\tmov $1, %r8d\n\txor %ecx, %ecx\n\txor %edx, %edx\n\tjmp bench_tail_work\n"
+	".size bench_tail, .-bench_tail\n"
+	"bench_tail_work:\n\tret\n"
+	/* A load before the first push, as many compiled functions begin. */
+	".globl bench_movpush\n.type bench_movpush, @function\n"
+	"bench_movpush:\n\tmov bench_word(%rip), %eax\n\tpush %rbp\n\tpop %rbp\n\tret\n"
+	".size bench_movpush, .-bench_movpush\n"
 	".popsection\n");
 #endif
 
@@ -108,6 +121,10 @@ static int pick_entry(const char *name, void (**fn)(void))
 		*fn = bench_mov;
 	else if (!strcmp(name, "endbr"))
 		*fn = bench_endbr;
+	else if (!strcmp(name, "tail"))
+		*fn = bench_tail;
+	else if (!strcmp(name, "movpush"))
+		*fn = bench_movpush;
 #endif
 	return *fn ? 0 : -1;
 }
@@ -158,7 +175,8 @@ static void sleep_until(long long ns)
 }
 
 /*
- * The kernel writes its breakpoint over the function's first instruction in
+ * The kernel writes its breakpoint over the probed instruction (one of the
+ * function's first 16 bytes: kernel/probeplace.h) in
  * this process's copy of the page: the bytes we read change. 0 once they
  * did, -1 after PROBE_WAIT_MS or a signal.
  */

@@ -129,8 +129,8 @@ static int attach_one(struct hd_window *w, struct pth_lib *libs, unsigned i, cha
 			snprintf(why, len, "%s in %s: %s", pth_names[i], libs[l].path, strerror(-rc));
 			return rc;
 		}
-		/* Past an endbr64 (probeplace.h): one emulated trap per probe hit, not a single-step. */
-		at = sym.offset + (sym.code_len ? probeplace_skip(sym.code, sym.code_len) : 0);
+		/* Where the kernel emulates the trap (probeplace.h): one per probe hit, not a single-step. */
+		at = sym.offset + (sym.code_len ? probeplace_skip(sym.code, sym.code_len, sym.size) : 0);
 		rc = osrt_pth_attach(w->pid, libs[l].fdpath, at, i, w->pth_links[i], line, sizeof(line));
 		if (rc)
 			snprintf(why, len, "%s in %s: %s", pth_names[i], libs[l].path, line);

@@ -509,7 +509,7 @@ static struct probe_at place(const struct elfsym *sym)
 	if (entry && !strcmp(entry, "1"))
 		return at;
 	if (sym->code_len)
-		at.probe += probeplace_skip(sym->code, sym->code_len);
+		at.probe += probeplace_skip(sym->code, sym->code_len, sym->size);
 	return at;
 }
 
