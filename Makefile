@@ -292,7 +292,7 @@ fuzz: $(FUZZ_ENGINES)
 $(BUILD)/tests/peers/%: tests/peers/%.c $(BUILD)/tests/peers/%.d $(SHARED_OBJS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser $< -o $@ $(SHARED_OBJS) $(LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Iuser $< -o $@ $(SHARED_OBJS) $(LDFLAGS) -lcjson
 
 $(DPCALLS_SO): tests/peers/lib/dpcalls.c $(DPCALLS_SO).d | $(DEPS_STAMP)
 	$(call msg,CC,$@)

@@ -277,6 +277,68 @@ make_rootfs() {
 # A target in a root of its own (chroot, pid and mount namespaces) with its
 # own copy of libc: the probes go on the file it maps, found through its
 # maps, and its calls are counted exactly as on the host.
+# A card user started without PROFILING_MODE=dynamic serves no socket:
+# with --host-sys it still gets windows, host-only ones, from dynprof's
+# stand-in server: the PROF_ folder in --output with CANN's host control
+# files describing it, and the host data, counted exactly. Without
+# --host-sys it is refused as before.
+test_a_card_user_without_a_socket_gets_host_only_windows() {
+	local n=200 card pid; card=$(make_card 0)
+	"$PTHCALLER" "$card" $n $T/go > $T/peer.log 2>&1 &
+	pid=$!
+	remember_pid $pid
+	wait_until 5 grep -q "pthcaller: ready" $T/peer.log || fail "pthcaller did not start: $(cat $T/peer.log)"
+	has_socket $pid && fail "pthcaller $pid serves a socket without the agent"
+	dp --pid=$pid --output=$T/o0 </dev/null
+	expect_status 255 $?
+	expect_line "invalid pid value: $pid, .*it serves no dynamic profiling socket"
+	dp_background --pid=$pid --output=$T/o --host-sys=osrt,cpu,mem --events=json:$T/events
+	dp_send start
+	wait_until 10 hd_window_open || fail "no window: $(cat $T/out)"
+	expect_line "^\[INFO\] pid $pid serves no dynamic profiling socket \(not started with PROFILING_MODE=dynamic\): its windows hold the host data dynprof collects itself \(osrt,cpu,mem\), no device data\$"
+	touch $T/go
+	wait_until 20 grep -q "pthcaller: done" $T/peer.log || fail "the peer did not finish: $(cat $T/peer.log)"
+	dp_send stop quit
+	wait $DP_PID
+	expect_status 0 $?
+	expect_line "^\[INFO\] summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o; windows: 1 saved, 0 saved incomplete, 0 lost\$"
+	local d w f got; d=$(prof_dirs_of $T/o $pid)
+	[ -n "$d" ] || fail "no PROF_ folder of $pid in $T/o: $(ls $T/o)"
+	w=$(sed -n 's/.*done main=[0-9]* w=\([0-9]*\).*/\1/p' $T/peer.log)
+	pth_line $pid 1 $n "/[^ ]*libc[^ ]*" > /dev/null
+	f=$d/host/data/host_pthreadcall.data.slice_0
+	for want in "$pid pthread_create $n" "$pid pthread_join $((n + 1))" "$w pthread_mutex_init $((2 * n))"; do
+		set -- $want
+		got=$(count_pth $f $1 $2)
+		[ "$got" = "$3" ] || fail "thread $1: $got $2 lines, $3 made"
+	done
+	[ -s $d/host/data/host_cpu.data.slice_0 ] && [ -s $d/host/data/host_mem.data.slice_0 ] &&
+		[ -s $d/host/data/host_syscall.data.slice_0 ] || fail "host data missing: $(ls $d/host/data)"
+	# CANN's control files, describing the target (msprof's export needs each).
+	local f2
+	for f2 in start_info end_info info.json sample.json host_start.log; do
+		[ -s $d/host/$f2 ] && grep -q "^filesize: *$(stat -c %s $d/host/$f2)\$" $d/host/$f2.done ||
+			fail "host/$f2 or its .done missing or wrong: $(ls $d/host)"
+	done
+	jq -e --arg p $pid '.pid == $p and .platform_version == "5" and .devices == "64" and .DeviceInfo == [] and
+		(.netCard | length) > 0' $d/host/info.json > /dev/null || fail "info.json: $(cat $d/host/info.json)"
+	jq -e '.devices == "64"' $d/host/sample.json > /dev/null || fail "sample.json: $(cat $d/host/sample.json)"
+	[ "$(jq -r .clockMonotonicRaw $d/host/end_info)" -gt "$(jq -r .clockMonotonicRaw $d/host/start_info)" ] ||
+		fail "end_info is not after start_info"
+	jq -s -e --argjson p $pid 'any(.[]; .event == "window-close" and .pid == $p and .fate == "saved")' $T/events > /dev/null ||
+		fail "no saved window-close event: $(cat $T/events)"
+	hd_msprof_export $d "$pid pthread_create $n" "$pid pthread_join $((n + 1))" "$w pthread_mutex_init $((2 * n))"
+	# --pid=auto takes it too with --host-sys, and only then.
+	dp --pid=auto --device="$T/dev/davinci*" --output=$T/o2 </dev/null
+	expect_status 255 $?
+	expect_line "^\[INFO\] pid $pid holds a card but serves no socket"
+	printf 'start\nstop\n' | dp --pid=auto --device="$T/dev/davinci*" --host-sys=cpu --output=$T/o2
+	expect_status 0 $?
+	expect_line "^\[INFO\] pid $pid serves no dynamic profiling socket"
+	expect_line "^\[INFO\] summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o2; windows: 1 saved, 0 saved incomplete, 0 lost\$"
+	[ -s "$(prof_dirs_of $T/o2 $pid)/host/data/host_cpu.data.slice_0" ] || fail "no cpu data in $T/o2: $(ls -R $T/o2)"
+}
+
 test_pthread_calls_of_a_target_in_its_own_root() {
 	local n=200 card r=$T/rootfs chroot; card=$(make_card 0)
 	chroot=$(command -v chroot) || fail "no chroot"

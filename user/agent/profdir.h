@@ -11,6 +11,7 @@
 #include <limits.h>
 
 #include "agent/device.h"
+#include "shared/profhost.h"
 #include "shared/compiler.h"
 
 /*
@@ -21,7 +22,7 @@
 #define PROFDIR_EFFECTIVE_PARAMS "dynprof_params.json"
 
 struct profdir {
-	char path[PATH_MAX];
+	struct profhost host; /* host.path: the PROF_ folder */
 };
 
 /*

@@ -43,12 +43,12 @@ static enum window_start_rc open_locked(int v1_name, const char *params)
 		agent_log("start: no PROF folder: %s", strerror(-rc));
 		return WINDOW_FAILED;
 	}
-	if (window_ops.on_start && window_ops.on_start(window_ops.ctx, params, current.path)) {
-		agent_log("start: on_start refused %s", current.path);
+	if (window_ops.on_start && window_ops.on_start(window_ops.ctx, params, current.host.path)) {
+		agent_log("start: on_start refused %s", current.host.path);
 		return WINDOW_FAILED;
 	}
 	atomic_store(&collecting, 1);
-	agent_log("window open: %s", current.path);
+	agent_log("window open: %s", current.host.path);
 	return WINDOW_STARTED;
 }
 
@@ -76,13 +76,13 @@ static enum window_stop_rc stop_locked(const char *note)
 	if (!atomic_load(&collecting))
 		return WINDOW_NOT_STARTED;
 	if (note && profdir_note(&current, PROFDIR_ORPHAN_NOTE, note))
-		agent_log("cannot write %s/host/%s", current.path, PROFDIR_ORPHAN_NOTE);
+		agent_log("cannot write %s/host/%s", current.host.path, PROFDIR_ORPHAN_NOTE);
 	if (window_ops.on_stop)
-		window_ops.on_stop(window_ops.ctx, current.path);
+		window_ops.on_stop(window_ops.ctx, current.host.path);
 	err = profdir_close(&current);
 	/* Closed either way: a window whose end_info failed cannot be resumed. */
 	atomic_store(&collecting, 0);
-	agent_log("window closed: %s%s%s", current.path, err ? ": " : "", err ? strerror(-err) : "");
+	agent_log("window closed: %s%s%s", current.host.path, err ? ": " : "", err ? strerror(-err) : "");
 	return err ? WINDOW_STOP_FAILED : WINDOW_STOPPED;
 }
 
@@ -115,7 +115,7 @@ void window_client_connected(void)
 {
 	if (orphan_since_ms >= 0 && atomic_load(&collecting))
 		agent_log("told: the window of a client that vanished %lld s ago is still open: %s",
-			  (long long)((clock_ms() - orphan_since_ms) / 1000), current.path);
+			  (long long)((clock_ms() - orphan_since_ms) / 1000), current.host.path);
 	else if (last_note[0])
 		agent_log("told: the agent stopped the window of a vanished client: see %s", last_note);
 	last_note[0] = '\0';
@@ -155,7 +155,7 @@ void window_stop_orphan(int grace_sec)
 		agent_log("no client stopped the window of a vanished client within %d s: stopping it",
 			  grace_sec);
 		if (stop_locked(note) != WINDOW_NOT_STARTED)
-			snprintf(last_note, sizeof(last_note), "%s/host/%s", current.path,
+			snprintf(last_note, sizeof(last_note), "%s/host/%s", current.host.path,
 				 PROFDIR_ORPHAN_NOTE);
 	}
 	orphan_since_ms = -1;

@@ -69,3 +69,22 @@ void hostsys_for_cann(const char *list, char *out, size_t len)
 		p = comma ? comma + 1 : NULL;
 	}
 }
+
+const char *hostsys_own_words(unsigned what, char *buf, size_t len)
+{
+	static const struct {
+		unsigned bit;
+		const char *word;
+	} items[] = { { HOSTSYS_OSRT, "osrt" },
+		      { HOSTSYS_CPU, "cpu" },
+		      { HOSTSYS_MEM, "mem" },
+		      { HOSTSYS_DISK, "disk" },
+		      { HOSTSYS_NET, "network" } };
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++)
+		if ((what & items[i].bit) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", items[i].word);
+	return buf;
+}

@@ -27,6 +27,9 @@ bool hostsys_list_has(const char *list, const char *item);
 /* The HOSTSYS_* bits of the items dynprof collects named in `list` (NULL: 0). */
 unsigned hostsys_own(const char *list);
 
+/* The HOSTSYS_* bits `what` in msprof's words ("osrt,cpu") into buf; buf. */
+const char *hostsys_own_words(unsigned what, char *buf, size_t len);
+
 /*
  * `list` without the items dynprof collects, in its order, into out
  * (whole items only, as many as fit in len); "" when none is left.

@@ -217,26 +217,6 @@ static FILE *scratch(struct hd_window *w, unsigned bit)
 	return f;
 }
 
-/* The items asked for that dynprof collects, in msprof's words: "osrt,cpu". */
-static const char *own_words(unsigned what, char *buf, size_t len)
-{
-	static const struct {
-		unsigned bit;
-		const char *word;
-	} items[] = { { HOSTSYS_OSRT, "osrt" },
-		      { HOSTSYS_CPU, "cpu" },
-		      { HOSTSYS_MEM, "mem" },
-		      { HOSTSYS_DISK, "disk" },
-		      { HOSTSYS_NET, "network" } };
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++)
-		if ((what & items[i].bit) && n < len)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", items[i].word);
-	return buf;
-}
-
 void hostdata_prepare(const struct options *o)
 {
 	unsigned what = hostsys_own(options_switch(o, "host-sys"));
@@ -246,7 +226,7 @@ void hostdata_prepare(const struct options *o)
 	if (!what || said_own)
 		return;
 	report_info("--host-sys: dynprof collects %s itself (system calls from the kernel, /proc samples every 20 ms); the target is not asked to run perf, ltrace or iotop",
-		    own_words(what, words, sizeof(words)));
+		    hostsys_own_words(what, words, sizeof(words)));
 	said_own = true;
 	if (!(what & HOSTSYS_OSRT))
 		return;

@@ -23,8 +23,10 @@
 #include "report/events_out.h"
 #include "results/output.h"
 #include "results/winaccount.h"
+#include "config/hostsys.h"
 #include "config/params.h"
 #include "hostdata/hostdata.h"
+#include "hostdata/standin.h"
 #include "session/protodetect.h"
 #include "ns/targetfs.h"
 #include "proc/procfs.h"
@@ -169,6 +171,26 @@ static void skip_pid(struct target *t, const char *why)
 	target_drop(t);
 }
 
+/*
+ * A process that serves no socket still gets windows when --host-sys asks
+ * dynprof to collect something itself: host-only ones, from a stand-in
+ * server (hostdata/standin.h). 0 when it will have one.
+ */
+static int stand_in(const struct session *s, struct target *t)
+{
+	char words[64];
+
+	if (!hostsys_own(options_switch(s->opts, "host-sys")) ||
+	    procfs_read_status(t->pid, &t->sock.uid, &t->sock.nspid))
+		return -ENOENT;
+	t->standin = true;
+	t->nspid = t->sock.nspid;
+	hostsys_own_words(hostsys_own(options_switch(s->opts, "host-sys")), words, sizeof(words));
+	report_info("pid %d serves no dynamic profiling socket (not started with PROFILING_MODE=dynamic): its windows hold the host data dynprof collects itself (%s), no device data",
+		    t->pid, words);
+	return 0;
+}
+
 /* Find the socket; explain a pid without process or socket. */
 static int locate(struct session *s, struct target *t)
 {
@@ -180,6 +202,8 @@ static int locate(struct session *s, struct target *t)
 		t->nspid = t->sock.nspid;
 		return 0;
 	}
+	if (rc == -ENOENT && stand_in(s, t) == 0)
+		return 0;
 	if (rc == -ESRCH)
 		snprintf(why, sizeof(why), "no such process");
 	else if (rc == -ENOENT)
@@ -492,11 +516,40 @@ out:
 	return copy;
 }
 
+/* The stand-in's connection: CANN 9.x's protocol, no limits, the folders written in --output. */
+static int connect_standin(const struct session *s, struct target *t)
+{
+	const struct chip_info *chip = params_chip(s->opts, s->output);
+	struct standin_desc d = { .pid = t->pid, .nspid = t->nspid, .result_dir = s->output };
+	int fd;
+
+	t->proto = PROTO_V2;
+	snprintf(t->proto_why, sizeof(t->proto_why), "dynprof's stand-in");
+	t->limits = (struct server_limits){ 0 };
+	snprintf(t->result_inside, sizeof(t->result_inside), "%s", s->output);
+	snprintf(t->result_host, sizeof(t->result_host), "%s", s->output);
+	t->params = params_for(s, t);
+	if (!t->params)
+		return -EINVAL;
+	/* msprof's export stops without a chip it knows: the agent's default, the Ascend 910B. */
+	d.chip = chip ? chip->id : STANDIN_DEFAULT_CHIP;
+	fd = standin_start(&d);
+	if (fd < 0) {
+		connect_failed(t, strerror(-fd));
+		target_drop(t);
+		return fd;
+	}
+	t->fd = fd;
+	return 0;
+}
+
 int session_connect_prepare(const struct session *s, struct target *t, int *shortage)
 {
 	char why[PATH_MAX + 128];
 	int fd;
 
+	if (t->standin)
+		return connect_standin(s, t);
 	choose_protocol(t, s->opts->protocol);
 	choose_limits(t);
 	if (choose_result_dir(s, t, shortage)) {

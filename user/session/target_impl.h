@@ -38,6 +38,7 @@ struct target {
 	int pid;   /* host pid, as the user gave it */
 	int nspid; /* pid in its own namespace: names its PROF_ folders */
 	struct sock_location sock;
+	bool standin; /* it serves no socket: dynprof's stand-in does (hostdata/standin.h) */
 	enum proto_version proto;
 	char proto_why[128]; /* how --protocol=auto decided */
 	char *params;        /* the params JSON (malloc'd) */

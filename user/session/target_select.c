@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "model/container.h"
 #include "model/match.h"
+#include "config/hostsys.h"
 #include "session/target_select.h"
 #include "model/tracker.h"
 
@@ -38,11 +39,19 @@ static void add(struct selection *s, int pid)
 	s->found++;
 }
 
+/*
+ * A card holder that listens; with --host-sys asking dynprof for data
+ * (config/hostsys.h), also one that serves no socket at all: its stand-in
+ * gives it host-only windows (hostdata/standin.h). A busy socket is
+ * another client's either way.
+ */
 static void pick_auto(void *ctx, const struct pm_proc *p)
 {
 	struct selection *s = ctx;
+	bool standin = p->socket_state == PM_SOCKET_NONE &&
+		       hostsys_own(options_switch(s->o, "host-sys"));
 
-	if (p->cards && p->socket_state == PM_SOCKET_LISTENING && match_filters(s->o, p))
+	if (p->cards && (p->socket_state == PM_SOCKET_LISTENING || standin) && match_filters(s->o, p))
 		add(s, p->pid);
 }
 

@@ -12,10 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../../user/agent/clockinfo.c"
 #include "../../user/agent/config.c"
-#include "../../user/agent/ctlfile.c"
-#include "../../user/agent/hostinfo.c"
 #include "../../user/agent/params.c"
 #include "../../user/agent/params_json.c"
 #include "../../user/agent/profdir.c"
@@ -46,7 +43,7 @@ static int is_integer(const cJSON *v)
 
 TEST(info_json_describes_a_host_collection_msprof_can_export)
 {
-	char *text = hostinfo_json(15);
+	char *text = hostinfo_json(15, getpid(), "/proc/self/net/dev");
 	cJSON *root = text ? cJSON_Parse(text) : NULL;
 	const cJSON *di, *cpu;
 
@@ -73,7 +70,7 @@ TEST(info_json_describes_a_host_collection_msprof_can_export)
 /* Every interface of this namespace, as msprof's Network lane wants them: lo without a speed drawn at 10000. */
 TEST(net_cards_name_this_namespaces_interfaces_with_a_speed)
 {
-	char *text = hostinfo_json(5);
+	char *text = hostinfo_json(5, getpid(), "/proc/self/net/dev");
 	cJSON *root = text ? cJSON_Parse(text) : NULL;
 	const cJSON *cards, *c;
 	bool lo = false;
@@ -132,8 +129,8 @@ TEST(window_folder_names_device_64_and_keeps_the_params)
 	snprintf(params, sizeof(params),
 		 "{\"result_dir\":\"%s\",\"devices\":\"0,1\",\"host_sys_pid\":-1}", dir);
 	REQUIRE(profdir_open(&pd, 0, params, 9) == 0);
-	sample = parse_file(pd.path, "sample.json");
-	info = parse_file(pd.path, "info.json");
+	sample = parse_file(pd.host.path, "sample.json");
+	info = parse_file(pd.host.path, "info.json");
 	REQUIRE(sample && info);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sample, "devices")), "64");
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sample, "result_dir")), dir);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/profname.h"
+#include "shared/profname.h"
 #include "unit.h"
 
 static struct tm new_year(void)

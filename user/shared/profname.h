@@ -12,8 +12,8 @@
  * Kept static inline: the unit tests link the tool's objects, not the
  * agent's.
  */
-#ifndef DYNPROF_AGENT_PROFNAME_H
-#define DYNPROF_AGENT_PROFNAME_H
+#ifndef DYNPROF_SHARED_PROFNAME_H
+#define DYNPROF_SHARED_PROFNAME_H
 
 #include <errno.h>
 #include <stdio.h>
@@ -80,4 +80,4 @@ static inline int profname_format_v1(char *out, size_t len, unsigned index, cons
 	return n;
 }
 
-#endif /* DYNPROF_AGENT_PROFNAME_H */
+#endif /* DYNPROF_SHARED_PROFNAME_H */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "agent/ctlfile.h"
+#include "shared/ctlfile.h"
 
 static int write_all(int fd, const char *data, size_t len)
 {

@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/clockinfo.h"
+#include "shared/clockinfo.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

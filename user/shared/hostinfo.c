@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/hostinfo.h"
+#include "shared/hostinfo.h"
 #include "shared/procnet.h"
 
 #define MAX_PACKAGES 64
@@ -161,7 +161,7 @@ static long long mem_total_kb(void)
 	return kb;
 }
 
-static void add_machine(cJSON *root)
+static void add_machine(cJSON *root, long pid_of)
 {
 	char host[256] = "", os[3 * sizeof(((struct utsname *)0)->release)] = "", pid[16];
 	struct utsname u;
@@ -169,7 +169,7 @@ static void add_machine(cJSON *root)
 	gethostname(host, sizeof(host) - 1);
 	if (uname(&u) == 0)
 		snprintf(os, sizeof(os), "%s-%s-%s", u.sysname, u.release, u.machine);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	snprintf(pid, sizeof(pid), "%ld", pid_of);
 	cJSON_AddStringToObject(root, "pid", pid);
 	cJSON_AddStringToObject(root, "hostname", host);
 	cJSON_AddStringToObject(root, "OS", os);
@@ -202,15 +202,16 @@ static int net_speed(const char *name)
 }
 
 /*
- * netCard: the interfaces of this process's network namespace (its
- * /proc/self/net/dev, the lines the network samples read), each with its
- * speed. An unreadable list gives an empty one: msprof needs the key.
+ * netCard: the interfaces of the described process's network namespace
+ * (`net_dev`: its /proc/<pid>/net/dev, the lines the network samples
+ * read), each with its speed. An unreadable list gives an empty one:
+ * msprof needs the key.
  */
-static cJSON *net_cards(void)
+static cJSON *net_cards(const char *net_dev)
 {
 	cJSON *cards = cJSON_CreateArray();
 	char line[512];
-	FILE *f = fopen("/proc/self/net/dev", "re");
+	FILE *f = fopen(net_dev, "re");
 
 	while (cards && f && fgets(line, sizeof(line), f)) {
 		struct hostproc_netdev d;
@@ -238,7 +239,7 @@ static int attach(cJSON *root, const char *key, cJSON *item)
 	return -1;
 }
 
-char *hostinfo_json(int chip)
+char *hostinfo_json(int chip, long pid, const char *net_dev)
 {
 	cJSON *root = cJSON_CreateObject();
 	char chip_text[16];
@@ -247,7 +248,7 @@ char *hostinfo_json(int chip)
 	if (!root)
 		return NULL;
 	snprintf(chip_text, sizeof(chip_text), "%d", chip);
-	add_machine(root);
+	add_machine(root, pid);
 	/*
 	 * The folder holds host data only: msprof takes an empty DeviceInfo for
 	 * a host collection and device 64 for the host; any id there makes it
@@ -260,7 +261,7 @@ char *hostinfo_json(int chip)
 	    cJSON_AddNumberToObject(root, "drvVersion", 0) &&
 	    !attach(root, "DeviceInfo", cJSON_CreateArray()) && !attach(root, "CPU", cpu_array()) &&
 	    /* msprof's network lane draws only the interfaces named here (it needs the key). */
-	    !attach(root, "netCard", net_cards()))
+	    !attach(root, "netCard", net_cards(net_dev)))
 		text = cJSON_PrintUnformatted(root); /* msprof reads the first line only */
 	cJSON_Delete(root);
 	return text;

@@ -4,8 +4,8 @@
  * placed on one timeline: wall time, CLOCK_MONOTONIC_RAW, and the CPU's
  * counter (cntvct on aarch64; the TSC on x86_64, where CANN has none).
  */
-#ifndef DYNPROF_AGENT_CLOCKINFO_H
-#define DYNPROF_AGENT_CLOCKINFO_H
+#ifndef DYNPROF_SHARED_CLOCKINFO_H
+#define DYNPROF_SHARED_CLOCKINFO_H
 
 #include <stdint.h>
 #include <time.h>
@@ -32,4 +32,4 @@ char *clock_stamp_info_json(const struct clock_stamp *s, const char *edge);
 /* host_start.log text. Returns the length or a negative errno. */
 int clock_stamp_host_log(const struct clock_stamp *s, char *buf, size_t len) DP_MUST_CHECK;
 
-#endif /* DYNPROF_AGENT_CLOCKINFO_H */
+#endif /* DYNPROF_SHARED_CLOCKINFO_H */

@@ -4,8 +4,8 @@
  * CANN's tools read to know the file is complete. Each file appears whole
  * or not at all: written to a temporary name, then renamed.
  */
-#ifndef DYNPROF_AGENT_CTLFILE_H
-#define DYNPROF_AGENT_CTLFILE_H
+#ifndef DYNPROF_SHARED_CTLFILE_H
+#define DYNPROF_SHARED_CTLFILE_H
 
 #include <stddef.h>
 
@@ -16,4 +16,4 @@
 /* Write dir/name and dir/name.done. 0 or a negative errno. */
 int ctlfile_write(const char *dir, const char *name, const char *data, size_t len) DP_MUST_CHECK;
 
-#endif /* DYNPROF_AGENT_CTLFILE_H */
+#endif /* DYNPROF_SHARED_CTLFILE_H */
