@@ -95,7 +95,7 @@ static int open_session(void *ctx, struct run *r)
 	struct follow *f = ctx;
 
 	session_open_follow(&r->s, r->o, r->output);
-	joiner_init(&f->j, r->s, false);
+	joiner_init(&f->j, r->s, r->o, false);
 	pidtab_init(&f->holders);
 	pidtab_init(&f->verdict);
 	return 0;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/joiner.h"
+#include "config/hostsys.h"
 #include "report/report.h"
 #include "model/procscan.h"
 #include "model/tracker.h"
@@ -96,9 +97,11 @@ static void join_told(void *ctx, int pid, int rc)
 		remember_failure(j, pid, rc);
 }
 
-void joiner_init(struct joiner *j, struct session *s, bool msprof_key)
+void joiner_init(struct joiner *j, struct session *s, const struct options *o, bool msprof_key)
 {
-	*j = (struct joiner){ .s = s, .msprof_key = msprof_key };
+	*j = (struct joiner){ .s = s,
+			      .msprof_key = msprof_key,
+			      .standin = hostsys_own(options_switch(o, "host-sys")) != 0 };
 	pidtab_init(&j->failed);
 	pidtab_init(&j->nosock);
 	pidtab_init(&j->image);
@@ -231,6 +234,21 @@ void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc 
 	}
 }
 
+/*
+ * Still no socket NO_SOCKET_NOTICE_MS after its card: a job started without
+ * PROFILING_MODE=dynamic (CANN serves its socket within a second), taken
+ * with the stand-in. Tried once: its outcome is said either way.
+ */
+static void join_socketless(struct joiner *j, const struct pm_proc *p)
+{
+	if (pidtab_put(&j->nosock, p->pid, (void *)(intptr_t)-1)) /* replacing never allocates */
+		pidtab_del(&j->nosock, p->pid);
+	if (session_has_target(j->s, p->pid) || !may_try(j, p->pid) || session_dismissed(j->s, p->pid))
+		return;
+	if (session_join_socketless(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards))
+		remember_failure(j, p->pid, -ENOENT);
+}
+
 /* The first sight is kept as the table's value (a time, never NULL); -1 once told. */
 void joiner_check_socketless(struct joiner *j, const struct pm_proc *p)
 {
@@ -245,6 +263,10 @@ void joiner_check_socketless(struct joiner *j, const struct pm_proc *p)
 	}
 	if (since < 0 || now - since < NO_SOCKET_NOTICE_MS)
 		return;
+	if (j->standin) {
+		join_socketless(j, p);
+		return;
+	}
 	if (!target_select_nosocket_why(tracker_model(j->t), p, why, sizeof(why)) && j->msprof_key)
 		/* msprof's way: one path for all, the last process to bind it wins. */
 		snprintf(why, sizeof(why),

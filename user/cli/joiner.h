@@ -4,7 +4,9 @@
  * processes (launch mode's tree, follow mode's host): the join of a
  * listening card holder (a failed one tried again a few times when it
  * failed for now, else not until the process changes), a target's leave at its exit or exec, and the one line saying
- * why a card holder serves no socket. Which processes may join is the
+ * why a card holder serves no socket (with --host-sys asking dynprof for
+ * data, such a holder joins instead, with dynprof's stand-in server:
+ * host-only windows). Which processes may join is the
  * caller's: it calls these for the ones it wants.
  */
 #ifndef DYNPROF_JOINER_H
@@ -26,9 +28,10 @@ struct joiner {
 	struct pidtab nosock; /* card holders without a socket: first seen then, or told (-1) */
 	struct pidtab image;  /* targets: a hash of the exe and cmdline they ran when they joined */
 	bool msprof_key;      /* --msprof-key: the tree shares one socket path */
+	bool standin; /* --host-sys asks dynprof for data: socketless holders join with the stand-in */
 };
 
-void joiner_init(struct joiner *j, struct session *s, bool msprof_key);
+void joiner_init(struct joiner *j, struct session *s, const struct options *o, bool msprof_key);
 
 /*
  * The tracker of a following mode: every change to `fn` (the processes

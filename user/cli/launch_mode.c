@@ -238,7 +238,7 @@ static int open_session(void *ctx, struct run *r)
 	struct follower *f = ctx;
 
 	session_open_launch(&r->s, r->o, r->output);
-	joiner_init(&f->j, r->s, r->o->msprof_key);
+	joiner_init(&f->j, r->s, r->o, r->o->msprof_key);
 	pidtab_init(&f->tree);
 	return 0;
 }

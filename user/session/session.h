@@ -117,6 +117,13 @@ int64_t session_keepalive_due_ms(const struct session *s);
 void session_open_launch(struct session **sp, const struct options *o, const char *output);
 void session_open_follow(struct session **sp, const struct options *o, const char *output);
 int session_join(struct session *s, int pid, const char *command, uint64_t cards) DP_MUST_CHECK;
+/*
+ * The same for a card holder that serves no socket: with --host-sys asking
+ * dynprof for data it joins with dynprof's stand-in server (host-only
+ * windows, hostdata/standin.h); else, or if it serves one by then, as
+ * session_join.
+ */
+int session_join_socketless(struct session *s, int pid, const char *command, uint64_t cards) DP_MUST_CHECK;
 void session_on_join(struct session *s, void (*fn)(void *ctx, int pid, int rc), void *ctx);
 bool session_has_target(const struct session *s, int pid);
 int session_join_room(const struct session *s);

@@ -176,7 +176,7 @@ static void skip_pid(struct target *t, const char *why)
  * dynprof to collect something itself: host-only ones, from a stand-in
  * server (hostdata/standin.h). 0 when it will have one.
  */
-static int stand_in(const struct session *s, struct target *t)
+int session_stand_in(const struct session *s, struct target *t)
 {
 	char words[64];
 
@@ -202,7 +202,7 @@ static int locate(struct session *s, struct target *t)
 		t->nspid = t->sock.nspid;
 		return 0;
 	}
-	if (rc == -ENOENT && stand_in(s, t) == 0)
+	if (rc == -ENOENT && session_stand_in(s, t) == 0)
 		return 0;
 	if (rc == -ESRCH)
 		snprintf(why, sizeof(why), "no such process");

@@ -107,6 +107,12 @@ int session_scan_prof_dirs(struct session *s, struct target *t,
 /* session_connect.c, for session_join.c: the steps of connecting one target. */
 struct target *session_new_slot(struct session *s, bool reuse);
 void session_fd_shortage(struct session *s, int rc);
+/*
+ * A target whose process serves no socket taken with dynprof's stand-in
+ * (hostdata/standin.h) when --host-sys asks dynprof for data; said. 0, or
+ * -ENOENT when it is not to be (then nothing was said).
+ */
+int session_stand_in(const struct session *s, struct target *t) DP_MUST_CHECK;
 /* What may wait on the target (its helper, its socket); thread-safe: a join runs it beside the loop. */
 int session_connect_prepare(const struct session *s, struct target *t, int *shortage) DP_MUST_CHECK;
 void session_connect_complete(struct session *s, struct target *t);

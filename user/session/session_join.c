@@ -32,7 +32,8 @@ struct join_job {
 	char command[256];
 	uint64_t cards;
 	int rc, shortage;
-	bool gone; /* its process exited while the job ran */
+	bool gone;       /* its process exited while the job ran */
+	bool socketless; /* taken with the stand-in if it still serves no socket */
 	struct report_capture lines;
 	struct join_job *next; /* s->joining */
 };
@@ -54,6 +55,8 @@ static void join_work(struct offloop_job *job)
 	t->nspid = t->sock.nspid;
 	if (j->rc == -EMFILE || j->rc == -ENFILE)
 		j->shortage = j->rc;
+	if (j->rc == -ENOENT && j->socketless && session_stand_in(j->s, t) == 0)
+		j->rc = 0;
 	if (j->rc)
 		report_target_error(t->pid, "dynprof: pid %d (%s) cannot join: %s", t->pid,
 				    j->command, t->sock.why);
@@ -123,7 +126,7 @@ static void join_done(struct offloop_job *job)
 	free(j);
 }
 
-int session_join(struct session *s, int pid, const char *command, uint64_t cards)
+static int join(struct session *s, int pid, const char *command, uint64_t cards, bool socketless)
 {
 	struct join_job *j;
 	int rc;
@@ -141,7 +144,8 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	*j = (struct join_job){ .job = { .work = join_work, .done = join_done },
 				.s = s,
 				.t = { .pid = pid, .fd = -1, .result_fd = -1 },
-				.cards = cards };
+				.cards = cards,
+				.socketless = socketless };
 	snprintf(j->command, sizeof(j->command), "%s", command);
 	rc = offloop_start(&s->jobs, &j->job);
 	if (rc) {
@@ -153,6 +157,16 @@ int session_join(struct session *s, int pid, const char *command, uint64_t cards
 	j->next = s->joining;
 	s->joining = j;
 	return 0;
+}
+
+int session_join(struct session *s, int pid, const char *command, uint64_t cards)
+{
+	return join(s, pid, command, cards, false);
+}
+
+int session_join_socketless(struct session *s, int pid, const char *command, uint64_t cards)
+{
+	return join(s, pid, command, cards, true);
 }
 
 bool session_has_target(const struct session *s, int pid)
