@@ -332,7 +332,13 @@ test_a_card_user_without_a_socket_gets_host_only_windows() {
 	dp --pid=auto --device="$T/dev/davinci*" --output=$T/o2 </dev/null
 	expect_status 255 $?
 	expect_line "^\[INFO\] pid $pid holds a card but serves no socket"
-	printf 'start\nstop\n' | dp --pid=auto --device="$T/dev/davinci*" --host-sys=cpu --output=$T/o2
+	# A window of 300 ms by rule: the cpu lane needs two 20 ms samples.
+	exec 7>&-
+	rm -f $T/in
+	dp_background --pid=auto --device="$T/dev/davinci*" --host-sys=cpu --output=$T/o2 \
+		--window=start=open,stop=+300ms
+	wait_until 20 grep -q "window saved" $T/out || fail "no window saved: $(cat $T/out)"
+	wait $DP_PID # its rule's one window done, it ends
 	expect_status 0 $?
 	expect_line "^\[INFO\] pid $pid serves no dynamic profiling socket"
 	expect_line "^\[INFO\] summary: 1 target joined, 1 window opened, 1 PROF_ folder in $T/o2; windows: 1 saved, 0 saved incomplete, 0 lost\$"
