@@ -124,18 +124,25 @@ test_launch_mode_joins_abstract_servers_keyed_on_dynprof() {
 	cat > $T/app.sh <<-EOS
 	#!/bin/sh
 	export DYNPROF_AGENT_FLAVOUR=abstract LD_PRELOAD=$AGENT_SO DYNPROF_AGENT_DEVICES='$T/dev/davinci*'
-	$CARD_USER $card 3 &
-	sleep 0.3
-	$CARD_USER $card 3 &
+	$CARD_USER $card 60 &
+	for i in \$(seq 200); do grep -aq "@dyn_prof_sock_\$DYNAMIC_PROFILING_KEY_PID\$" /proc/net/unix && break; sleep 0.05; done
+	$CARD_USER $card 60 &
 	wait
 	EOS
 	chmod +x $T/app.sh
-	{ sleep 1.5; echo start; sleep 1; echo stop; } |
-		dp --dynamic=on --msprof-key --output=$T/o --device="$T/dev/davinci*" $T/app.sh
+	# Each step waits for what the one before did (under two suites with ASan
+	# a fixed 1.5 s before start was too short for the second to join).
+	dp_background --dynamic=on --msprof-key --output=$T/o --device="$T/dev/davinci*" $T/app.sh
+	wait_until 30 eval '[ "$(count_lines "^\[INFO\] target joined: pid [0-9]+ \(.*card_user.*\), cards 0$")" -eq 2 ]' ||
+		fail "expected two targets: $(cat $T/out)"
+	dp_send start
+	wait_until 20 eval '[ "$(count_lines "start success")" -eq 2 ]' || fail "expected two starts: $(cat $T/out)"
+	dp_send stop
+	wait_until 20 eval '[ "$(count_lines "stop success")" -eq 2 ]' || fail "expected two stops: $(cat $T/out)"
+	# The application ends (its card users are the test's: the card is $T's), and launch mode with it.
+	pkill -f -- "$CARD_USER $card 60"
+	wait $DP_PID
 	expect_status 0 $?
-	[ "$(count_lines '^\[INFO\] target joined: pid [0-9]+ \(.*card_user.*\), cards 0$')" -eq 2 ] ||
-		fail "expected two targets"
-	[ "$(count_lines 'stop success')" -eq 2 ] || fail "expected two stops"
 }
 
 # Two file servers with the same key: the second took the path over.
