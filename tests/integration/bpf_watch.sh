@@ -45,13 +45,15 @@ test_bpf_program_is_loaded_while_running_and_gone_after() {
 	command -v bpftool >/dev/null || [ -x /usr/sbin/bpftool ] || fail "bpftool missing"
 	local bt; bt=$(command -v bpftool || echo /usr/sbin/bpftool)
 	local a; a=$(start_target)
-	{ sleep 1.5; echo quit; } | "$DP" --pid=$a --output=$T/o > $T/out 2>&1 &
-	local dp=$!
-	sleep 0.8
+	dp_background --pid=$a --output=$T/o
+	local dp=$DP_PID
+	# Connected: its exit watcher is loaded by then (before any target connects).
+	wait_until 20 grep -q "Start profiling" $T/out || fail "dynprof did not attach: $(cat $T/out)"
 	local ids id; ids=$(progs_of $dp)
 	for id in $ids; do $bt prog show id $id; done > $T/progs
 	grep -q "name handle_exit\|sched_process_exit\|raw_tracepoint" $T/progs ||
 		{ cat $T/progs; fail "no BPF program held by dynprof ($dp) while it runs: ids '$ids'"; }
+	dp_send quit
 	wait $dp
 	# The kernel frees a program shortly after its last fd closes.
 	wait_until 2 none_loaded $bt $ids || fail "BPF program left loaded after exit: $(for id in $ids; do $bt prog show id $id; done 2>/dev/null | tr -s "\n\t" "  ")"

@@ -19,19 +19,35 @@ launch_bg() { # launch_bg [dynprof args] APP...: dynprof in the background, comm
 	exec 7> $T/in
 }
 joined() { [ "$(grep -c '\] target joined:' $T/out)" -ge "$1" ]; }
+lines_at_least() { [ "$(count_lines "$1")" -ge "$2" ]; } # lines_at_least REGEX N
+# The application's card users end (they hold the test's cards only).
+end_workers() { pkill -f -- "$CARD_USER $T/dev/" || true; }
+# launch_window N: with N workers joined, one window (console start, stop) over them.
+launch_window() {
+	wait_until 30 joined $1 || fail "expected $1 targets: $(cat $T/out)"
+	dp_send start
+	wait_until 20 lines_at_least 'start success' $1 || fail "expected $1 starts: $(cat $T/out)"
+	dp_send stop
+	wait_until 20 lines_at_least 'stop success' $1 || fail "expected $1 stops: $(cat $T/out)"
+}
 
 test_wrapper_with_four_children_two_with_cards() {
 	local app; app=$(app_script run.sh <<-EOS
 	#!/bin/sh
-	$(worker 3) &
-	$(worker 3) &
-	sleep 3 &
-	sleep 3 &
+	$(worker 60) &
+	$(worker 60) &
+	sleep 1 &
+	sleep 1 &
 	wait
 	exit 3
 	EOS
 	)
-	{ echo start; sleep 1.5; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	launch_bg $app
+	launch_window 2
+	exec 7>&- # the console's end: dynprof waits for the application, as msprof
+	wait_until 10 grep -q "waiting for app process exit" $T/out || fail "not waiting: $(cat $T/out)"
+	end_workers
+	wait $DP_PID
 	expect_status 3 $?
 	[ "$(count_lines '^\[INFO\] target joined: pid [0-9]+ \(.*card_user.*\), cards 0$')" -eq 2 ] || fail "expected two targets"
 	[ "$(count_lines 'start success')" -eq 2 ] || fail "expected two starts"
@@ -43,11 +59,14 @@ test_wrapper_with_four_children_two_with_cards() {
 test_nested_wrappers_and_exec_chains() {
 	local app; app=$(app_script outer.sh <<-EOS
 	#!/bin/sh
-	exec env FOO=1 bash -c "sh -c \"$(worker 3)\""
+	exec env FOO=1 bash -c "sh -c \"$(worker 60)\""
 	EOS
 	)
-	{ echo start; sleep 1.5; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
-	expect_status 0 $?
+	launch_bg $app
+	launch_window 1
+	end_workers
+	wait $DP_PID
+	expect_status 143 $? # the application is the worker itself (exec chain), ended by SIGTERM
 	expect_line "target joined: pid [0-9]+ .*card_user"
 	expect_line "stop success"
 }
@@ -156,10 +175,13 @@ test_launch_device_is_passed_to_the_agent() {
 	# No DYNPROF_AGENT_DEVICES of its own: the agent takes --device's.
 	local app; app=$(app_script nodevenv.sh <<-EOS
 	#!/bin/sh
-	exec env LD_PRELOAD=$AGENT_SO $CARD_USER $(make_card 0) 3
+	exec env LD_PRELOAD=$AGENT_SO $CARD_USER $(make_card 0) 60
 	EOS
 	)
-	{ sleep 1.5; echo start; sleep 1; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	launch_bg $app
+	launch_window 1
+	end_workers
+	wait $DP_PID
 	expect_line "start success"
 	expect_no_line "has not been set up"
 }
@@ -167,12 +189,19 @@ test_launch_device_is_passed_to_the_agent() {
 test_socket_serving_child_without_card_is_not_a_target() {
 	local app; app=$(app_script nocard.sh <<-EOS
 	#!/bin/sh
-	LD_PRELOAD=$AGENT_SO $CARD_USER - 2 &
-	$(worker 2) &
+	LD_PRELOAD=$AGENT_SO $CARD_USER - 60 &
+	echo \$! > $T/cardless.pid
+	$(worker 60) &
 	wait
 	EOS
 	)
-	{ echo start; sleep 1; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	launch_bg $app
+	launch_window 1
+	# The card-less server listens all along, and is never taken.
+	has_socket "$(cat $T/cardless.pid)" || fail "the card-less server does not listen"
+	end_workers
+	kill "$(cat $T/cardless.pid)"
+	wait $DP_PID
 	[ "$(count_lines '\] target joined:')" -eq 1 ] || fail "the card-less server joined: $(cat $T/out)"
 }
 
@@ -274,11 +303,15 @@ test_application_reads_dev_null_unless_app_stdin() {
 test_double_forked_daemon_of_the_application_joins() {
 	local app; app=$(app_script daemon.sh <<-EOS
 	#!/bin/sh
-	setsid sh -c "sleep 0.3; $(worker 3) &" &
-	sleep 3
+	setsid sh -c "sleep 0.3; $(worker 60) &" &
+	while [ ! -e $T/done ]; do sleep 0.05; done
 	EOS
 	)
-	{ echo start; sleep 2; echo stop; } | dp --dynamic=on --output=$T/o --device="$T/dev/davinci*" $app
+	launch_bg $app
+	launch_window 1
+	touch $T/done
+	end_workers
+	wait $DP_PID
 	expect_status 0 $?
 	expect_line "target joined: pid [0-9]+ .*card_user"
 	expect_line "stop success"
