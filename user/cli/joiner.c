@@ -18,6 +18,7 @@
 #include "session/target_select.h"
 
 #define NO_SOCKET_NOTICE_MS 3000 /* CANN opens its socket within a second of its card */
+#define SOCKET_FRESH_MS 2        /* a model's socket read this recent is not read again to join */
 
 static void remember_image(struct joiner *j, int pid);
 
@@ -207,13 +208,24 @@ static bool listens_now(int pid)
 	return yes;
 }
 
+/*
+ * The model read its socket in this round (a card just opened): asking
+ * again would only read the same tables (sock_diag, its fds) a second time,
+ * half of a join's own work.
+ */
+static bool read_just_now(const struct pm_proc *p)
+{
+	return p->socket_read_ms && clock_ms() - p->socket_read_ms <= SOCKET_FRESH_MS;
+}
+
 void joiner_try(struct joiner *j, const struct pm_proc *p)
 {
 	int rc;
 
 	/* A process `quit SEL` let go is not taken again (launch and follow mode alike). */
-	if (!p->cards || p->socket_state != PM_SOCKET_LISTENING || session_has_target(j->s, p->pid) ||
-	    !may_try(j, p->pid) || session_dismissed(j->s, p->pid) || !listens_now(p->pid))
+	if (!p->cards || p->socket_state != PM_SOCKET_LISTENING ||
+	    session_has_target(j->s, p->pid) || !may_try(j, p->pid) ||
+	    session_dismissed(j->s, p->pid) || (!read_just_now(p) && !listens_now(p->pid)))
 		return;
 	/* Its outcome reaches join_told; one refused at once is remembered here. */
 	rc = session_join(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards);

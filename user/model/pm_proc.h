@@ -48,8 +48,9 @@ struct pm_proc {
 	const char *socket_inside; /* as the process sees it: <home>/<name> */
 	const char *home;          /* its home in its own root ("" not resolved) */
 	enum pm_socket_state socket_state;
-	int socket_flavour; /* enum sock_flavour (sock/socklocate.h) unless NONE */
-	bool complete;      /* false: known from kernel events only (a fork
+	int socket_flavour;     /* enum sock_flavour (sock/socklocate.h) unless NONE */
+	int64_t socket_read_ms; /* when socket_state was read (clock_ms), 0: never */
+	bool complete;          /* false: known from kernel events only (a fork
 					   not read from /proc yet: nspid holds the host
 					   pid alone, container and exe are the parent's).
 					   Card holders are read at once. */

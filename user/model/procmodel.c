@@ -285,8 +285,10 @@ static bool update_socket(struct pm_entry *e)
 	s = malloc(sizeof(*s));
 	if (!s)
 		return false;
-	if (sockstate_read(e->p.pid, s) == 0)
+	if (sockstate_read(e->p.pid, s) == 0) {
 		changed = set_socket(e, s);
+		e->p.socket_read_ms = clock_ms();
+	}
 	free(s);
 	return changed;
 }

@@ -391,30 +391,50 @@ int procfs_parse_environ(const char *buf, size_t len, const char *name, char *ou
 	return env_end(&s);
 }
 
-int procfs_environ_get(int pid, const char *name, char *out, size_t outlen)
+int procfs_environ_get_many(int pid, struct procfs_env_want *want, int n)
 {
-	struct env_scan s;
+	struct env_scan s[PROCFS_ENV_MANY_MAX];
 	char chunk[ENV_CHUNK];
-	int fd, err = env_begin(&s, name, out, outlen);
+	int fd, left = n;
 
-	if (err)
-		return err;
+	if (n < 1 || n > PROCFS_ENV_MANY_MAX)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		want[i].rc = env_begin(&s[i], want[i].name, want[i].out, want[i].outlen);
+		if (want[i].rc)
+			return want[i].rc;
+	}
 	fd = open_proc(pid, "environ", O_RDONLY);
 	if (fd < 0)
 		return fd;
-	while (!s.done) {
-		ssize_t n = read_some(fd, chunk, sizeof(chunk));
+	/* One read of the block for every name: each scanner stops at its own entry. */
+	while (left) {
+		ssize_t got = read_some(fd, chunk, sizeof(chunk));
 
-		if (n < 0) {
+		if (got < 0) {
 			close(fd);
-			return (int)n;
+			return (int)got;
 		}
-		if (n == 0)
+		if (got == 0)
 			break;
-		env_feed(&s, chunk, (size_t)n);
+		left = 0;
+		for (int i = 0; i < n; i++) {
+			env_feed(&s[i], chunk, (size_t)got);
+			left += !s[i].done;
+		}
 	}
 	close(fd);
-	return env_end(&s);
+	for (int i = 0; i < n; i++)
+		want[i].rc = env_end(&s[i]);
+	return 0;
+}
+
+int procfs_environ_get(int pid, const char *name, char *out, size_t outlen)
+{
+	struct procfs_env_want w = { name, out, outlen, 0 };
+	int err = procfs_environ_get_many(pid, &w, 1);
+
+	return err ? err : w.rc;
 }
 
 /* ---- stat, comm, alive ----------------------------------------------------- */

@@ -67,6 +67,20 @@ int procfs_inner_creds(int pid, struct proc_creds *c) DP_MUST_CHECK;
  * last entry without a terminating NUL still counts.
  */
 int procfs_environ_get(int pid, const char *name, char *out, size_t outlen) DP_MUST_CHECK;
+
+/*
+ * Several names in one read of the block (a join asks for three): each
+ * want's rc as procfs_environ_get's result for it. 0, or the read's
+ * negative errno (-ESRCH, -EACCES...; the wants' rc then unset).
+ */
+#define PROCFS_ENV_MANY_MAX 8
+struct procfs_env_want {
+	const char *name;
+	char *out;
+	size_t outlen;
+	int rc;
+};
+int procfs_environ_get_many(int pid, struct procfs_env_want *want, int n) DP_MUST_CHECK;
 int procfs_parse_environ(const char *buf, size_t len, const char *name, char *out,
 			 size_t outlen) DP_MUST_CHECK;
 

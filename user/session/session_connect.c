@@ -19,6 +19,7 @@
 #include "common/grow.h"
 #include "common/pidtab.h"
 #include "common/rootfile.h"
+#include "shared/array_size.h"
 #include "shared/clock.h"
 #include "report/events_out.h"
 #include "results/output.h"
@@ -413,18 +414,14 @@ static int choose_result_dir(const struct session *s, struct target *t, int *sho
 static void choose_limits(struct target *t)
 {
 	char req[24], idle[24], flav[24];
+	struct procfs_env_want w[] = { { "DYNPROF_AGENT_MAX_REQUESTS", req, sizeof(req), 0 },
+				       { "DYNPROF_AGENT_IDLE_TIMEOUT", idle, sizeof(idle), 0 },
+				       { "DYNPROF_AGENT_FLAVOUR", flav, sizeof(flav), 0 } };
+	bool read = procfs_environ_get_many(t->pid, w, (int)ARRAY_SIZE(w)) == 0;
 	struct server_limits_env env = {
-		.max_requests =
-			procfs_environ_get(t->pid, "DYNPROF_AGENT_MAX_REQUESTS", req, sizeof(req)) ?
-				NULL :
-				req,
-		.idle_timeout =
-			procfs_environ_get(t->pid, "DYNPROF_AGENT_IDLE_TIMEOUT", idle, sizeof(idle)) ?
-				NULL :
-				idle,
-		.flavour = procfs_environ_get(t->pid, "DYNPROF_AGENT_FLAVOUR", flav, sizeof(flav)) ?
-				   NULL :
-				   flav,
+		.max_requests = read && !w[0].rc ? req : NULL,
+		.idle_timeout = read && !w[1].rc ? idle : NULL,
+		.flavour = read && !w[2].rc ? flav : NULL,
 	};
 
 	server_limits_for(&t->limits, t->proto, t->sock.flavour, &env);

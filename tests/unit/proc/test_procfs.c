@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* procfs.c: status, environ, stat and passwd parsing. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -228,6 +231,49 @@ TEST(environ_value_too_long_is_erange)
 
 	CHECK_INT(procfs_parse_environ(ENV, ENV_LEN, "HOME", v, sizeof(v)), -ERANGE);
 	CHECK_STR(v, "/r");
+}
+
+/* A real process's environ (a child given its own), several names read at once. */
+TEST(environ_several_names_in_one_read_of_a_real_process)
+{
+	static char big[2 * 16384 + 16]; /* past one read's chunk (16 KiB): the scanners go on across reads */
+	char *envp[] = { "PAD=1", big, "A=alpha", "B=", "C=a-long-value", NULL };
+	char *argv[] = { "sleep", "5", NULL };
+	char a[16], b[16], c[4], d[8];
+	struct procfs_env_want w[] = { { "A", a, sizeof(a), 9 },
+				       { "B", b, sizeof(b), 9 },
+				       { "C", c, sizeof(c), 9 },
+				       { "D", d, sizeof(d), 9 } };
+	pid_t pid;
+	int fd[2];
+
+	memset(big, 'x', sizeof(big) - 1);
+	memcpy(big, "BIG=", 4);
+	REQUIRE(pipe(fd) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		close(fd[0]);
+		fcntl(fd[1], F_SETFD, FD_CLOEXEC);
+		execve("/bin/sleep", argv, envp);
+		_exit(127);
+	}
+	close(fd[1]);
+	/* The pipe's close says the exec happened (its end was close-on-exec). */
+	CHECK(read(fd[0], a, 1) == 0);
+	close(fd[0]);
+	CHECK_INT(procfs_environ_get_many(pid, w, 4), 0);
+	CHECK_INT(w[0].rc, 0);
+	CHECK_STR(a, "alpha");
+	CHECK_INT(w[1].rc, 0);
+	CHECK_STR(b, "");
+	CHECK_INT(w[2].rc, -ERANGE);
+	CHECK_INT(w[3].rc, -ENOENT);
+	CHECK_INT(procfs_environ_get(pid, "A", a, sizeof(a)), 0);
+	CHECK_STR(a, "alpha");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_INT(procfs_environ_get_many(pid, w, 0), -EINVAL);
 }
 
 TEST(environ_refuses_a_name_with_equals)
