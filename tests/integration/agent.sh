@@ -49,8 +49,9 @@ test_agent_key_env_names_socket_and_replaces_stale_file() {
 		DYNAMIC_PROFILING_KEY_PID=$key "$CARD_USER" "$card" 600 > $T/t.log 2>&1 &
 	local pid=$!
 	remember_pid $pid
-	wait_until 5 test -S "$path" || fail "no socket at the key's path"
-	[ ! -e "$(socket_of $pid)" ] || fail "socket also at the pid's path"
+	wait_until 5 pid_serves $pid "$path" || fail "no socket of $pid at the key's path"
+	# (A file of that name may be another suite's process's, one that had the same pid.)
+	! pid_serves $pid "$(socket_of $pid)" || fail "socket also at the pid's path"
 	printf 'start\nstop\n' | dp --pid=$pid --output=$T/o
 	expect_status 0 $?
 	expect_line "^dynamic profiling for pid $pid stop success$"

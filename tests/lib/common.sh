@@ -256,6 +256,16 @@ socket_of() { echo "$ROOT_HOME/dynamic_profiling_socket_$1"; }
 # seen under load).
 listening() { awk -v p="$1" '$4 == "00010000" && $8 == p { f = 1 } END { exit !f }' /proc/net/unix; }
 has_socket() { [ -S "$(socket_of "$1")" ]; }
+# pid_serves PID PATH: the unix socket bound at PATH (this network
+# namespace's table) is one PID holds. Not `test -S`: another suite's
+# process that had the same pid may have left a file of that name.
+pid_serves() {
+	local ino
+	for ino in $(awk -v p="$2" '$8 == p { print $7 }' /proc/net/unix); do
+		readlink /proc/$1/fd/* 2>/dev/null | grep -qxF "socket:[$ino]" && return 0
+	done
+	return 1
+}
 
 # holds PID PATH: PID has PATH open.
 holds() { readlink /proc/$1/fd/* 2>/dev/null | grep -qxF -- "$2"; }
