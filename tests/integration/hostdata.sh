@@ -237,6 +237,8 @@ test_pthread_calls_of_a_window_are_counted_exactly() {
 	hd_msprof_export $d "$pid pthread_create $n" "$pid pthread_join $((n + 1))" "$w pthread_mutex_init $((2 * n))"
 	# The window-close event's summary: per thread and call, the same counts;
 	# x86-64's uretprobe system call, our probes' own, is not among them.
+	jq -s -e --argjson p $pid 'any(.[]; .event == "target-join" and .pid == $p and .host_only == false)' $T/events > /dev/null ||
+		fail "a served target's join event says host-only: $(grep target-join $T/events)"
 	local sum; sum=$(jq -c "select(.event == \"window-close\" and .pid == $pid) | .host" $T/events)
 	echo "$sum" | jq -e --argjson p $pid --argjson w $w --argjson n $n --argjson a $attr '
 		def c($t; $f): [.threads[] | select(.tid == $t) | .calls[] | select(.name == $f) | .count] | add // 0;
@@ -292,9 +294,17 @@ test_a_card_user_without_a_socket_gets_host_only_windows() {
 	dp --pid=$pid --output=$T/o0 </dev/null
 	expect_status 255 $?
 	expect_line "invalid pid value: $pid, .*it serves no dynamic profiling socket"
-	dp_background --pid=$pid --output=$T/o --host-sys=osrt,cpu,mem --events=json:$T/events
+	dp_background --pid=$pid --output=$T/o --host-sys=osrt,cpu,mem --events=json:$T/events \
+		--control=unix:$T/ctl.sock
 	dp_send start
 	wait_until 10 hd_window_open || fail "no window: $(cat $T/out)"
+	# A script sees it: the join event and the status say host-only.
+	"$DP" --remote=$T/ctl.sock status --json > $T/status.out 2>&1 || fail "status: $(cat $T/status.out)"
+	grep '^{' $T/status.out > $T/status.json
+	jq -e --argjson p $pid '.targets[] | select(.pid == $p) | .host_only == true' $T/status.json > /dev/null ||
+		fail "status does not say host-only: $(cat $T/status.json)"
+	jq -s -e --argjson p $pid 'any(.[]; .event == "target-join" and .pid == $p and .host_only == true)' $T/events > /dev/null ||
+		fail "the join event does not say host-only: $(cat $T/events)"
 	expect_line "^\[INFO\] pid $pid serves no dynamic profiling socket \(not started with PROFILING_MODE=dynamic\): its windows hold the host data dynprof collects itself \(osrt,cpu,mem\), no device data\$"
 	touch $T/go
 	wait_until 20 grep -q "pthcaller: done" $T/peer.log || fail "the peer did not finish: $(cat $T/peer.log)"

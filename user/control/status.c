@@ -145,6 +145,7 @@ static cJSON *target_json(const struct session *s, const struct triggers *tg, in
 	cJSON_AddItemToObject(o, "rules", rules_json(tg, i));
 	cJSON_AddItemToObject(o, "last_window", last_window_json(s, i));
 	add_str_or_null(o, "command", t->command);
+	cJSON_AddBoolToObject(o, "host_only", t->host_only);
 	return o;
 }
 

@@ -117,7 +117,7 @@ static void event_emit(cJSON *e)
 }
 
 void events_target_join(int pid, int nspid, const char *container, const char *command,
-			uint64_t cards, bool cards_known)
+			uint64_t cards, bool cards_known, bool host_only)
 {
 	cJSON *e = event_new("target-join", pid), *list;
 
@@ -135,6 +135,7 @@ void events_target_join(int pid, int nspid, const char *container, const char *c
 		for (int i = 0; i < 64; i++)
 			if (cards & (1ULL << i))
 				cJSON_AddItemToArray(list, cJSON_CreateNumber(i));
+	cJSON_AddBoolToObject(e, "host_only", host_only);
 	event_emit(e);
 }
 

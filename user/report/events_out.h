@@ -43,7 +43,7 @@ void events_set_listener(events_listener_fn fn, void *ctx);
  * "cards" member.
  */
 void events_target_join(int pid, int nspid, const char *container, const char *command,
-			uint64_t cards, bool cards_known);
+			uint64_t cards, bool cards_known, bool host_only);
 /* reason: "exit", "disconnect", "error" or "quit". */
 void events_target_leave(int pid, const char *reason);
 void events_window_open(int pid);

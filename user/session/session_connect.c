@@ -645,7 +645,7 @@ static void announce_attached(struct target *t)
 {
 	target_origin_read(t);
 	t->joined = true;
-	events_target_join(t->pid, t->nspid, t->container, t->command, t->cards, true);
+	events_target_join(t->pid, t->nspid, t->container, t->command, t->cards, true, t->standin);
 }
 
 /*

@@ -206,7 +206,7 @@ static void handshake_ended(struct session *s, int index)
 	report_info("target joined: pid %d (%s), cards %s", t->pid, t->command, list);
 	target_origin_read(t);
 	t->joined = true;
-	events_target_join(t->pid, t->nspid, t->container, t->command, t->cards, true);
+	events_target_join(t->pid, t->nspid, t->container, t->command, t->cards, true, t->standin);
 	hostdata_target_join(t->pid, s->opts); /* before its first START: the window's span is kept */
 	told(s, t->pid, 0);
 	if (s->window_open)

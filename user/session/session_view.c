@@ -66,6 +66,7 @@ const struct session_target_info *session_target_info(const struct session *s, i
 		.cards = t->cards,
 		.command = t->command,
 		.windows = t->windows,
+		.host_only = t->standin,
 	};
 	return out;
 }

@@ -63,6 +63,7 @@ struct session_target_info {
 	uint64_t cards;      /* cards it held when it joined (bit N: card N) */
 	const char *command; /* its command line when it joined */
 	int windows;         /* windows opened in it */
+	bool host_only;      /* it serves no socket: dynprof's stand-in does (host data only) */
 };
 /* Fill `out` for the target at `index`; returns `out`, to be used in an expression. */
 const struct session_target_info *session_target_info(const struct session *s, int index,
