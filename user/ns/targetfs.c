@@ -56,7 +56,13 @@ void targetfs_close(struct targetfs *fs)
 	fs->rootfd = -1;
 }
 
-/* The helper, started once; -EPERM when it cannot be (fs->why says why). */
+/*
+ * The helper, started once; -EPERM when it may not be (its namespaces or
+ * its user refuse: fs->why says why). A start that failed for now (it
+ * missed its time under load, no memory, no process slot) keeps its own
+ * error: as -EPERM it was taken for a refusal, and a container job's
+ * socket, whose home its passwd gives, was then never looked for again.
+ */
 static int helper(struct targetfs *fs)
 {
 	int rc;
@@ -67,7 +73,11 @@ static int helper(struct targetfs *fs)
 		return -EPERM;
 	fs->helper_tried = true;
 	rc = fshelper_start(fs->pid, &fs->h, fs->why, sizeof(fs->why));
-	return rc == -ESRCH ? rc : rc ? -EPERM : 0;
+	if (rc == 0 || rc == -ESRCH || rc == -ETIMEDOUT || rc == -ETIME || rc == -ENOMEM ||
+	    rc == -EAGAIN || rc == -EINTR || rc == -EMFILE || rc == -ENFILE || rc == -EIO ||
+	    rc == -EPROTO || rc == -EPIPE)
+		return rc;
+	return -EPERM;
 }
 
 static int read_host_side(struct targetfs *fs, const char *path, size_t max, char **buf, size_t *len)

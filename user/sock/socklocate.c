@@ -13,6 +13,7 @@
 
 #include "dynprof/proto.h"
 #include "common/rootfile.h"
+#include "shared/clock.h"
 #include "common/hostpw.h"
 #include "proc/fdscan.h"
 #include "proc/pidmemo.h"
@@ -121,11 +122,24 @@ static int collect_keys(struct sock_location *ts, char keys[2][SOCKLOCATE_KEY_MA
  * yet is read beside it, marked meanwhile as -EINPROGRESS.
  */
 static struct pidmemo homes = PIDMEMO_INIT;
+#define HOME_RETRY_MS 2000 /* a read that failed for now, read again after this long */
 static _Thread_local bool no_wait;
 
 static struct pidmemo_key home_key(const struct sock_location *ts)
 {
 	return (struct pidmemo_key){ .pid = ts->pid, .start = ts->start_time, .tag = ts->inner_uid };
+}
+
+/*
+ * What a passwd read says for good: there is none, or no such uid, or it
+ * may not be read with the target's rights, or it is not a file one reads.
+ * Anything else (a helper that timed out or died, no memory or fds) failed
+ * for now.
+ */
+static bool settled(int err)
+{
+	return err == 0 || err == -ENOENT || err == -EPERM || err == -EACCES || err == -ENOTDIR ||
+	       err == -ELOOP || err == -EMEDIUMTYPE || err == -EFBIG || err == -ENAMETOOLONG;
 }
 
 /* A caller that may wait reads it itself rather than wait for the look under way. */
@@ -134,7 +148,18 @@ static bool memo_get(struct sock_location *ts, int *err)
 	struct pidmemo_key k = home_key(ts);
 	char text[PATH_MAX + SOCKLOCATE_NAMES_MAX] = ""; /* kept as "home\0names\0" */
 	bool hit = pidmemo_get(&homes, &k, no_wait, err, text, sizeof(text) - 1);
+	int64_t at;
 
+	/*
+	 * A read that failed for now (under load a helper may miss its time)
+	 * is read again HOME_RETRY_MS later: kept for good, that process's
+	 * socket was never found, and it never joined. Not sooner: a user who
+	 * stops the helpers would have one made at every look.
+	 */
+	if (hit && *err != -EINPROGRESS && !settled(*err)) {
+		memcpy(&at, text, sizeof(at));
+		return clock_ms() - at < HOME_RETRY_MS;
+	}
 	if (hit) {
 		size_t h = strnlen(text, sizeof(ts->home) - 1);
 
@@ -150,8 +175,14 @@ static void memo_put(const struct sock_location *ts, int err)
 {
 	struct pidmemo_key k = home_key(ts);
 	size_t h = strlen(ts->home) + 1, n = strlen(ts->user_names) + 1;
-	char *text = malloc(h + n);
+	int64_t now = clock_ms();
+	char *text;
 
+	if (!settled(err)) { /* when it failed: memo_get reads it again later */
+		pidmemo_put(&homes, &k, err, &now, sizeof(now));
+		return;
+	}
+	text = malloc(h + n);
 	if (!text)
 		return; /* read again next time */
 	memcpy(text, ts->home, h);
