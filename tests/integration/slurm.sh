@@ -285,18 +285,19 @@ test_nodes_local_launcher() {
 	expect_line "^\[b\] dynamic profiling for pid $p2 start success"
 }
 
-# A node copy ends only once the coordinator said it read its exit frame:
-# srun reports a task's end apart from its output, and a step it then ends
-# drops output not yet relayed (a node that ended well read as failed).
-# Node a never gets its acknowledgement (its launcher filters it out): it
-# stays after b, which got its own, has ended, and then ends by itself.
+# A node copy ends only once the coordinator said it read its exit frame
+# (by ending its input): srun reports a task's end apart from its output,
+# and a step it then ends drops output not yet relayed (a node that ended
+# well read as failed). Node a never gets its acknowledgement (its launcher
+# keeps its input open): it stays after b, which got its own, has ended,
+# and then ends by itself.
 test_nodes_node_copy_waits_for_the_coordinators_ack() {
 	local p1 p2 a b
 	p1=$(start_target)
 	p2=$(start_target)
 	write_node_sh $p1 $p2
-	sed -i 's|^exec "\${args\[@\]}"$|echo $$ > '$T'/copy.$node\n[ $node = a ] \&\& exec "${args[@]}" < <(grep --line-buffered -v "^@dynprof-ack " 2>/dev/null)\nexec "${args[@]}"|' $T/node.sh
-	grep -q 'dynprof-ack' $T/node.sh || fail "node.sh was not rewritten"
+	sed -i 's|^exec "\${args\[@\]}"$|echo $$ > '$T'/copy.$node\n[ $node = a ] \&\& exec "${args[@]}" < <(exec 2>/dev/null; cat; sleep 10)\nexec "${args[@]}"|' $T/node.sh
+	grep -q "sleep 10" $T/node.sh || fail "node.sh was not rewritten"
 	dp_background --nodes=a,b --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
 	dp_send start
 	wait_until 30 windows_open 2 || { cat $T/out; fail "expected 2 windows open"; }

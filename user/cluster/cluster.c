@@ -64,7 +64,7 @@ static int node_index(const struct cluster *k, const char *name, size_t len)
 	return -1;
 }
 
-static void send_all(struct cluster *k, const char *text, size_t len);
+static void acknowledge(struct cluster *k);
 
 /* "@dynprof-node NAME hello ..." or "... exit=S". */
 static void on_frame(struct cluster *k, int task, int node, const char *text)
@@ -85,11 +85,8 @@ static void on_frame(struct cluster *k, int task, int node, const char *text)
 		if (task >= 0 && task < k->plan.n)
 			k->task_node[task] = i;
 	} else if (!strncmp(rest, " exit=", 6)) {
-		char ack[sizeof(NODE_COPY_ACK) + CLUSTER_NAME_MAX + 1];
-		int n = snprintf(ack, sizeof(ack), NODE_COPY_ACK "%s\n", k->plan.names[i]);
-
 		k->nodes[i].status = atoi(rest + 6);
-		send_all(k, ack, (size_t)n); /* the copy may end now: all it said has come */
+		acknowledge(k); /* the copy may end now: all it said has come */
 	}
 }
 
@@ -165,6 +162,7 @@ static void on_srun_line(struct cluster *k, const char *line)
 
 		if (!strncmp(e, k->plan.names[i], len) && e[len] == ':')
 			snprintf(k->nodes[i].why, sizeof(k->nodes[i].why), "%s", e + len + 2);
+		acknowledge(k); /* it ended: the others may be the last it waited for */
 	}
 }
 
@@ -219,10 +217,45 @@ static void send_all(struct cluster *k, const char *text, size_t len)
 	}
 }
 
-/* The console's end, for every node; their input stays open for the acks (node_copy.h). */
-static void end_inputs(struct cluster *k)
+static void close_input(struct chan *ch)
 {
-	send_all(k, NODE_COPY_EOF "\n", strlen(NODE_COPY_EOF) + 1);
+	if (ch->c.in >= 0) {
+		close(ch->c.in);
+		ch->c.in = -1;
+	}
+}
+
+static void close_inputs(struct cluster *k)
+{
+	for (int i = 0; i < k->nchans; i++)
+		close_input(&k->chans[i]);
+}
+
+/* A node that said its exit, or that srun said ended (killed, lost). */
+static bool node_done(const struct node_rec *r)
+{
+	return r->status >= 0 || r->why[0];
+}
+
+/*
+ * The acknowledgement of an exit frame is the end of that node's input
+ * (node_copy.h): a launcher's own channel at once; srun's one input once
+ * every node is done. Never a line: srun passes input to every task, and
+ * data left unread at the end of a killed task's step resets srun's I/O
+ * connection, which aborts the whole step (seen: every node killed).
+ */
+static void acknowledge(struct cluster *k)
+{
+	if (!k->o->slurm_job) {
+		for (int i = 0; i < k->nchans; i++)
+			if (k->chans[i].node >= 0 && k->nodes[k->chans[i].node].status >= 0)
+				close_input(&k->chans[i]);
+		return;
+	}
+	for (int i = 0; i < k->plan.n; i++)
+		if (!node_done(&k->nodes[i]))
+			return;
+	close_inputs(k);
 }
 
 /* A console `start`: one wall-clock time for every node, now + the margin. */
@@ -277,7 +310,7 @@ static void on_console(struct cluster *k)
 			on_console_line(k, k->in);
 		}
 		k->input_open = false;
-		end_inputs(k); /* each node's end of input: quit there, unless rules go on */
+		close_inputs(k); /* each node's end of input: quit there, unless rules go on */
 		return;
 	}
 	k->in_used += (size_t)n;
@@ -523,7 +556,7 @@ static int run(struct cluster *k)
 	}
 	if (k->plan.commands) {
 		send_all(k, k->plan.commands, k->plan.commands_len);
-		end_inputs(k);
+		close_inputs(k);
 	} else
 		k->input_open = true;
 	while (running(k))

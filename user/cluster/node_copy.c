@@ -160,15 +160,13 @@ static int job_targets(const struct options *o, char *list, size_t len)
 /*
  * The console's input goes through this thread: "start at:TIME" waits for
  * TIME (CLOCK_REALTIME) and becomes "start"; other lines pass unchanged,
- * in order. The end of input, or the coordinator's NODE_COPY_EOF line, is
- * passed on as the pipe's close. The coordinator's NODE_COPY_ACK line
- * naming this node (it read our exit frame) is told through `acked`, as is
- * the end of input (no acknowledgement can come then).
+ * in order. The end of input is passed on as the pipe's close, and told
+ * through `acked`: after the exit frame it is the coordinator's
+ * acknowledgement (node_copy.h).
  */
 struct relay {
 	int from, to;
 	int acked; /* an eventfd */
-	const char *name;
 };
 
 static void write_all(int fd, const char *p, size_t n)
@@ -194,33 +192,10 @@ static void tell_acked(const struct relay *r)
 	}
 }
 
-/* The coordinator's own lines: 1 when `line` was one (not for the console). */
-static int relay_frame(struct relay *r, const char *line, size_t len)
-{
-	size_t tag = strlen(NODE_COPY_ACK), nlen = strlen(r->name);
-
-	if (len == tag + nlen + 1 && !strncmp(line, NODE_COPY_ACK, tag) &&
-	    !strncmp(line + tag, r->name, nlen)) {
-		tell_acked(r);
-		return 1;
-	}
-	if (len > tag && !strncmp(line, NODE_COPY_ACK, tag))
-		return 1; /* another node's */
-	if (len == strlen(NODE_COPY_EOF) + 1 && !strncmp(line, NODE_COPY_EOF, len - 1)) {
-		if (r->to >= 0)
-			close(r->to);
-		r->to = -1;
-		return 1;
-	}
-	return 0;
-}
-
 static void relay_line(struct relay *r, char *line, size_t len)
 {
 	int64_t ms;
 
-	if (relay_frame(r, line, len) || r->to < 0)
-		return;
 	if (len > 9 && !strncmp(line, "start at:", 9)) {
 		line[len - 1] = '\0';
 		if (time_parse_epoch_ms(line + 9, &ms) == 0) {
@@ -260,28 +235,25 @@ static void *relay_main(void *arg)
 			used -= len;
 		}
 		if (used == sizeof(buf)) { /* an over-long line goes on as it is */
-			if (r->to >= 0)
-				write_all(r->to, buf, used);
+			write_all(r->to, buf, used);
 			used = 0;
 		}
 	}
-	if (used && r->to >= 0)
+	if (used)
 		write_all(r->to, buf, used);
-	if (r->to >= 0)
-		close(r->to);
+	close(r->to);
 	close(r->from);
 	tell_acked(r);
 	return NULL;
 }
 
 /* Standard input through the relay thread. Its `acked` eventfd, or -1 (printed). */
-static int start_relay(const char *name)
+static int start_relay(void)
 {
 	static struct relay r;
 	pthread_t th;
 	int p[2];
 
-	r.name = name;
 	r.acked = eventfd(0, EFD_CLOEXEC);
 	r.from = dup(STDIN_FILENO);
 	if (r.acked < 0 || r.from < 0 || pipe(p)) {
@@ -299,10 +271,11 @@ static int start_relay(const char *name)
 }
 
 /*
- * After the exit frame: stay until the coordinator said it read it. srun
- * tells of a task's end apart from its output, and a step it then ends
- * (one task killed, the others done) drops what it had not relayed yet:
- * seen as a node that ended well reported "without a result".
+ * After the exit frame: stay until the coordinator said it read it (the
+ * end of our input). srun tells of a task's end apart from its output,
+ * and a step it then ends (one task killed, the others done) drops what it
+ * had not relayed yet: seen as a node that ended well reported "without a
+ * result".
  */
 static void wait_acked(int acked)
 {
@@ -333,7 +306,7 @@ int node_copy_run(struct options *o)
 	    (int)sizeof(output)) {
 		report_error("Argument --output: the path with the node's name is too long");
 		rc = EXIT_OPTION_ERROR;
-	} else if ((acked = start_relay(name)) < 0) {
+	} else if ((acked = start_relay()) < 0) {
 		rc = 1;
 	} else if (o->slurm_job && job_targets(o, list, sizeof(list))) {
 		rc = 1;

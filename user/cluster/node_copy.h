@@ -12,7 +12,9 @@
  * - Results under --output/NAME; everything it prints goes to standard
  *   output (the coordinator reads one stream per node), framed by the
  *   lines "@dynprof-node NAME hello" and "@dynprof-node NAME exit=S", and
- *   it ends once the coordinator acknowledged the exit frame.
+ *   it ends once the coordinator acknowledged the exit frame by ending its
+ *   input (a launcher's at once; srun's once every node is done), or 5 s
+ *   after it.
  * - Its console takes "start at:TIME" (TIME as at:'s, e.g. @EPOCH.mmm):
  *   the window opens at that wall-clock time, the same on every node.
  */
@@ -24,14 +26,6 @@
 
 /* The frame's prefix: a coordinator matches it at the start of a line. */
 #define NODE_COPY_TAG "@dynprof-node "
-/*
- * The coordinator's lines to its node copies, on their input (srun sends
- * each to all): "@dynprof-ack NAME" once it read NAME's exit frame (the
- * copy waits for it before it ends, up to 5 s); "@dynprof-eof" for the end
- * of the console's input, which keeps the input itself open for the acks.
- */
-#define NODE_COPY_ACK "@dynprof-ack "
-#define NODE_COPY_EOF "@dynprof-eof"
 
 /* Run the node copy (attach mode, cli/attach_mode.h). Returns dynprof's exit status. */
 int node_copy_run(struct options *o) DP_MUST_CHECK;
