@@ -164,3 +164,25 @@ test_foreign_card_users_receive_nothing_while_discovery_follow_and_launch_tests_
 	[ -z "$reached" ] || fail "foreign card users reached by the tests:$reached"
 	[ -z "$bad" ] || fail "failed beside foreign card users:$bad"
 }
+
+# A test's card user that no test remembered, holding the test's card by a
+# node of its own (a container's /dev, made with the card's numbers): the
+# test's cleanup ends it before the card's number is freed. Left running,
+# it would hold the number the kernel gives the next test's card, and be a
+# card user of that test (seen: --pid=auto took such a leftover).
+test_an_unremembered_holder_of_a_tests_card_elsewhere_does_not_outlive_it() {
+	mkdir -p $T/inner
+	cat > $T/inner/leak.sh <<-'EOS'
+	test_leaves_a_holder() {
+		local numbers; numbers=$(card_numbers 0) || exit 1
+		unshare --mount sh -c "mount -t tmpfs tmpfs /dev && mknod /dev/davinci0 c $numbers &&
+			exec 3< /dev/davinci0 && echo \$\$ > $LEAK_PID && exec sleep 600" < /dev/null > /dev/null 2>&1 &
+		wait_until 5 test -s $LEAK_PID || fail "the holder did not start"
+	}
+	EOS
+	env -u TESTS -u TEST_TIMES LEAK_PID=$T/inner/pid bash $DYNPROF_TESTS/lib/runner.sh $T/inner/leak.sh > $T/inner/out 2>&1
+	grep -q '^PASS test_leaves_a_holder' $T/inner/out || fail "the inner test failed: $(cat $T/inner/out)"
+	local p; p=$(cat $T/inner/pid)
+	remember_pid $p # ended at our cleanup, should it be left
+	all_gone $p || fail "the holder $p outlived its test: $(tr '\0' ' ' < /proc/$p/cmdline)"
+}

@@ -34,12 +34,18 @@ remember_file() { echo "$1" >> "$T/.files"; }
 # are killed, the last added first (a daemon's containers before the daemon).
 at_cleanup() { printf '%q ' "$@" >> "$T/.hooks"; echo >> "$T/.hooks"; }
 
-# True when none of the pids runs any more (a zombie counts as gone).
+# True when none of the pids runs any more (a zombie counts as gone). A
+# zombie leader is not enough: its other threads may still be exiting, their
+# files (a listening socket) still open; each leaves /proc/PID/task as it
+# has closed them (seen once: a SIGKILLed agent's socket still accepted).
 all_gone() {
-	local p state
+	local p state t
 	for p in "$@"; do
 		state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$p/status 2>/dev/null)
 		[ -n "$state" ] && [ "$state" != Z ] && return 1
+		for t in /proc/$p/task/*; do
+			[ -e "$t" ] && [ "${t##*/}" != "$p" ] && return 1
+		done
 	done
 	return 0
 }
@@ -50,8 +56,30 @@ all_gone() {
 # test's. They go before the card namespace does: its devices' numbers are
 # given to the next device made, and a holder left behind would be a card
 # user of another test's card.
+# Also a holder that opened a node of one of the test's numbers made
+# elsewhere (a container's own /dev, a default /dev/davinciNN): its fd names
+# that path, not $T/dev. Only processes started after the test began: one
+# from before holding a number of ours holds a device that had it earlier.
 card_holders() {
-	find /proc/[0-9]*/fd -maxdepth 1 -lname "$T/dev/*" 2>/dev/null | cut -d/ -f3 | sort -u
+	{
+		find /proc/[0-9]*/fd -maxdepth 1 -lname "$T/dev/*" 2>/dev/null | cut -d/ -f3
+		number_holders
+	} | sort -u
+}
+number_holders() {
+	local f maj min want="" fds p since
+	[ -d "$T/.cards" ] || return 0
+	for f in "$T"/.cards/*; do
+		read -r maj min < "$f" && want+=" $(printf '%x:%x' "$maj" "$min")"
+	done
+	fds=$(find /proc/[0-9]*/fd -maxdepth 1 -lname '*davinci*' 2>/dev/null)
+	[ -n "$want" ] && [ -n "$fds" ] || return 0
+	since=${TEST_SINCE:-$(pid_start $BASHPID)}
+	for p in $(stat -L -c '%t:%T %n' $fds 2>/dev/null | awk -v w="$want" '
+		BEGIN { n = split(w, a, " "); for (i = 1; i <= n; i++) m[a[i]] = 1 }
+		($1 in m) { split($2, q, "/"); print q[3] }' | sort -u); do
+		[ "$(pid_start "$p")" -ge "${since:-0}" ] 2>/dev/null && echo "$p"
+	done
 }
 drop_cards() {
 	local p left
@@ -63,7 +91,9 @@ drop_cards() {
 }
 
 cleanup_test() {
-	local status=$? p start now i pids=() starts=()
+	local status=$? p start now i pids=() starts=() me=$BASHPID
+	# The test's start (this shell's): card_holders' "started after".
+	TEST_SINCE=$(pid_start $me)
 	# A test's SLURM cluster (tests/lib/slurm_cluster.sh) goes down first, whole.
 	[ -f "$T/.slurm" ] && declare -F slurm_down >/dev/null && slurm_down "$(cat "$T/.slurm")"
 	[ -f "$T/.hooks" ] && while read -r h; do eval "$h"; done < <(tac "$T/.hooks")
