@@ -275,3 +275,29 @@ test_live_window_call_refused_without_bpf_uprobes() {
 	wait $DP_PID
 	expect_status 0 $?
 }
+
+# A signal rule added while dynprof runs, its signal sent once dynprof's
+# loop blocks it: the signal opens the window, whatever threads dynprof
+# had made before (each blocks every signal from its start). Before, a
+# thread made earlier (here the one that closes the pthread probes after a
+# --host-sys=osrt window) took the USR1 with its default action: dynprof
+# ended.
+test_live_signal_rule_reaches_the_loop_past_dynprofs_older_threads() {
+	local pid; pid=$(start_target)
+	dp_control --pid=$pid --output=$T/o --host-sys=osrt
+	dp_send start
+	wait_until 10 grep -q "start success" $T/out || fail "no window: $(cat $T/out)"
+	dp_send stop
+	wait_until 10 grep -q "window saved in" $T/out || fail "no saved window: $(cat $T/out)"
+	wait_until 10 eval '[ $(ls /proc/$DP_PID/task | wc -l) -gt 1 ]' ||
+		fail "dynprof made no thread to test with: $(ls /proc/$DP_PID/task)"
+	dp_send "window start=signal:USR1,stop=+100ms"
+	wait_until 10 grep -q "rule 1 added" $T/out || fail "rule not added: $(cat $T/out)"
+	wait_until 10 signal_blocked $DP_PID USR1 || fail "USR1 never blocked by dynprof's loop"
+	kill -USR1 $DP_PID
+	wait_until 10 grep -q "rule 1: stop=+100ms fired for pid $pid$" $T/out ||
+		fail "no rule window (dynprof alive: $(kill -0 $DP_PID 2>/dev/null && echo yes || echo no)): $(cat $T/out)"
+	dp_send quit
+	wait $DP_PID
+	expect_status 0 $?
+}

@@ -28,6 +28,7 @@ test_trigger_after_durations_open_and_close_without_input() {
 test_trigger_signals_start_and_stop() {
 	local pid; pid=$(start_target)
 	dp_background --pid=$pid --output=$T/o --window=start=signal:USR1,stop=signal:USR2
+	wait_until 10 signal_blocked $DP_PID USR1 || fail "USR1 never blocked: $(cat $T/out)"
 	sleep 0.3
 	grep -q "start success" $T/out && fail "started before the signal: $(cat $T/out)"
 	kill -USR1 $DP_PID
@@ -144,7 +145,7 @@ test_trigger_repeat_every() {
 test_trigger_repeat_needs_a_new_signal() {
 	local pid; pid=$(start_target)
 	dp_background --pid=$pid --output=$T/o --window=start=signal:USR1,stop=+100ms,repeat=2
-	sleep 0.3
+	wait_until 10 signal_blocked $DP_PID USR1 || fail "USR1 never blocked: $(cat $T/out)"
 	kill -USR1 $DP_PID
 	wait_until 5 grep -q "stop success" $T/out || fail "first window did not close"
 	sleep 0.3

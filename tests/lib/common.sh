@@ -397,6 +397,17 @@ dp_background() {
 	exec 7> $T/in
 }
 dp_send() { printf '%s\n' "$@" >&7; }
+# signal_blocked PID SIG: PID's main thread blocks SIG (its SigBlk): a
+# signal rule's signal is taken by dynprof's signalfd from then on. Before,
+# the signal's default action ends dynprof (a fixed sleep was not enough
+# under load).
+signal_blocked() {
+	local n; n=$(kill -l "$2") || return 1
+	awk -v b=$((n - 1)) '$1 == "SigBlk:" {
+		d = substr($2, length($2) - int(b / 4), 1)
+		v = index("0123456789abcdef", tolower(d)) - 1
+		exit !(int(v / 2 ^ (b % 4)) % 2) }' /proc/$1/status
+}
 
 # dp [args...]: run dynprof with a time limit, stdin as given, output to $T/out.
 dp() {

@@ -14,6 +14,7 @@
 #include "cli/attach_mode.h"
 #include "cluster/cluster_exec.h"
 #include "cluster/node_copy.h"
+#include "common/thread.h"
 #include "config/rule.h"
 #include "report/report.h"
 #include "model/tracker.h"
@@ -261,7 +262,7 @@ static int start_relay(void)
 		return -1;
 	}
 	r.to = p[1];
-	if (dup2(p[0], STDIN_FILENO) < 0 || pthread_create(&th, NULL, relay_main, &r)) {
+	if (dup2(p[0], STDIN_FILENO) < 0 || thread_start(&th, NULL, relay_main, &r)) {
 		report_error("dynprof: cannot relay the console: %s", strerror(errno));
 		return -1;
 	}

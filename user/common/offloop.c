@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/offloop.h"
+#include "common/thread.h"
 
 /* A job's stack: it copies through its helper's buffers, never on the stack. */
 #define OFFLOOP_STACK (256 * 1024)
@@ -59,7 +60,7 @@ int offloop_start(struct offloop *q, struct offloop_job *j)
 	pthread_mutex_lock(&q->lock);
 	q->running++;
 	pthread_mutex_unlock(&q->lock);
-	rc = pthread_create(&j->thread, &attr, run, j);
+	rc = thread_start(&j->thread, &attr, run, j);
 	pthread_attr_destroy(&attr);
 	if (rc) {
 		pthread_mutex_lock(&q->lock);

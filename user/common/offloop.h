@@ -8,8 +8,8 @@
  *
  * A job's `work` runs on its thread and touches only what the job owns;
  * `done` is where the results meet the loop's state. Signals stay blocked
- * on the threads (they inherit the loop's mask: the loop's signalfd reads
- * them). Every job started is done exactly once: offloop_drain waits for
+ * on the threads (common/thread.h: the loop's signalfd reads them). Every
+ * job started is done exactly once: offloop_drain waits for
  * those still running (each bounded by its own deadline).
  */
 #ifndef DYNPROF_OFFLOOP_H

@@ -7,13 +7,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/thread.h"
 #include "config/hostsys.h"
 #include "hostdata/hostdata.h"
 #include "hostdata/hostdata_impl.h"
@@ -137,16 +137,12 @@ static void *collector(void *arg)
 /* The thread takes no signal: they stay the session's. Lock held. */
 static int start_thread(void)
 {
-	sigset_t all, old;
 	pthread_t th;
 	int rc;
 
 	if (thread_started)
 		return 0;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&th, NULL, collector, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rc = thread_start(&th, NULL, collector, NULL);
 	if (rc)
 		return -rc;
 	pthread_detach(th);

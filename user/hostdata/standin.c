@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/thread.h"
 #include "dynprof/proto.h"
 #include "hostdata/standin.h"
 #include "shared/fdio.h"
@@ -133,7 +134,7 @@ int standin_start(const struct standin_desc *d)
 	st->chip = d->chip;
 	snprintf(st->net_dev, sizeof(st->net_dev), "/proc/%d/net/dev", d->pid);
 	snprintf(st->result_dir, sizeof(st->result_dir), "%s", d->result_dir);
-	rc = pthread_create(&th, NULL, standin_main, st);
+	rc = thread_start(&th, NULL, standin_main, st);
 	if (rc) {
 		close(sv[0]);
 		close(sv[1]);

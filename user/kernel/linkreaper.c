@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "common/grow.h"
+#include "common/thread.h"
 #include "kernel/linkreaper.h"
 
 struct reap_item {
@@ -67,7 +68,7 @@ static void *reap(void *arg)
 static bool enqueue(struct linkreaper *r, struct bpf_link *link, uint64_t tag)
 {
 	if (!r->started) {
-		if (pthread_create(&r->thread, NULL, reap, r) != 0)
+		if (thread_start(&r->thread, NULL, reap, r) != 0)
 			return false;
 		r->started = true;
 	}

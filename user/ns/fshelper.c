@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/thread.h"
 #include "shared/clock.h"
 #include "results/copytree.h"
 #include "ns/fshelper.h"
@@ -241,12 +242,8 @@ static struct {
 
 static void *spawner_main(void *arg)
 {
-	sigset_t all;
-
 	(void)arg;
 	pthread_setname_np(pthread_self(), "dynprof-spawn");
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL); /* the loop's signalfd reads them */
 	pthread_mutex_lock(&spawner.lock);
 	for (;;) {
 		while (!spawner.setup)
@@ -281,7 +278,7 @@ static pid_t spawn(const struct fsh_setup *s, int parent)
 
 		pthread_attr_init(&a);
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		rc = -pthread_create(&th, &a, spawner_main, NULL);
+		rc = -thread_start(&th, &a, spawner_main, NULL);
 		pthread_attr_destroy(&a);
 		spawner.started = rc == 0;
 	}

@@ -2,10 +2,10 @@
 /* Answers about a live process, read beside the loop (see pidmemo.h). */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/thread.h"
 #include "proc/pidmemo.h"
 #include "proc/procfs.h"
 
@@ -153,10 +153,7 @@ struct beside {
 static void *beside_main(void *p)
 {
 	struct beside *b = p;
-	sigset_t all;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL); /* the loop's signalfd reads them */
 	b->read(b->arg);
 	unmark(b->m, &b->k);
 	threads_add(b->m, -1);
@@ -181,7 +178,7 @@ int pidmemo_beside(struct pidmemo *m, const struct pidmemo_key *k, void (*read)(
 	pidmemo_put(m, k, -EINPROGRESS, "", 0);
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&th, &a, beside_main, b);
+	rc = thread_start(&th, &a, beside_main, b);
 	pthread_attr_destroy(&a);
 	if (rc) {
 		unmark(m, k);
