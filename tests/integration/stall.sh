@@ -30,8 +30,9 @@ two_windows() {
 	dp_background --pid=$GOOD,$EVIL --output=$T/o --control=unix:$T/ctl "$@"
 	dp_send start
 	wait_until 20 grep -q "^filled" $T/u/$u.log || { cat $T/out $T/u/$u.log; fail "not filled"; }
-	HELPER=$(helper_of $u)
-	[ -n "$HELPER" ] || fail "no helper of $u among dynprof's children: $(ps --ppid $DP_PID -o pid,uid,comm)"
+	# (Looked for a while: under two suites with ASan it was not there at the first look once.)
+	wait_until 5 eval 'HELPER=$(helper_of $u); [ -n "$HELPER" ]' ||
+		fail "no helper of $u among dynprof's children: $(ps --ppid $DP_PID -o pid,uid,comm); dynprof said: $(cat $T/out)"
 }
 
 # The user stops its target's helper; the stop's copy of that window waits
