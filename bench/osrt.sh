@@ -18,6 +18,9 @@
 #   perf      perf trace -T --syscalls -p P (msprof's script);
 #   strace    strace -f -p P;
 #   ltrace    ltrace -ttt -T -e <msprof's pthread list> -p P (msprof's script);
+#   dynprof-base  dynprof as above, the binary OSRT_DYNPROF_BASE (the build
+#             before a change: before and after side by side in one run; not
+#             in the default list);
 #   dynprof+agg  dynprof and bpf-agg on the same run: their counts compared
 #             where the calls made are not known (the mutex's futex calls)
 #             (its time is both tracers': not a row to read a cost from).
@@ -61,6 +64,7 @@ read -ra CONFIGS <<< "${OSRT_CONFIGS:-alone dynprof dynprof-kept floor bpf-agg b
 needs() { case " ${CONFIGS[*]} " in *" $1 "*) return 0 ;; esac; return 1; }
 need_tool() { needs $1 && ! command -v $2 > /dev/null && { echo "osrt bench: $2 missing (tools/install-deps.sh bench)"; exit 1; }; return 0; }
 need_tool perf perf
+needs dynprof-base && ! [ -x "${OSRT_DYNPROF_BASE:-}" ] && { echo "osrt bench: dynprof-base needs OSRT_DYNPROF_BASE, a dynprof binary"; exit 1; }
 need_tool strace strace
 need_tool ltrace ltrace
 for c in floor bpf-agg bpf-print dynprof+agg; do need_tool $c bpftrace; done
@@ -87,9 +91,9 @@ tracer_start() { # tracer_start CONFIG PID: attach, wait until attached; TPID se
 		tracer_start bpf-agg $p || return 1
 		return 0
 		;;
-	dynprof)
+	dynprof | dynprof-base)
 		rm -f $W/in && mkfifo $W/in
-		"$DP" --pid=$p --output=$W/o --host-sys=osrt < $W/in > $W/dp.err 2>&1 &
+		"$([ $c = dynprof ] && echo "$DP" || echo "$OSRT_DYNPROF_BASE")" --pid=$p --output=$W/o --host-sys=osrt < $W/in > $W/dp.err 2>&1 &
 		TPID=$!
 		exec 7> $W/in
 		printf 'start\n' >&7
@@ -145,7 +149,7 @@ tracer_stop() { # tracer_stop CONFIG
 		return
 	fi
 	[ -n "$TPID" ] || return 0
-	if [ "$1" = dynprof ] || [ "$1" = dynprof-kept ]; then
+	if [ "$1" = dynprof ] || [ "$1" = dynprof-base ] || [ "$1" = dynprof-kept ]; then
 		# it may have ended already: the target's exit ends its window (saved),
 		# and with its last target gone dynprof ends too
 		printf 'stop\nquit\n' >&7 2> /dev/null
@@ -163,7 +167,7 @@ recorded() {
 	local c=$1 w=$2 tids=$3 f
 	case $c in
 	alone | floor | dynprof-kept) echo - ;;
-	dynprof)
+	dynprof | dynprof-base)
 		f=$(find $W/o -name dynprof_host_summary.txt 2> /dev/null | head -1)
 		[ -n "$f" ] || { echo 0; return; }
 		awk -v tids=",$tids," -v names=" ${NAMES[$w]} " '
@@ -241,7 +245,7 @@ run_one() { # run_one CONFIG WORKLOAD
 	else
 		REC[$c.$w]+="$(recorded $c $w $tids)/$calls "
 	fi
-	if [ $c = dynprof ] || [ $c = dynprof+agg ]; then
+	if [ $c = dynprof ] || [ $c = dynprof-base ] || [ $c = dynprof+agg ]; then
 		grep -Eo 'host data: [0-9]+ system calls, [0-9]+ lost' $W/dp.err | grep -vq ', 0 lost' &&
 			FAIL[$c.$w]+="$(grep -Eo '[0-9]+ lost' $W/dp.err | head -1) "
 	fi
