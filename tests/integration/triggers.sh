@@ -281,3 +281,22 @@ test_trigger_call_in_a_library_loaded_later() {
 	local at; at=$(sed -nE "s/.*stop=call:libdpcalls.so:dpcalls_hit#50 fired for pid $pid \(call ([0-9]+)\)$/\1/p" $T/out)
 	[ -n "$at" ] && [ "$at" -ge 150 ] && [ "$at" -le 300 ] || { cat $T/out; fail "stop fired at call '$at'"; }
 }
+
+# A rule's signal sent before dynprof has joined its target (here held
+# stopped until the signal is sent): it waits, blocked from the start, and
+# fires the rule once the engine runs; before, USR1's default action ended
+# dynprof during the join.
+test_trigger_signal_sent_during_the_join_waits_for_the_rule() {
+	local pid; pid=$(start_target)
+	kill -STOP $pid
+	dp_background --pid=$pid --output=$T/o --window=start=signal:USR1,stop=+100ms
+	wait_until 10 signal_blocked $DP_PID USR1 || { kill -CONT $pid; fail "USR1 not blocked while joining: $(cat $T/out)"; }
+	grep -q "Start profiling" $T/out && { kill -CONT $pid; fail "joined a stopped target: $(cat $T/out)"; }
+	kill -USR1 $DP_PID
+	kill -CONT $pid
+	wait_until 10 grep -q "rule 1: stop=+100ms fired for pid $pid$" $T/out ||
+		fail "no rule window (dynprof alive: $(kill -0 $DP_PID 2>/dev/null && echo yes || echo no)): $(cat $T/out)"
+	exec 7>&-
+	wait $DP_PID
+	expect_status 0 $?
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* --window, --commands and --control set up together (see automation.h). */
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,34 @@ static int needs_refused(const struct automation *a)
 	return 0;
 }
 
+static void add_signal(sigset_t *set, const struct condition *c)
+{
+	if (c->kind == COND_SIGNAL)
+		sigaddset(set, c->signo);
+}
+
+/*
+ * The rules' and the script's signals blocked from here, before the
+ * targets are found and joined: one sent meanwhile waits for the engine's
+ * signalfd (the rule then fires at once) instead of taking its default
+ * action, which for USR1 ends dynprof.
+ */
+static void block_signals(const struct automation *a)
+{
+	const struct condition *conds[MAX_SCRIPT_CONDS];
+	int n = a->commands ? script_conditions(a->commands, conds, MAX_SCRIPT_CONDS) : 0;
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (int i = 0; i < a->nrules; i++) {
+		add_signal(&set, &a->rules[i].start);
+		add_signal(&set, &a->rules[i].stop);
+	}
+	for (int i = 0; i < n; i++)
+		add_signal(&set, conds[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int automation_prepare(struct automation *a, const struct options *o)
 {
 	char err[600];
@@ -59,6 +88,7 @@ int automation_prepare(struct automation *a, const struct options *o)
 	}
 	if (needs_refused(a))
 		return -1;
+	block_signals(a);
 	if (o->control && !(a->control = control_open(o->control, err, sizeof(err)))) {
 		report_error("Argument %s", err);
 		return -1;
