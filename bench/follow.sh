@@ -9,7 +9,11 @@
 #     acknowledged: the --events target-join), for short jobs that open a
 #     card once their agent's socket listens; with BENCH_SERVED=N, while N
 #     other card users (agent preloaded) are joined and served already.
-# BENCH_ROUNDS=0 skips part 1.
+# BENCH_ROUNDS=0 skips part 1. BENCH_STALLED=1 (part 2): meanwhile one
+# other user's job, in a mount namespace of its own (its results go
+# through its helper), has its helper stopped in the middle of a window's
+# copy (issue 24: no target may stall the loop); each job's join is timed
+# as before, and a `--remote status` after each job.
 set -u
 B=${DYNPROF_BUILD:-build}
 ROUNDS=${BENCH_ROUNDS:-7}
@@ -18,12 +22,17 @@ W=$(mktemp -d /tmp/dynprof-bench-follow.XXXXXX)
 HOME_DIR=$(getent passwd "$(id -u)" | cut -d: -f6)
 mon=""
 served=()
+STALLED=${BENCH_STALLED:-0}
+SU=""
 cleanup() {
+	[ -n "${HELPER:-}" ] && kill -CONT $HELPER 2>/dev/null
+	[ -n "${STALLED_JOB:-}" ] && pkill -KILL -s "$STALLED_JOB" 2>/dev/null
 	[ -n "$mon" ] && kill $mon 2>/dev/null
 	[ ${#served[@]} -gt 0 ] && kill "${served[@]}" 2>/dev/null
 	wait 2>/dev/null
 	for p in "${served[@]}"; do rm -f "$HOME_DIR/dynamic_profiling_socket_$p"; done
-	rm -rf "$W"
+	[ -n "$SU" ] && userdel "$SU" 2>/dev/null
+	rm -rf "$W" "${SU_DIR:-}"
 }
 trap cleanup EXIT
 # The monitor holds a connection per served target.
@@ -93,15 +102,61 @@ serve() {
 	exit 1
 }
 
+# stall: a user's job in its own mount namespace ($W hidden there: its
+# results go through its helper), joined; a window opened, its helper
+# stopped, the window stopped: its copy waits (--window-copy-time=600s)
+# for the rest of the run. The run's own user, removed at the end.
+stall() {
+	SU=dpbst$$
+	SU_DIR=$(mktemp -d /tmp/dynprof-bench-stall.XXXXXX)
+	useradd -M -N -s /bin/sh -d "$SU_DIR/home" "$SU" > /dev/null || { echo "useradd failed"; exit 1; }
+	mkdir -p "$SU_DIR/home" "$SU_DIR/dev" && chown "$SU" "$SU_DIR/home" && chmod 755 "$SU_DIR"
+	mknod "$SU_DIR/dev/davinci0" c $(stat -c '%t %T' $W/davinci0 | while read -r a b; do echo $((16#$a)) $((16#$b)); done)
+	chmod 666 "$SU_DIR/dev/davinci0"
+	setsid unshare --mount --propagation private sh -c "mount -t tmpfs tmpfs $W && exec setpriv \
+		--reuid=$(id -u $SU) --regid=$(id -g $SU) --clear-groups --inh-caps=-all env HOME=$SU_DIR/home \
+		PROFILING_MODE=dynamic LD_PRELOAD=$B/libdynprof_agent.so DYNPROF_AGENT_DEVICES='$SU_DIR/dev/davinci*' \
+		$B/tests/peers/card_user $SU_DIR/dev/davinci0 3600" < /dev/null > $W/stalled.out 2>&1 &
+	STALLED_JOB=$!
+	local pid="" _
+	for _ in $(seq 200); do
+		pid=$(pgrep -u "$SU" -f tests/peers/card_user | head -1)
+		[ -n "$pid" ] && grep -q '"event":"target-join".*"pid":'"$pid"'[,}]' $W/events 2>/dev/null && break
+		pid=""; sleep 0.05
+	done
+	[ -n "$pid" ] || { echo "the stalled user's job was not joined: $(cat $W/stalled.out $W/mon.out)"; exit 1; }
+	"$B/dynprof" --remote=$W/ctl start > /dev/null || { echo "no window: $(cat $W/mon.out)"; exit 1; }
+	HELPER=$(pgrep -P $mon -u "$SU" | head -1)
+	[ -n "$HELPER" ] || { echo "no helper of the stalled job"; exit 1; }
+	kill -STOP $HELPER
+	"$B/dynprof" --remote=$W/ctl stop > /dev/null 2>&1 &
+	sleep 0.5
+	echo "(user $SU's job $pid: its helper $HELPER stopped in its window's copy)"
+}
+status_ms() { # one `--remote status`, its wall time in ms appended to $W/status
+	local t0; t0=$(date +%s%N)
+	"$B/dynprof" --remote=$W/ctl status > /dev/null 2>&1
+	echo $((($(date +%s%N) - t0) / 1000)) >> $W/status
+}
+
 echo
 N=${BENCH_JOBS:-60}
 echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another$([ "$SERVED" -gt 0 ] && echo ", $SERVED other targets served")"
-monitor_on --events=json:$W/events
+if [ "$STALLED" = 1 ]; then
+	chmod 755 $W
+	monitor_on --events=json:$W/events --control=unix:$W/ctl --window-copy-time=600s
+else
+	monitor_on --events=json:$W/events
+fi
 [ "$SERVED" -gt 0 ] && serve "$SERVED"
+[ "$STALLED" = 1 ] && stall
 for _ in $(seq "$N"); do
 	env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
 		"$B/bench/card_job" $W/davinci0 300 >> $W/opens
+	[ "$STALLED" = 1 ] && status_ms
 done
+[ "$STALLED" = 1 ] && { kill -0 $HELPER 2>/dev/null && grep -q "^T" <(ps -o stat= -p $HELPER) ||
+	echo "(the helper was not stopped to the end: the figures are not of a stalled loop)"; }
 sleep 0.5
 monitor_off
 # Join time minus the job's time just before open(), per pid, in µs.
@@ -116,3 +171,13 @@ at() { [ "$n" -gt 0 ] && awk -v k=$(( (n * $1 + 99) / 100 )) 'NR == k { printf "
 echo "| jobs joined | median | p99 | max |"
 echo "| --- | --- | --- | --- |"
 echo "| $n/$N | $(at 50) | $(at 99) | $(at 100) |"
+if [ "$STALLED" = 1 ]; then
+	sort -n $W/status -o $W/status
+	m=$(wc -l < $W/status)
+	sat() { awk -v k=$(( (m * $1 + 99) / 100 )) 'NR == k { printf "%.1f ms", $1 / 1000 }' $W/status; }
+	echo
+	echo "\`--remote status\` (the client's whole run) meanwhile:"
+	echo "| calls | median | p99 | max |"
+	echo "| --- | --- | --- | --- |"
+	echo "| $m | $(sat 50) | $(sat 99) | $(sat 100) |"
+fi

@@ -5,7 +5,7 @@
 # time a real profiler spends flushing a window's data at STOP.
 # Then bench/discovery.sh, bench/launch.sh, bench/triggers.sh, bench/anomaly.sh,
 # bench/open_hook.sh, bench/osrt.sh (tracers of system calls), bench/scale.sh,
-# bench/follow.sh, bench/soak.sh (its full
+# bench/follow.sh (again with a helper stopped: BENCH_STALLED), bench/soak.sh (its full
 # size takes minutes: SOAK_PROCS and SOAK_CARD_USERS make it smaller) and
 # bench/slurm_fanout.sh (a real SLURM cluster of 1, 3 and 16 nodes).
 # Results: tables on stdout; docs/BENCHMARKS.md records a run.
@@ -69,6 +69,8 @@ echo
 
 echo
 "$(dirname "$0")/follow.sh"
+# Joins and status with one user's helper stopped mid-copy (issue 24).
+BENCH_ROUNDS=0 BENCH_STALLED=1 "$(dirname "$0")/follow.sh"
 
 echo
 "$(dirname "$0")/soak.sh"
