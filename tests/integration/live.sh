@@ -31,7 +31,13 @@ stream_to() {
 }
 
 # ctl CMD...: ctl_client's replies, one per command, into $T/c.
-ctl() { "$CTL" $T/ctl.sock "$@" > $T/c 2>&1 || fail "ctl_client $*: $(cat $T/c)"; }
+# (A failure says how the client ended, 1 closed, 2 no reply in 30 s, and
+# what dynprof said: a close after "ack start" was seen once, unexplained.)
+ctl() {
+	local rc=0
+	"$CTL" $T/ctl.sock "$@" > $T/c 2>&1 || rc=$?
+	[ $rc = 0 ] || fail "ctl_client $* (status $rc, dynprof $(kill -0 $DP_PID 2>/dev/null && echo alive || echo gone)): $(cat $T/c); dynprof said: $(tail -n 20 $T/out)"
+}
 
 # The end of a run: SIGTERM (launch mode: the application gets it too), every window stopped first.
 end_run() {

@@ -28,7 +28,14 @@
 #define TRACKER_SOCKET_MS 100     /* card users' sockets re-checked this often */
 #define TRACKER_SOCKET_SLICE_MS 1 /* ... at most about this long at a time (one holder at least) */
 #define TRACKER_SOCKET_GAP_MS 2   /* ... with this long between slices for the loop's others */
-#define TRACKER_CARD_GLOB_MS 1000 /* with BPF: card nodes made since looked for this often */
+/*
+ * With BPF: card nodes made since looked for this often. A job that makes
+ * its own node (the demo, a container's /dev) is joined only after it: at
+ * 1 s, a loaded machine let a launched job's console stop come first. A
+ * look is a readdir per pattern folder (a /proc scan follows only when the
+ * nodes changed).
+ */
+#define TRACKER_CARD_GLOB_MS 200
 #define TRACKER_CARD_CHECK_MS \
 	250 /* cgroup device hook (no close events): card holders'
 				     fds re-read this often (at least: stretches to 10x a pass) */
