@@ -11,9 +11,9 @@
 #     other card users (agent preloaded) are joined and served already.
 # BENCH_ROUNDS=0 skips part 1. BENCH_STALLED=1 (part 2): meanwhile one
 # other user's job, in a mount namespace of its own (its results go
-# through its helper), has its helper stopped in the middle of a window's
-# copy (issue 24: no target may stall the loop); each job's join is timed
-# as before, and a `--remote status` after each job.
+# through its helper), has its helper let run 1 ms a second in the middle
+# of a window's copy (issue 24: no target may stall the loop); each job's
+# join is timed as before, and a `--remote status` after each job.
 set -u
 B=${DYNPROF_BUILD:-build}
 ROUNDS=${BENCH_ROUNDS:-7}
@@ -25,6 +25,7 @@ served=()
 STALLED=${BENCH_STALLED:-0}
 SU=""
 cleanup() {
+	[ -n "${DRIP:-}" ] && kill $DRIP 2>/dev/null
 	[ -n "${HELPER:-}" ] && kill -CONT $HELPER 2>/dev/null
 	[ -n "${STALLED_JOB:-}" ] && pkill -KILL -s "$STALLED_JOB" 2>/dev/null
 	[ -n "$mon" ] && kill $mon 2>/dev/null
@@ -128,10 +129,18 @@ stall() {
 	"$B/dynprof" --remote=$W/ctl start > /dev/null || { echo "no window: $(cat $W/mon.out)"; exit 1; }
 	HELPER=$(pgrep -P $mon -u "$SU" | head -1)
 	[ -n "$HELPER" ] || { echo "no helper of the stalled job"; exit 1; }
+	local prof; prof=$(ls -d "$SU_DIR"/home/.dynprof/*/PROF_*/host 2> /dev/null | head -1)
+	[ -n "$prof" ] || { echo "no window folder in the job's home"; exit 1; }
+	head -c 67108864 /dev/zero > "$prof/fill" # 64 MiB to copy out
 	kill -STOP $HELPER
 	"$B/dynprof" --remote=$W/ctl stop > /dev/null 2>&1 &
+	# Let run 1 ms a second: each of its answers within the 5 s a message
+	# may take (a helper stopped outright is killed then), the copy never
+	# done (--window-copy-time=600s).
+	(while kill -CONT $HELPER 2> /dev/null; do sleep 0.001; kill -STOP $HELPER 2> /dev/null; sleep 1; done) &
+	DRIP=$!
 	sleep 0.5
-	echo "(user $SU's job $pid: its helper $HELPER stopped in its window's copy)"
+	echo "(user $SU's job $pid: its helper $HELPER let run 1 ms a second in its window's 64 MiB copy)"
 }
 status_ms() { # one `--remote status`, its wall time in ms appended to $W/status
 	local t0; t0=$(date +%s%N)
@@ -155,8 +164,8 @@ for _ in $(seq "$N"); do
 		"$B/bench/card_job" $W/davinci0 300 >> $W/opens
 	[ "$STALLED" = 1 ] && status_ms
 done
-[ "$STALLED" = 1 ] && { kill -0 $HELPER 2>/dev/null && grep -q "^T" <(ps -o stat= -p $HELPER) ||
-	echo "(the helper was not stopped to the end: the figures are not of a stalled loop)"; }
+[ "$STALLED" = 1 ] && { kill -0 $HELPER 2>/dev/null && ! grep -q "window (saved|lost)" <(grep -E "pid ${STALLED_JOB} " $W/mon.out) ||
+	echo "(the helper's copy ended before the jobs did: the figures are not all of a stalled loop)"; }
 sleep 0.5
 monitor_off
 # Join time minus the job's time just before open(), per pid, in µs.

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "shared/clock.h"
@@ -973,14 +974,58 @@ bool session_target_settled(const struct session *s, int index)
 	return !s->targets[index]->collect_head;
 }
 
-int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max)
+/* A connection only the idle watch looks at: no command's, no join's. */
+static bool idle(const struct target *t)
+{
+	return !t->dropped && !t->in_flight && !t->handshaking && t->fd >= 0;
+}
+
+static int watch(struct session *s, struct target *t)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = t->fd };
+
+	if (epoll_ctl(s->idle_ep, EPOLL_CTL_ADD, t->fd, &ev) < 0 && errno != EEXIST)
+		return -errno;
+	t->ep = s->idle_ep;
+	t->ep_fd = t->fd;
+	return 0;
+}
+
+/*
+ * The idle set made to hold the idle targets' fds, no other: a user-space
+ * pass, system calls only for what changed since the last round. False
+ * when there is no set (no epoll fd to be had): they are polled one by one.
+ */
+static bool idle_sync(struct session *s)
+{
+	if (!s->idle_ep_made) {
+		s->idle_ep = epoll_create1(EPOLL_CLOEXEC);
+		if (s->idle_ep < 0)
+			return false;
+		s->idle_ep_made = true;
+	}
+	for (int i = 0; i < s->ntargets; i++) {
+		struct target *t = s->targets[i];
+
+		if (t->ep_fd >= 0 && (!idle(t) || t->ep_fd != t->fd))
+			target_unwatch_idle(t);
+		if (idle(t) && t->ep_fd < 0 && watch(s, t))
+			return false;
+	}
+	return true;
+}
+
+int session_idle_pollfds(struct session *s, struct pollfd *pfds, int max)
 {
 	int n = 0;
 
+	if (max > 0 && idle_sync(s)) {
+		pfds[0] = (struct pollfd){ .fd = s->idle_ep, .events = POLLIN };
+		return 1;
+	}
 	for (int i = 0; i < s->ntargets && n < max; i++) {
 		/* A command's reply is the flight's to read (session_flight_pollfds). */
-		if (s->targets[i]->dropped || s->targets[i]->in_flight ||
-		    s->targets[i]->handshaking || s->targets[i]->fd < 0)
+		if (!idle(s->targets[i]))
 			continue;
 		pfds[n].fd = s->targets[i]->fd;
 		pfds[n].events = POLLIN;
@@ -1005,7 +1050,7 @@ static void lost(struct session *s, struct target *t, const char *reason)
 	leave(s, t, reason, NULL);
 }
 
-void session_idle_event(struct session *s, const struct pollfd *pfd)
+static void idle_one(struct session *s, const struct pollfd *pfd)
 {
 	struct target *t = by_fd(s, pfd->fd);
 	struct target_outcome out;
@@ -1032,6 +1077,36 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
 	}
 }
 
+#define IDLE_BATCH 256 /* ready idle targets read per round; more wait for the next */
+
+/* Those of the idle set that are ready, each as its own pollfd would have been. */
+static void idle_ready(struct session *s)
+{
+	struct epoll_event ev[IDLE_BATCH];
+	int n = epoll_wait(s->idle_ep, ev, IDLE_BATCH, 0);
+
+	for (int i = 0; i < n; i++) {
+		struct target *t = by_fd(s, ev[i].data.fd);
+		struct pollfd p = { .fd = ev[i].data.fd, .events = POLLIN };
+
+		/* Became a command's or left earlier in this round: not the idle watch's. */
+		if (!t || !idle(t) || t->ep_fd != t->fd)
+			continue;
+		p.revents = (short)((ev[i].events & EPOLLIN ? POLLIN : 0) |
+				    (ev[i].events & EPOLLHUP ? POLLHUP : 0) |
+				    (ev[i].events & EPOLLERR ? POLLERR : 0));
+		idle_one(s, &p);
+	}
+}
+
+void session_idle_event(struct session *s, const struct pollfd *pfd)
+{
+	if (s->idle_ep_made && pfd->fd == s->idle_ep)
+		idle_ready(s);
+	else
+		idle_one(s, pfd);
+}
+
 /*
  * The process `pid` exited. What its server said on its way out (a v1
  * DISCONN_RSP with its reason) may still wait unread on the connection:
@@ -1048,7 +1123,7 @@ void session_target_exited(struct session *s, int pid)
 		if (t->dropped || t->pid != pid)
 			continue;
 		if (t->fd >= 0 && poll(&p, 1, 0) == 1)
-			session_idle_event(s, &p);
+			idle_one(s, &p);
 		if (!t->dropped)
 			lost(s, t, "exit");
 	}
@@ -1069,6 +1144,8 @@ void session_close(struct session *s)
 	output_listing_free(&s->listing);
 	session_forget_dismissed(s);
 	pidtab_free(&s->bypid);
+	if (s->idle_ep_made)
+		close(s->idle_ep); /* every target's fd left it above (target_close) */
 	free(s);
 	watchdog_done(); /* every connection released above: it exits touching nothing */
 }

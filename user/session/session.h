@@ -153,10 +153,12 @@ void session_target_release(struct session *s, int index);
 /*
  * Idle watching between commands: fill pollfds for the live targets (an
  * unsolicited DISCONNECT or a close arrives as POLLIN); returns how many
- * (at most `max`: session_live(s) is always enough).
+ * (at most `max`: session_live(s) is always enough). Usually one: an epoll
+ * set holding every idle target's connection (a round costs one fd, not
+ * one per target); each target's own when no set can be made.
  * session_idle_event() handles a pollfd that fired.
  */
-int session_idle_pollfds(const struct session *s, struct pollfd *pfds, int max);
+int session_idle_pollfds(struct session *s, struct pollfd *pfds, int max);
 void session_idle_event(struct session *s, const struct pollfd *pfd);
 
 /*

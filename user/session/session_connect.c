@@ -72,7 +72,7 @@ struct target *session_new_slot(struct session *s, bool reuse)
 			return NULL;
 		s->targets[s->ntargets++] = t;
 	}
-	*t = (struct target){ .fd = -1, .result_fd = -1, .serial = ++s->serial };
+	*t = (struct target){ .fd = -1, .ep_fd = -1, .result_fd = -1, .serial = ++s->serial };
 	return t;
 }
 

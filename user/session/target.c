@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "common/offloop.h"
@@ -180,6 +181,14 @@ void target_set_collecting(struct target *t, bool collecting)
 	t->collecting = collecting;
 }
 
+/* Out of the session's idle set before its fd is closed (a copy held elsewhere would keep it in). */
+void target_unwatch_idle(struct target *t)
+{
+	if (t->ep_fd >= 0)
+		(void)epoll_ctl(t->ep, EPOLL_CTL_DEL, t->ep_fd, NULL);
+	t->ep_fd = -1;
+}
+
 void target_connected(struct target *t)
 {
 	server_count_connected(&t->count, clock_ms());
@@ -188,6 +197,7 @@ void target_connected(struct target *t)
 
 void target_close(struct target *t)
 {
+	target_unwatch_idle(t);
 	if (t->fd >= 0) {
 		watchdog_release(t->fd);
 		close(t->fd);

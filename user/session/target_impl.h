@@ -43,6 +43,8 @@ struct target {
 	char proto_why[128]; /* how --protocol=auto decided */
 	char *params;        /* the params JSON (malloc'd) */
 	int fd;              /* -1 when not connected */
+	int ep;              /* the epoll set its fd is in (session_idle.c) ... */
+	int ep_fd;           /* ... as this fd number; -1: in none */
 	bool collecting;     /* a window we opened is open */
 	bool dropped;        /* no longer a target */
 	bool joined;         /* announced as a target (--events target-join) */
@@ -128,6 +130,7 @@ void target_connected(struct target *t);
 
 /* Close the connection (the watchdog's copy first); the target stays as it is. */
 void target_close(struct target *t);
+void target_unwatch_idle(struct target *t);
 
 /* Close the connection; the target stays in the list, marked dropped. */
 void target_drop(struct target *t);
