@@ -143,7 +143,7 @@ static int join(struct session *s, int pid, const char *command, uint64_t cards,
 	}
 	*j = (struct join_job){ .job = { .work = join_work, .done = join_done },
 				.s = s,
-				.t = { .pid = pid, .fd = -1, .result_fd = -1 },
+				.t = { .pid = pid, .fd = -1, .ep_fd = -1, .result_fd = -1 },
 				.cards = cards,
 				.socketless = socketless };
 	snprintf(j->command, sizeof(j->command), "%s", command);
