@@ -213,6 +213,27 @@ test_watch_names_the_container() {
 	kill -TERM $watcher
 }
 
+# A process that joins its container's cgroup after its exec, then opens
+# the card (an entrypoint script that moves itself): its card-open names
+# the container. Before, the cgroup read at its exec stood (no container),
+# which under load the model had read by then.
+test_watch_names_a_container_joined_after_the_exec() {
+	local id name=joined$RANDOM; id=$(random_id)
+	mkdir -p $T/docker/containers/$id
+	printf '{"Name":"/%s"}' $name > $T/docker/containers/$id/config.v2.json
+	local cg; cg=$(make_cgroup docker/$id)
+	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --watch --device="$T/dev/davinci*" > $T/out 2>&1 &
+	local watcher=$!
+	remember_pid $watcher
+	wait_until 10 grep -q "^HOST PID" $T/out || fail "watch did not start: $(cat $T/out)"
+	# Seen by the model (an exec it reads at once) a while before it moves.
+	local pid; pid=$(CTR_PRELUDE="sleep 1" CTR_CGROUP=$cg start_contained_target)
+	wait_until 10 grep -Eq "^card-open +pid $pid \(ns 1\) " $T/out || fail "no card-open line: $(cat $T/out)"
+	grep -Eq "^card-open +pid $pid \(ns 1\) container $name cards 0 " $T/out ||
+		fail "the card-open line names no container: $(cat $T/out)"
+	kill -TERM $watcher
+}
+
 # docker_named NAME: a docker id whose state names it NAME (DYNPROF_DOCKER_ROOT=$T/docker).
 docker_named() {
 	local id; id=$(random_id)

@@ -26,6 +26,10 @@ start_caller_target() {
 	local pid=$!
 	remember_pid $pid
 	wait_until 5 has_socket $pid || fail "caller $name never opened its socket"
+	# And holds its card (the open comes after the agent's socket): a caller
+	# that could not open it ends, and was once found gone by dynprof.
+	wait_until 5 grep -q "^caller: open=.* done" $T/$name.log ||
+		fail "caller $name did not open its card: $(cat $T/$name.log)"
 	echo $pid
 }
 # go PID NAME ACTION: let caller PID past its next wait; returns once ACTION is done.

@@ -453,6 +453,8 @@ start_contained_target() {
 	mkdir -p $T/ctr/etc
 	echo "${CTR_USER:-root}:x:0:0:root:/home/inside-only:/bin/sh" > $T/ctr/etc/passwd
 	{
+		# CTR_PRELUDE: shell text run first (a wait before it joins its cgroup).
+		[ -n "${CTR_PRELUDE:-}" ] && echo "$CTR_PRELUDE"
 		# CTR_CGROUP: the cgroup its engine would have put it in (made by the caller).
 		[ -n "${CTR_CGROUP:-}" ] && echo "echo 0 > $CTR_CGROUP/cgroup.procs || exit 1"
 		echo "mkdir -p /home/inside-only && $(etc_over $T/ctr/etc) || exit 1"

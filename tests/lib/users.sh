@@ -21,7 +21,8 @@ as_user() {
 }
 
 # (HOSTILE_ARGV0: its argv[0]; HOSTILE_CMD: shell text run instead of the
-# agent's card user; the caller's environment reaches it.)
+# agent's card user, HOSTILE_HOLDS=1 when it holds the card too; the
+# caller's environment reaches it.)
 # start_hostile_target USER SETUP: USER's target in `unshare -Urm` (root
 # inside, mapped to USER), its /root being $T/u/USER/home (so its agent can
 # listen there). Once its socket listens (and the card user holds its
@@ -37,7 +38,7 @@ start_hostile_target() {
 	# The card user listens before it opens its card: SETUP (a tmpfs over $T,
 	# where the card is) waits until it holds it.
 	local held=
-	[ -n "${HOSTILE_CMD:-}" ] || held="until readlink /proc/\$!/fd/* 2>/dev/null | grep -qxF '$card'; do
+	[ -n "${HOSTILE_CMD:-}" ] && [ "${HOSTILE_HOLDS:-}" != 1 ] || held="until readlink /proc/\$!/fd/* 2>/dev/null | grep -qxF '$card'; do
 		sleep 0.02; i=\$((i+1)); [ \$i -lt 500 ] || { echo 'card not held'; exit 1; }; done"
 	cat > $d/run.sh <<-END
 	mount --bind $d/home /root || exit 1

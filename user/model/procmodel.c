@@ -689,6 +689,14 @@ static void apply_card_open(struct procmodel *m, const struct dp_event *ev)
 	/* The fd may be closed already: the event's bit counts until CARD_CLOSE. */
 	if (!e->p.complete)
 		complete_entry(m, e);
+	/*
+	 * Its first card: its container read again. A process may change its
+	 * cgroup without an exec (an entrypoint script joining its container's
+	 * cgroup, then opening the card); the one read at its exec would name
+	 * no container (seen under load).
+	 */
+	else if (!old && procscan_container(&e->p) == -ESRCH)
+		return;
 	e->p.cards |= bit;
 	notify_cards(m, e, old);
 	if (!old && update_socket(e))

@@ -462,6 +462,22 @@ int procscan_origin(int pid, struct pm_proc *out)
 	return err;
 }
 
+int procscan_container(struct pm_proc *p)
+{
+	struct pm_proc now;
+	int err, piddir = begin_read(p->pid, &now);
+
+	if (piddir < 0)
+		return piddir;
+	err = read_stat(piddir, &now);
+	if (!err && now.start_time != p->start_time)
+		err = -ESRCH; /* the pid is another process's now */
+	if (!err)
+		read_container(piddir, p);
+	close(piddir);
+	return err;
+}
+
 int procscan_cards(int pid, unsigned long long start, const struct procscan_cards *c, int skip_fd,
 		   uint64_t *cards)
 {

@@ -43,6 +43,13 @@ int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm
 int procscan_origin(int pid, struct pm_proc *out) DP_MUST_CHECK;
 
 /*
+ * p's container and container_name read again (p->pid, p->start_time and
+ * p->nslevels as they are): 0, or a negative errno (-ESRCH: the pid is
+ * another process's now) with p unchanged.
+ */
+int procscan_container(struct pm_proc *p) DP_MUST_CHECK;
+
+/*
  * The cards held by `pid` now, leaving out fd `skip_fd` (-1: none), for
  * the process started at `start` (0: any). -ESRCH: gone or another
  * process; -EACCES: fds not readable.
