@@ -399,3 +399,31 @@ test_nodes_summary_names_a_node_with_windows_not_saved() {
 	expect_line "^      \(c: 1 window saved incomplete, 0 lost\)$"
 	expect_no_line "^      \(a: "
 }
+
+# The suite itself: a SLURM test's card namespace is made after SLURM_CONF
+# is set, so its sleeper carries it, and slurm_down (which ends every
+# process with that SLURM_CONF) ended it before the test's cleanup. The
+# card's number was then free while the test's card users lived: another
+# run's card got it, and this test's cleanup killed that run's card users
+# (seen beside scale.sh), or its leftovers were that run's card users. The
+# sleeper is no SLURM client; and a card namespace gone early makes the
+# cleanup find holders by path only.
+test_slurm_cleanup_keeps_the_card_namespace_to_the_end() {
+	TEST_SINCE=$(pid_start $BASHPID) # as cleanup_test sets it
+	export SLURM_CONF=$T/slurmx/slurm.conf
+	mkdir -p $T/slurmx
+	make_card 0 > /dev/null
+	local ns; ns=$(cat $T/.cardns)
+	tr '\0' '\n' < /proc/$ns/environ | grep -qxF "SLURM_CONF=$T/slurmx/slurm.conf" ||
+		fail "precondition: the sleeper has no SLURM_CONF"
+	! slurm_clients $T/slurmx | grep -qx "$ns" || fail "the card sleeper $ns counts as a SLURM client"
+	card_ns_alive || fail "card_ns_alive says no while it lives"
+	# Its namespace ended early: number_holders finds no holder by number.
+	sleep 600 < $T/dev/davinci0 > /dev/null 2>&1 &
+	local holder=$!
+	remember_pid $holder
+	wait_until 5 eval '[ -n "$(number_holders)" ]' || fail "the holder is not found by its card's numbers"
+	kill -KILL $ns
+	wait_until 5 eval '! card_ns_alive' || fail "card_ns_alive says yes after its sleeper ended"
+	[ -z "$(number_holders)" ] || fail "holders found by numbers that may be another test's now: $(number_holders)"
+}

@@ -68,7 +68,10 @@ card_holders() {
 }
 number_holders() {
 	local f maj min want="" fds p since
-	[ -d "$T/.cards" ] || return 0
+	# (Its namespace gone early, its numbers may be another run's cards:
+	# their holders are not the test's. Seen: a SLURM test's cleanup ended
+	# its own card sleeper, then killed another test's card users.)
+	[ -d "$T/.cards" ] && card_ns_alive || return 0
 	for f in "$T"/.cards/*; do
 		read -r maj min < "$f" && want+=" $(printf '%x:%x' "$maj" "$min")"
 	done
@@ -87,7 +90,8 @@ drop_cards() {
 	wait_until 3 eval '[ -z "$(card_holders)" ]'
 	left=$(card_holders)
 	[ -z "$left" ] || echo "cleanup: card holders left: $left"
-	kill -KILL "$(cat "$T/.cardns")" 2>/dev/null
+	# (Only while it is still the sleeper: a pid that ended may be another's.)
+	if card_ns_alive; then kill -KILL "$(cat "$T/.cardns")" 2>/dev/null; fi
 }
 
 cleanup_test() {
@@ -192,7 +196,14 @@ card_netns() {
 	wait_until 5 grep -q '^ready$' $T/.cardns.log ||
 		fail "cannot make the test's card namespace (macvtap needs CONFIG_MACVTAP; DYNPROF_TEST_SHARED_CARDS=1 borrows numbers instead): $(cat $T/.cardns.log)"
 	echo $pid > $T/.cardns
+	pid_start $pid > $T/.cardns.start
 	echo $pid
+}
+# card_ns_alive: the test's card namespace still lives, so its numbers are
+# still its devices'. Once it is gone they may be another test's cards.
+card_ns_alive() {
+	[ -s "$T/.cardns" ] && [ -s "$T/.cardns.start" ] &&
+		[ "$(pid_start "$(cat "$T/.cardns")")" = "$(cat "$T/.cardns.start")" ]
 }
 
 # card_device NAME: "MAJOR MINOR" of the test's device NAME (a macvtap made
