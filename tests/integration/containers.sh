@@ -198,8 +198,11 @@ test_kubernetes_pod_from_the_bundle_annotations() {
 	expect_line "^\[INFO\] targets: $pid$"
 }
 
-test_watch_names_the_container() {
-	local id name=watched$RANDOM; id=$(random_id)
+# watch_container NAME [PRELUDE]: `--list --watch` running, then a contained
+# target in a docker cgroup whose state names it NAME (PRELUDE: run before
+# it joins that cgroup); its card-open line must name NAME.
+watch_container() {
+	local id name=$1; id=$(random_id)
 	mkdir -p $T/docker/containers/$id
 	printf '{"Name":"/%s"}' $name > $T/docker/containers/$id/config.v2.json
 	local cg; cg=$(make_cgroup docker/$id)
@@ -207,32 +210,21 @@ test_watch_names_the_container() {
 	local watcher=$!
 	remember_pid $watcher
 	wait_until 10 grep -q "^HOST PID" $T/out || fail "watch did not start: $(cat $T/out)"
-	local pid; pid=$(CTR_CGROUP=$cg start_contained_target)
-	wait_until 10 grep -Eq "^card-open +pid $pid \(ns 1\) container $name cards 0 " $T/out ||
-		fail "no card-open line naming the container: $(cat $T/out)"
-	kill -TERM $watcher
-}
-
-# A process that joins its container's cgroup after its exec, then opens
-# the card (an entrypoint script that moves itself): its card-open names
-# the container. Before, the cgroup read at its exec stood (no container),
-# which under load the model had read by then.
-test_watch_names_a_container_joined_after_the_exec() {
-	local id name=joined$RANDOM; id=$(random_id)
-	mkdir -p $T/docker/containers/$id
-	printf '{"Name":"/%s"}' $name > $T/docker/containers/$id/config.v2.json
-	local cg; cg=$(make_cgroup docker/$id)
-	DYNPROF_DOCKER_ROOT=$T/docker "$DP" --list --watch --device="$T/dev/davinci*" > $T/out 2>&1 &
-	local watcher=$!
-	remember_pid $watcher
-	wait_until 10 grep -q "^HOST PID" $T/out || fail "watch did not start: $(cat $T/out)"
-	# Seen by the model (an exec it reads at once) a while before it moves.
-	local pid; pid=$(CTR_PRELUDE="sleep 1" CTR_CGROUP=$cg start_contained_target)
+	local pid; pid=$(CTR_PRELUDE=${2:-} CTR_CGROUP=$cg start_contained_target)
 	wait_until 10 grep -Eq "^card-open +pid $pid \(ns 1\) " $T/out || fail "no card-open line: $(cat $T/out)"
 	grep -Eq "^card-open +pid $pid \(ns 1\) container $name cards 0 " $T/out ||
 		fail "the card-open line names no container: $(cat $T/out)"
 	kill -TERM $watcher
 }
+
+test_watch_names_the_container() { watch_container watched$RANDOM; }
+
+# A process that joins its container's cgroup after its exec, then opens
+# the card (an entrypoint script that moves itself): its card-open names
+# the container. Before, the cgroup read at its exec stood (no container),
+# which under load the model had read by then. (Seen by the model, an exec
+# it reads at once, a second before it moves.)
+test_watch_names_a_container_joined_after_the_exec() { watch_container joined$RANDOM "sleep 1"; }
 
 # docker_named NAME: a docker id whose state names it NAME (DYNPROF_DOCKER_ROOT=$T/docker).
 docker_named() {
