@@ -186,3 +186,24 @@ test_an_unremembered_holder_of_a_tests_card_elsewhere_does_not_outlive_it() {
 	remember_pid $p # ended at our cleanup, should it be left
 	all_gone $p || fail "the holder $p outlived its test: $(tr '\0' ' ' < /proc/$p/cmdline)"
 }
+
+# A launched job's worker that does not hold the test's card (yet, or any
+# more) but would open it, left by its test: ended by the test's cleanup,
+# found by its environment (the agent's DYNPROF_AGENT_DEVICES names the
+# test's cards). Seen alive after its test, then another clone's target.
+test_an_unremembered_worker_of_a_tests_cards_does_not_outlive_it() {
+	mkdir -p $T/inner
+	cat > $T/inner/leak.sh <<-'EOS'
+	test_leaves_a_worker() {
+		make_card 0 > /dev/null
+		env DYNPROF_AGENT_DEVICES="$T/dev/davinci*" sh -c "echo \$\$ > $LEAK_PID && exec sleep 600" \
+			< /dev/null > /dev/null 2>&1 &
+		wait_until 5 test -s $LEAK_PID || fail "the worker did not start"
+	}
+	EOS
+	env -u TESTS -u TEST_TIMES LEAK_PID=$T/inner/pid bash $DYNPROF_TESTS/lib/runner.sh $T/inner/leak.sh > $T/inner/out 2>&1
+	grep -q '^PASS test_leaves_a_worker' $T/inner/out || fail "the inner test failed: $(cat $T/inner/out)"
+	local p; p=$(cat $T/inner/pid)
+	remember_pid $p # ended at our cleanup, should it be left
+	all_gone $p || fail "the worker $p outlived its test: $(tr '\0' ' ' < /proc/$p/cmdline)"
+}

@@ -64,7 +64,21 @@ card_holders() {
 	{
 		find /proc/[0-9]*/fd -maxdepth 1 -lname "$T/dev/*" 2>/dev/null | cut -d/ -f3
 		number_holders
+		env_holders
 	} | sort -u
+}
+# And every process whose environment names the test's cards (the agent's
+# DYNPROF_AGENT_DEVICES='$T/dev/...'), started after the test began: a
+# launched job's worker not holding its card yet (or any more) that would
+# open it later, or outlive the card and be counted a card user of the
+# next test whose card gets its number (seen: one of a launch test, alive
+# after its test, was an extra target of another clone's --pid=auto).
+env_holders() {
+	local p since=${TEST_SINCE:-$(pid_start $BASHPID)}
+	for p in $(grep -alsF -- "$T/dev/" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
+		[ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
+		[ "$(pid_start "$p")" -ge "${since:-0}" ] 2>/dev/null && echo "$p"
+	done
 }
 number_holders() {
 	local f maj min want="" fds p since
