@@ -566,7 +566,7 @@ static int become(const struct fsh_setup *s, int parent)
 	const struct proc_creds *c = &s->creds;
 
 	/* Our own groups (root's) go first, while we may drop them. */
-	if (setgroups(0, NULL) && errno != EPERM)
+	if (syscall(SYS_setgroups, 0, NULL) && errno != EPERM)
 		return -errno;
 	/*
 	 * The mount namespace first while we may: its owner can be an ancestor
@@ -586,10 +586,18 @@ static int become(const struct fsh_setup *s, int parent)
 	close(4);
 	close(5);
 	close(6);
+	/*
+	 * The raw system calls, this task's ids only. glibc's wrappers set the
+	 * ids of every thread it knows of, and the thread list we were cloned
+	 * with is our parent's: one being created at that moment never starts
+	 * here, and the wrapper waited for it forever (a helper left alive,
+	 * all signals blocked, after its dynprof was gone).
+	 */
 	/* A namespace that denies setgroups: no groups at all (fewer rights, never more). */
-	if (c->ngroups && setgroups((size_t)c->ngroups, c->groups) && errno != EPERM)
+	if (c->ngroups && syscall(SYS_setgroups, (size_t)c->ngroups, c->groups) && errno != EPERM)
 		return -errno;
-	if (setresgid(c->gid, c->gid, c->gid) || setresuid(c->uid, c->uid, c->uid))
+	if (syscall(SYS_setresgid, c->gid, c->gid, c->gid) ||
+	    syscall(SYS_setresuid, c->uid, c->uid, c->uid))
 		return -errno;
 	if (drop_caps())
 		return -errno;
@@ -649,6 +657,9 @@ void fshelper_child_main(const struct fsh_setup *s, int parent)
 
 	/* Its own name in ps (it was cloned by the "dynprof-spawn" thread, whose name it has). */
 	prctl(PR_SET_NAME, "dynprof-fsh", 0, 0, 0);
+	/* Dies with dynprof from the start (set again once its ids changed: that clears it). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != parent)
+		_exit(0);
 	rc = keep_only(s);
 
 	if (rc == 0)
