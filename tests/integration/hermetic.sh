@@ -165,26 +165,28 @@ test_foreign_card_users_receive_nothing_while_discovery_follow_and_launch_tests_
 	[ -z "$bad" ] || fail "failed beside foreign card users:$bad"
 }
 
+# outlives_not WHAT BODY: an inner test (run by the runner, as any test)
+# whose BODY starts a process that writes its pid to $LEAK_PID and is left
+# behind; the inner test's cleanup must have ended it.
+outlives_not() {
+	mkdir -p $T/inner
+	printf 'test_leaves_it() {\n%s\n\twait_until 5 test -s $LEAK_PID || fail "it did not start"\n}\n' "$2" > $T/inner/leak.sh
+	env -u TESTS -u TEST_TIMES LEAK_PID=$T/inner/pid bash $DYNPROF_TESTS/lib/runner.sh $T/inner/leak.sh > $T/inner/out 2>&1
+	grep -q '^PASS test_leaves_it' $T/inner/out || fail "the inner test failed: $(cat $T/inner/out)"
+	local p; p=$(cat $T/inner/pid)
+	remember_pid $p # ended at our cleanup, should it be left
+	all_gone $p || fail "the $1 $p outlived its test: $(tr '\0' ' ' < /proc/$p/cmdline)"
+}
+
 # A test's card user that no test remembered, holding the test's card by a
 # node of its own (a container's /dev, made with the card's numbers): the
 # test's cleanup ends it before the card's number is freed. Left running,
 # it would hold the number the kernel gives the next test's card, and be a
 # card user of that test (seen: --pid=auto took such a leftover).
 test_an_unremembered_holder_of_a_tests_card_elsewhere_does_not_outlive_it() {
-	mkdir -p $T/inner
-	cat > $T/inner/leak.sh <<-'EOS'
-	test_leaves_a_holder() {
-		local numbers; numbers=$(card_numbers 0) || exit 1
-		unshare --mount sh -c "mount -t tmpfs tmpfs /dev && mknod /dev/davinci0 c $numbers &&
-			exec 3< /dev/davinci0 && echo \$\$ > $LEAK_PID && exec sleep 600" < /dev/null > /dev/null 2>&1 &
-		wait_until 5 test -s $LEAK_PID || fail "the holder did not start"
-	}
-	EOS
-	env -u TESTS -u TEST_TIMES LEAK_PID=$T/inner/pid bash $DYNPROF_TESTS/lib/runner.sh $T/inner/leak.sh > $T/inner/out 2>&1
-	grep -q '^PASS test_leaves_a_holder' $T/inner/out || fail "the inner test failed: $(cat $T/inner/out)"
-	local p; p=$(cat $T/inner/pid)
-	remember_pid $p # ended at our cleanup, should it be left
-	all_gone $p || fail "the holder $p outlived its test: $(tr '\0' ' ' < /proc/$p/cmdline)"
+	outlives_not holder '	local numbers; numbers=$(card_numbers 0) || exit 1
+	unshare --mount sh -c "mount -t tmpfs tmpfs /dev && mknod /dev/davinci0 c $numbers &&
+		exec 3< /dev/davinci0 && echo \$\$ > $LEAK_PID && exec sleep 600" < /dev/null > /dev/null 2>&1 &'
 }
 
 # A launched job's worker that does not hold the test's card (yet, or any
@@ -192,18 +194,7 @@ test_an_unremembered_holder_of_a_tests_card_elsewhere_does_not_outlive_it() {
 # found by its environment (the agent's DYNPROF_AGENT_DEVICES names the
 # test's cards). Seen alive after its test, then another clone's target.
 test_an_unremembered_worker_of_a_tests_cards_does_not_outlive_it() {
-	mkdir -p $T/inner
-	cat > $T/inner/leak.sh <<-'EOS'
-	test_leaves_a_worker() {
-		make_card 0 > /dev/null
-		env DYNPROF_AGENT_DEVICES="$T/dev/davinci*" sh -c "echo \$\$ > $LEAK_PID && exec sleep 600" \
-			< /dev/null > /dev/null 2>&1 &
-		wait_until 5 test -s $LEAK_PID || fail "the worker did not start"
-	}
-	EOS
-	env -u TESTS -u TEST_TIMES LEAK_PID=$T/inner/pid bash $DYNPROF_TESTS/lib/runner.sh $T/inner/leak.sh > $T/inner/out 2>&1
-	grep -q '^PASS test_leaves_a_worker' $T/inner/out || fail "the inner test failed: $(cat $T/inner/out)"
-	local p; p=$(cat $T/inner/pid)
-	remember_pid $p # ended at our cleanup, should it be left
-	all_gone $p || fail "the worker $p outlived its test: $(tr '\0' ' ' < /proc/$p/cmdline)"
+	outlives_not worker '	make_card 0 > /dev/null
+	env DYNPROF_AGENT_DEVICES="$T/dev/davinci*" sh -c "echo \$\$ > $LEAK_PID && exec sleep 600" \
+		< /dev/null > /dev/null 2>&1 &'
 }
