@@ -1050,14 +1050,13 @@ static void lost(struct session *s, struct target *t, const char *reason)
 	leave(s, t, reason, NULL);
 }
 
-static void idle_one(struct session *s, const struct pollfd *pfd)
+/* Target t's connection was seen ready (revents): what it says, or its end. */
+static void idle_one(struct session *s, struct target *t, short revents)
 {
-	struct target *t = by_fd(s, pfd->fd);
 	struct target_outcome out;
+	struct pollfd now = { .fd = t->fd, .events = POLLIN };
 
-	struct pollfd now = { .fd = pfd->fd, .events = POLLIN };
-
-	if (!t || !(pfd->revents & (POLLIN | POLLHUP | POLLERR)))
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
 		return;
 	/*
 	 * Looked at again: the event may be of an fd closed and reused in
@@ -1087,24 +1086,25 @@ static void idle_ready(struct session *s)
 
 	for (int i = 0; i < n; i++) {
 		struct target *t = by_fd(s, ev[i].data.fd);
-		struct pollfd p = { .fd = ev[i].data.fd, .events = POLLIN };
 
 		/* Became a command's or left earlier in this round: not the idle watch's. */
 		if (!t || !idle(t) || t->ep_fd != t->fd)
 			continue;
-		p.revents = (short)((ev[i].events & EPOLLIN ? POLLIN : 0) |
-				    (ev[i].events & EPOLLHUP ? POLLHUP : 0) |
-				    (ev[i].events & EPOLLERR ? POLLERR : 0));
-		idle_one(s, &p);
+		idle_one(s, t,
+			 (short)((ev[i].events & EPOLLIN ? POLLIN : 0) |
+				 (ev[i].events & EPOLLHUP ? POLLHUP : 0) |
+				 (ev[i].events & EPOLLERR ? POLLERR : 0)));
 	}
 }
 
 void session_idle_event(struct session *s, const struct pollfd *pfd)
 {
+	struct target *t;
+
 	if (s->idle_ep_made && pfd->fd == s->idle_ep)
 		idle_ready(s);
-	else
-		idle_one(s, pfd);
+	else if ((t = by_fd(s, pfd->fd)))
+		idle_one(s, t, pfd->revents);
 }
 
 /*
@@ -1123,7 +1123,7 @@ void session_target_exited(struct session *s, int pid)
 		if (t->dropped || t->pid != pid)
 			continue;
 		if (t->fd >= 0 && poll(&p, 1, 0) == 1)
-			idle_one(s, &p);
+			idle_one(s, t, p.revents);
 		if (!t->dropped)
 			lost(s, t, "exit");
 	}

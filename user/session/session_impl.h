@@ -51,7 +51,7 @@ struct session {
 	size_t dismissed_cap;
 	struct offloop jobs; /* windows' collections beside the loop (collect.h) */
 	/*
-	 * The idle targets' connections in one epoll set (session_idle.c), so a
+	 * The idle targets' connections in one epoll set (session.c), so a
 	 * round of the loop polls one fd for them, not one each: with 1000
 	 * targets, poll() over their sockets was a third of dynprof's time.
 	 */

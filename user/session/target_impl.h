@@ -43,7 +43,7 @@ struct target {
 	char proto_why[128]; /* how --protocol=auto decided */
 	char *params;        /* the params JSON (malloc'd) */
 	int fd;              /* -1 when not connected */
-	int ep;              /* the epoll set its fd is in (session_idle.c) ... */
+	int ep;              /* the epoll set its fd is in (session.c) ... */
 	int ep_fd;           /* ... as this fd number; -1: in none */
 	bool collecting;     /* a window we opened is open */
 	bool dropped;        /* no longer a target */
