@@ -96,6 +96,23 @@ test_unsolicited_disconnect_v2_drops_target() {
 	expect_no_line "start success"
 }
 
+# Nothing the loop does waits on one target (issue 24): a closed
+# connection's "is its process exiting?" wait (up to 200 ms) is a source of
+# the loop. Twelve servers that push DISCONNECT together and live on leave
+# together: waited for one after another in the loop, they took 400 ms each
+# (4.8 s between the first leave and the last).
+test_disconnects_at_once_are_waited_for_side_by_side() {
+	local pids="" s i
+	for i in $(seq 12); do s=$(start_bad_peer disconnect); pids=$pids${pids:+,}$s; done
+	sleep 3 | dp --pid=$pids --output=$T/o --events=json:$T/ev
+	expect_status 1 $?
+	[ "$(count_lines "^Server disconnected, reason unknown")" -eq 12 ] || { cat $T/out; fail "expected 12 disconnects"; }
+	local span; span=$(jq -s '[.[] | select(.event == "target-leave") | .time_us] | (max - min) / 1000 | floor' $T/ev)
+	[ "$(jq -s '[.[] | select(.event == "target-leave" and .reason == "disconnect")] | length' $T/ev)" -eq 12 ] ||
+		fail "expected 12 target-leave events with reason disconnect: $(cat $T/ev)"
+	[ "$span" -lt 2000 ] || fail "the leaves spread over $span ms: waited for one at a time"
+}
+
 test_unsolicited_disconnect_v1_shows_reason() {
 	local s; s=$(start_bad_peer v1-disconnect)
 	{ sleep 2; echo start; } | dp --pid=$s --output=$T/o --protocol=v1

@@ -492,6 +492,33 @@ static int64_t target_timeout(void *ctx)
 	return session_keepalive_due_ms(((struct console *)ctx)->s);
 }
 
+static int depart_room(void *ctx)
+{
+	return session_depart_room(((struct console *)ctx)->s);
+}
+
+static int depart_fds(void *ctx, struct pollfd *pfds, int max)
+{
+	return session_depart_pollfds(((struct console *)ctx)->s, pfds, max);
+}
+
+static bool depart_event(void *ctx, const struct pollfd *pfd)
+{
+	session_depart_event(((struct console *)ctx)->s, pfd);
+	return false;
+}
+
+/* Every round: those whose time is up leave. */
+static void depart_round(void *ctx)
+{
+	session_depart_step(((struct console *)ctx)->s);
+}
+
+static int64_t depart_timeout(void *ctx)
+{
+	return session_depart_timeout_ms(((struct console *)ctx)->s);
+}
+
 static int flight_room(void *ctx)
 {
 	return session_flight_room(((struct console *)ctx)->s);
@@ -636,6 +663,12 @@ static const struct evloop_source console_sources[] = {
 	{ .name = "exits", .room = one_fd, .fds = exit_fds, .event = exit_event },
 	{ .name = "tracker", .room = one_fd, .fds = tracker_fds, .round = tracker_round, .timeout_ms = tracker_timeout },
 	{ .name = "targets", .room = target_room, .fds = target_fds, .event = target_event, .timeout_ms = target_timeout },
+	{ .name = "departures",
+	  .room = depart_room,
+	  .fds = depart_fds,
+	  .event = depart_event,
+	  .round = depart_round,
+	  .timeout_ms = depart_timeout },
 	{ .name = "command", .room = flight_room, .fds = flight_fds, .round = flight_round, .timeout_ms = flight_timeout },
 	{ .name = "joins", .room = join_room, .fds = join_fds, .round = join_round, .timeout_ms = join_timeout },
 	{ .name = "collections", .room = one_fd, .fds = jobs_fds, .event = jobs_event },

@@ -432,34 +432,6 @@ void session_print_summary(const struct session *s)
 		report_warning("summary: %d window%s not accounted for", open, open == 1 ? "" : "s");
 }
 
-#define EXIT_GRACE_MS 200
-
-/*
- * A server that ends the connection (DISCONNECT, or a plain close) is
- * usually exiting: CANN says goodbye from its exit path, and the files
- * close before the process becomes a zombie. Give it a moment.
- */
-static bool exiting(const struct target *t)
-{
-	int64_t end = clock_ms() + EXIT_GRACE_MS;
-
-	while (procfs_alive(t->pid)) {
-		if (clock_ms() >= end)
-			return false;
-		usleep(5000);
-	}
-	return true;
-}
-
-/*
- * A closed connection: "exit" when the process is gone within the grace
- * (its exit path has then finished its window's folder), else "disconnect".
- */
-static const char *closed_reason(const struct target *t)
-{
-	return exiting(t) ? "exit" : "disconnect";
-}
-
 /*
  * A target gone by its exit: launch mode's "target left" line, attach
  * mode msprof's line; its window's fate follows.
@@ -473,47 +445,31 @@ static void say_exited(const struct session *s, const struct target *t, bool exi
 			     t->pid);
 }
 
-/*
- * Why the server ended the connection: v1 says it (CANN's detail text);
- * a v2 DISCONNECT carries nothing, so the counts tell: the request limit,
- * the process exiting, the idle limit, else unknown.
- */
-static void disconnect_why(const struct target *t, const struct target_outcome *out, bool *gone,
-			   char *buf, size_t len)
-{
-	int64_t now = clock_ms();
-	enum server_cause cause;
-
-	*gone = false;
-	if (out->reply.detail[0]) {
-		snprintf(buf, len, "%s", out->reply.detail);
-		return;
-	}
-	cause = server_disconnect_cause(&t->limits, &t->count, now, false);
-	if (cause != SERVER_CAUSE_REQUESTS && exiting(t)) {
-		*gone = true;
-		cause = SERVER_CAUSE_EXIT;
-	}
-	server_cause_text(cause, &t->limits, &t->count, now, buf, len);
-}
+static void departed(struct session *s, struct target *t, int kind, bool gone);
 
 /*
  * The server pushed DISCONNECT: it has quit (stopping its window). A
  * reason is printed only when the server gave one (v1) or a limit counted
  * explains it; a v2 process that exits is "target left" (it says nothing).
+ * Whether it exits is known a moment later (session_depart.c).
  */
 static void on_disconnect(struct session *s, struct target *t, const struct target_outcome *out)
 {
 	char why[PROTO_V1_DETAIL_MAX + 96];
-	bool gone;
+	int64_t now = clock_ms();
+	enum server_cause cause = server_disconnect_cause(&t->limits, &t->count, now, false);
 
 	target_drain(t, 1); /* its QUIT_RSP: sent once the window is finalised */
-	disconnect_why(t, out, &gone, why, sizeof(why));
-	if (gone && !out->reply.detail[0])
-		say_exited(s, t, true);
+	if (!out->reply.detail[0] && cause != SERVER_CAUSE_REQUESTS) {
+		session_depart(s, t, DEPART_DISCONNECT, departed);
+		return;
+	}
+	if (out->reply.detail[0])
+		snprintf(why, sizeof(why), "%s", out->reply.detail);
 	else
-		report_plain("Server disconnected, %s (pid %d)", why, t->pid);
-	leave(s, t, gone ? "exit" : closed_reason(t), NULL);
+		server_cause_text(cause, &t->limits, &t->count, now, why, sizeof(why));
+	report_plain("Server disconnected, %s (pid %d)", why, t->pid);
+	session_depart(s, t, DEPART_SAID, departed);
 }
 
 static void fail_line(const struct target *t, enum proto_command cmd, const struct target_outcome *out)
@@ -683,7 +639,7 @@ static void pump(struct session *s, int index)
 	struct target *t = s->targets[index];
 
 	/* While its new connection is made beside the loop, its commands wait. */
-	while (!t->in_flight && !t->dropped && t->queued) {
+	while (!t->in_flight && !t->dropped && !t->departing && t->queued) {
 		struct target_command c;
 
 		/* A START that waited for a reply: its room (a reconnect near a limit) made now. */
@@ -719,7 +675,7 @@ static void replied(struct session *s, struct target *t, int index)
 		return;
 	}
 	apply_result(s, t, c.cmd, c.by_rule);
-	if (c.by_rule && s->on_reply && !t->dropped)
+	if (c.by_rule && s->on_reply && !t->dropped && !t->departing)
 		s->on_reply(s->on_reply_ctx, index, c.cmd);
 	pump(s, index);
 }
@@ -796,7 +752,7 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 		struct target *t = s->targets[i];
 
 		/* A joining one is started when its handshake ends, if the window is open then. */
-		if (t->dropped || t->handshaking || (which && !which[i]))
+		if (t->dropped || t->handshaking || t->departing || (which && !which[i]))
 			continue;
 		c.waited = t->in_flight || t->queued;
 		if (enqueue(t, &c))
@@ -920,6 +876,7 @@ void session_shutdown(struct session *s)
 		flights_drain(s);
 		offloop_drain(&s->jobs);
 	} while (in_flight(s));
+	session_depart_finish(s); /* its leave may begin a collection */
 	/* Every window's folders brought out (each collection has its deadline) before the summary. */
 	offloop_drain(&s->jobs);
 }
@@ -931,7 +888,7 @@ int session_jobs_fd(const struct session *s)
 
 int session_jobs_pending(struct session *s)
 {
-	return offloop_pending(&s->jobs);
+	return offloop_pending(&s->jobs) + s->departures;
 }
 
 void session_jobs_event(struct session *s)
@@ -963,7 +920,8 @@ bool session_settled(const struct session *s, unsigned serial)
 	for (int i = 0; i < s->ntargets; i++) {
 		const struct target *t = s->targets[i];
 
-		if (command_pending(t, serial) || (t->collect_head && t->last_command >= serial))
+		if (command_pending(t, serial) ||
+		    ((t->collect_head || t->departing) && t->last_command >= serial))
 			return false;
 	}
 	return true;
@@ -971,13 +929,14 @@ bool session_settled(const struct session *s, unsigned serial)
 
 bool session_target_settled(const struct session *s, int index)
 {
-	return !s->targets[index]->collect_head;
+	/* A departing one's window ends when it has left. */
+	return !s->targets[index]->collect_head && !s->targets[index]->departing;
 }
 
 /* A connection only the idle watch looks at: no command's, no join's. */
 static bool idle(const struct target *t)
 {
-	return !t->dropped && !t->in_flight && !t->handshaking && t->fd >= 0;
+	return !t->dropped && !t->in_flight && !t->handshaking && !t->departing && t->fd >= 0;
 }
 
 static int watch(struct session *s, struct target *t)
@@ -1050,6 +1009,27 @@ static void lost(struct session *s, struct target *t, const char *reason)
 	leave(s, t, reason, NULL);
 }
 
+/* A departing target settled (session_depart.c): what its kind asks said, and it leaves. */
+static void departed(struct session *s, struct target *t, int kind, bool gone)
+{
+	const char *reason = gone ? "exit" : "disconnect";
+	char why[160];
+	int64_t now = clock_ms();
+
+	if (kind == DEPART_LOST) {
+		lost(s, t, reason);
+		return;
+	}
+	if (kind == DEPART_DISCONNECT && gone) {
+		say_exited(s, t, true);
+	} else if (kind == DEPART_DISCONNECT) {
+		server_cause_text(server_disconnect_cause(&t->limits, &t->count, now, false),
+				  &t->limits, &t->count, now, why, sizeof(why));
+		report_plain("Server disconnected, %s (pid %d)", why, t->pid);
+	}
+	leave(s, t, reason, NULL);
+}
+
 /* Target t's connection was seen ready (revents): what it says, or its end. */
 static void idle_one(struct session *s, struct target *t, short revents)
 {
@@ -1069,7 +1049,7 @@ static void idle_one(struct session *s, struct target *t, short revents)
 	if (out.reply.status == PROTO_DISCONNECTED)
 		on_disconnect(s, t, &out);
 	else if (t->xchg.result == -ECONNRESET)
-		lost(s, t, closed_reason(t));
+		session_depart(s, t, DEPART_LOST, departed);
 	else {
 		report_target_error(t->pid, "dynprof: pid %d: %s; dropping it", t->pid, out.reason);
 		leave(s, t, "error", out.reason);
@@ -1122,8 +1102,9 @@ void session_target_exited(struct session *s, int pid)
 
 		if (t->dropped || t->pid != pid)
 			continue;
-		if (t->fd >= 0 && poll(&p, 1, 0) == 1)
+		if (!t->departing && t->fd >= 0 && poll(&p, 1, 0) == 1)
 			idle_one(s, t, p.revents);
+		session_depart_gone(s, t); /* it was waiting for this */
 		if (!t->dropped)
 			lost(s, t, "exit");
 	}

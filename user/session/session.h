@@ -191,6 +191,22 @@ bool session_settled(const struct session *s, unsigned serial);
 bool session_replied(const struct session *s, unsigned serial);
 bool session_target_settled(const struct session *s, int index);
 
+/*
+ * A target whose connection ended leaves as "exit" when its process is
+ * gone within 200 ms (its exit path has then finished its window's
+ * folder), else as "disconnect". That wait is a source of the loop, not a
+ * sleep in it (with jobs coming and going, a 5 ms sleep per exit held
+ * every other target's join): the departing targets' pidfds (room,
+ * pollfds, event: gone), their deadlines (timeout; the round settles
+ * those past it). session_jobs_pending counts them: a run does not end
+ * before they left.
+ */
+int session_depart_room(const struct session *s);
+int session_depart_pollfds(const struct session *s, struct pollfd *pfds, int max);
+void session_depart_event(struct session *s, const struct pollfd *pfd);
+void session_depart_step(struct session *s);
+int64_t session_depart_timeout_ms(const struct session *s);
+
 /* The process `pid` exited (from discover): drop it as msprof does. */
 void session_target_exited(struct session *s, int pid);
 

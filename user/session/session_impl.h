@@ -70,6 +70,9 @@ struct session {
 	 */
 	struct join_job *joining;
 	int handshakes;
+	int departures; /* targets departing (session_depart.c) */
+	/* session.c's, given with the first departure: what a settled one does (no cycle of objects) */
+	void (*departed)(struct session *s, struct target *t, int kind, bool gone);
 	void (*join_told)(void *ctx, int pid, int rc);
 	void *join_ctx;
 	/*
@@ -133,5 +136,21 @@ void session_finish_handshake(struct session *s, struct target *t);
 void session_params_forget(void);
 /* session.c, for session_join.c: a START for a target that joined while the window is open. */
 void session_start_joined(struct session *s, int index);
+
+/*
+ * A target whose connection ended (session_depart.c): session_depart
+ * takes it out of every command and watch until its process is known to
+ * exit or not, then `departed` (session.c's) says what `kind` asks and
+ * lets it leave. DEPART_SAID: the reason was printed already (a v1
+ * server's own words, the request limit); DEPART_DISCONNECT: a DISCONNECT
+ * without a reason, said once it is known; DEPART_LOST: a plain close.
+ */
+enum depart_kind { DEPART_SAID, DEPART_DISCONNECT, DEPART_LOST };
+void session_depart(struct session *s, struct target *t, enum depart_kind kind,
+		    void (*departed)(struct session *s, struct target *t, int kind, bool gone));
+/* Its exit event came: it leaves as "exit" now. */
+void session_depart_gone(struct session *s, struct target *t);
+/* The run's end: every departing target settled, waiting at most its 200 ms. */
+void session_depart_finish(struct session *s);
 
 #endif /* DYNPROF_SESSION_IMPL_H */

@@ -98,7 +98,7 @@ int session_keep_connection(struct session *s, int index, bool start_next)
 
 	wire(s);
 	/* Beside the loop (its fd is held), or its helper busy with a copy: looked at again later. */
-	if (t->dropped || t->fd < 0 || t->in_flight || t->handshaking || t->collect_head)
+	if (t->dropped || t->fd < 0 || t->in_flight || t->handshaking || t->departing || t->collect_head)
 		return 0;
 	why = server_needs_reconnect(&t->limits, &t->count, clock_ms(), start_next);
 	if (why == SERVER_KEEP)

@@ -40,7 +40,7 @@ int session_live(const struct session *s)
 	int n = 0;
 
 	for (int i = 0; i < s->ntargets; i++)
-		n += !s->targets[i]->dropped && !s->targets[i]->handshaking;
+		n += !s->targets[i]->dropped && !s->targets[i]->handshaking && !s->targets[i]->departing;
 	return n;
 }
 
@@ -83,7 +83,8 @@ int session_target_pid(const struct session *s, int index)
 
 bool session_target_live(const struct session *s, int index)
 {
-	return !s->targets[index]->dropped && !s->targets[index]->handshaking;
+	return !s->targets[index]->dropped && !s->targets[index]->handshaking &&
+	       !s->targets[index]->departing;
 }
 
 bool session_target_joining(const struct session *s, int index)

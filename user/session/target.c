@@ -211,6 +211,10 @@ void target_drop(struct target *t)
 	if (t->in_flight || t->handshaking)
 		exchange_abandon(&t->xchg, -ECONNRESET);
 	target_close(t);
+	if (t->departing && t->depart_pidfd >= 0) { /* its count is the session's (session_depart_step) */
+		close(t->depart_pidfd);
+		t->depart_pidfd = -1;
+	}
 	if (t->joined && !t->dropped)
 		hostdata_target_leave(t->pid);
 	t->dropped = true;

@@ -73,6 +73,15 @@ struct target {
 	struct target_command queue[TARGET_QUEUE_MAX]; /* those waiting for its reply, oldest first */
 	int queued;
 	bool handshaking; /* joining: its xchg is its first exchange, a source of the loop */
+	/*
+	 * Its connection ended and whether its process is exiting is not yet
+	 * known (session_depart.c): no command's, no idle watch's; its leave
+	 * waits for the exit or depart_by_ms.
+	 */
+	bool departing;
+	int depart_kind;      /* enum depart_kind (session_depart.h) */
+	int depart_pidfd;     /* readable once the process exited; -1 none (then /proc is read) */
+	int64_t depart_by_ms; /* clock_ms(): past it, not exiting ("disconnect") */
 	char leave_reason[32];
 	int windows;              /* windows opened in it */
 	int64_t window_opened_us; /* wall clock when the open one opened */

@@ -26,6 +26,7 @@
 #define RECV_BUF 32768
 #define LISTENERS_KEEP_MS 1000 /* a dump of a namespace's listeners is used this long */
 #define LISTENERS_MAX 65536    /* listeners kept per namespace at most */
+#define EXACT_ASKS_MAX 8       /* sockets asked about one by one at most, past that a dump */
 
 bool sockdiag_same_dev(uint32_t vfs_dev, dev_t st_dev)
 {
@@ -459,6 +460,30 @@ static void keep(dev_t dev, ino_t ino, struct listeners *l)
 	free(l->rec);
 }
 
+/*
+ * A young dump without the listener: it is younger than the dump (a job
+ * that just began to listen). Its few sockets asked about one by one: with
+ * 1000 listeners in the namespace a new dump took ~1 ms, each question
+ * ~30 us. 1 found, 0 not, <0 the question failed (a dump is made instead).
+ */
+static int search_exact(int nl, const uint32_t *inos, int n, const char *path, struct sockdiag_rec *rec)
+{
+	char text[SOCKDIAG_NAME_MAX + 2];
+
+	for (int i = 0; i < n; i++) {
+		int err = sockdiag_query_one(nl, inos[i], UDIAG_SHOW_NAME | UDIAG_SHOW_VFS, rec);
+
+		if (err == -ENOENT)
+			continue; /* closed meanwhile */
+		if (err)
+			return err;
+		if (rec->state == SOCKDIAG_LISTEN && !sockdiag_name_text(rec, text, sizeof(text)) &&
+		    !strcmp(text, path))
+			return 1;
+	}
+	return 0;
+}
+
 int sockdiag_find_listener(int pid, const uint32_t *inos, int n, const char *path,
 			   struct sockdiag_rec *rec)
 {
@@ -472,7 +497,9 @@ int sockdiag_find_listener(int pid, const uint32_t *inos, int n, const char *pat
 	rc = search_kept(dev, ino, inos, n, path, rec);
 	if (rc == 1)
 		return rc;
-	/* None kept, too old, or the listener is younger than the dump: a new one. */
+	if (rc == 0 && n <= EXACT_ASKS_MAX && (rc = search_exact(nl, inos, n, path, rec)) >= 0)
+		return rc;
+	/* None kept, too old, or a question failed: a new dump. */
 	rc = sockdiag_query(nl, 0, 1U << SOCKDIAG_LISTEN, UDIAG_SHOW_NAME | UDIAG_SHOW_VFS,
 			    add_listener, &l);
 	if (!rc && l.too_many)
