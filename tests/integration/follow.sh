@@ -12,6 +12,7 @@ follow_bg() { # follow_bg [dynprof args]: a follow run in the background, comman
 }
 joined_pid() { grep -q "^\[INFO\] target joined: pid $1 " $T/out; }
 left_pid() { grep -q "^\[INFO\] target left: pid $1 " $T/out; }
+joined_twice() { [ "$(grep -c "^\[INFO\] target joined: pid $1 " $T/out)" -ge 2 ]; }
 # A job the filters refuse: not joined, once dynprof has looked at it. The
 # caller waits for that first (no time is waited here): for a job present
 # when the run began, follow_bg's line (it comes after the first round, in
@@ -55,6 +56,24 @@ test_jobs_join_as_they_come_leave_and_rejoin() {
 	expect_status 0 $?
 	expect_line "^\[INFO\] summary: 3 targets joined"
 	[ -s "$(prof_dirs_of $T/o $again)/host/end_info" ] || fail "no window from $again: $(ls $T/o)"
+}
+
+# A joined target's socket is the session's to watch (the model's pass
+# leaves it alone: with 1000 served it re-read each one every 1.6 s); once
+# the session lets it go while it lives, the model looks again and it joins
+# again when it listens. Here its server ends each connection after one
+# request and listens on.
+test_a_target_let_go_alive_joins_again_when_it_listens() {
+	local pid; pid=$(start_target DYNPROF_AGENT_MAX_REQUESTS=1)
+	follow_bg
+	wait_until 10 joined_pid $pid || { cat $T/out; fail "no join"; }
+	dp_send start
+	wait_until 10 grep -q "^Server disconnected, request limit reached" $T/out || { cat $T/out; fail "no disconnect"; }
+	wait_until 10 joined_twice $pid ||
+		{ cat $T/out; fail "pid $pid was not joined again once it listened again"; }
+	dp_send quit
+	wait $DP_PID
+	expect_status 0 $?
 }
 
 # With the console's window open (from a --commands file that has ended),

@@ -80,6 +80,7 @@ static void each_round(void *ctx)
 	struct follow *f = ctx;
 	const struct procmodel *m = tracker_model(f->j.t);
 
+	joiner_round(&f->j);
 	for (size_t i = 0; i < pidtab_cap(&f->holders); i++) {
 		int pid = pidtab_slot(&f->holders, i)->pid;
 		const struct pm_proc *p = pid > 0 ? procmodel_get(m, pid) : NULL;

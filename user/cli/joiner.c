@@ -94,6 +94,13 @@ static void join_told(void *ctx, int pid, int rc)
 	if (rc == 0) {
 		pidtab_del(&j->failed, pid);
 		remember_image(j, pid);
+		/*
+		 * The session watches its connection; out of memory: the pass goes
+		 * on looking. Not with --msprof-key: another rank may take the one
+		 * path from it, and the pass is what tells.
+		 */
+		if (j->t && !j->msprof_key && !pidtab_put(&j->served, pid, j))
+			procmodel_set_served(tracker_model(j->t), pid, true);
 	} else if (rc != -ESRCH && rc != -ECANCELED)
 		remember_failure(j, pid, rc);
 }
@@ -106,6 +113,7 @@ void joiner_init(struct joiner *j, struct session *s, const struct options *o, b
 	pidtab_init(&j->failed);
 	pidtab_init(&j->nosock);
 	pidtab_init(&j->image);
+	pidtab_init(&j->served);
 	if (s)
 		session_on_join(s, join_told, j);
 }
@@ -136,6 +144,19 @@ void joiner_free(struct joiner *j)
 	pidtab_free(&j->failed);
 	pidtab_free(&j->nosock);
 	pidtab_free(&j->image);
+	pidtab_free(&j->served);
+}
+
+void joiner_round(struct joiner *j)
+{
+	for (size_t i = 0; j->t && i < pidtab_cap(&j->served); i++) {
+		int pid = pidtab_slot(&j->served, i)->pid;
+
+		if (pid > 0 && !session_has_target(j->s, pid)) {
+			procmodel_set_served(tracker_model(j->t), pid, false);
+			pidtab_del(&j->served, pid);
+		}
+	}
 }
 
 void joiner_remember(struct pidtab *tab, int pid, const char *cost)
@@ -240,6 +261,7 @@ void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc 
 		session_target_exited(j->s, p->pid);
 		pidtab_del(&j->nosock, p->pid);
 		pidtab_del(&j->image, p->pid);
+		pidtab_del(&j->served, p->pid);
 	} else if (what == PM_CHANGE_EXEC && session_has_target(j->s, p->pid) && exec_after_join(j, p)) {
 		session_target_exited(j->s, p->pid);
 		pidtab_del(&j->image, p->pid);

@@ -27,7 +27,8 @@ struct joiner {
 	struct pidtab failed; /* joins that failed: tried again later (a failure for now) or not until the process changes */
 	struct pidtab nosock; /* card holders without a socket: first seen then, or told (-1) */
 	struct pidtab image;  /* targets: a hash of the exe and cmdline they ran when they joined */
-	bool msprof_key;      /* --msprof-key: the tree shares one socket path */
+	struct pidtab served; /* joined: the model's socket pass leaves them out (procmodel_set_served) */
+	bool msprof_key; /* --msprof-key: the tree shares one socket path */
 	bool standin; /* --host-sys asks dynprof for data: socketless holders join with the stand-in */
 };
 
@@ -53,6 +54,12 @@ void joiner_try(struct joiner *j, const struct pm_proc *p);
  * exit leaves; a target that exec'd lost its server with its old image.
  */
 void joiner_changed(struct joiner *j, enum pm_change what, const struct pm_proc *p);
+
+/*
+ * Each round: a joined target the session let go while its process lives
+ * is the model's to look at again (its socket may listen for a new join).
+ */
+void joiner_round(struct joiner *j);
 
 /*
  * A card holder without a socket, seen each round: a while after it was

@@ -160,6 +160,7 @@ static void each_round(void *ctx)
 {
 	struct follower *f = ctx;
 
+	joiner_round(&f->j);
 	procmodel_foreach(tracker_model(f->j.t), join_candidates, f);
 	procmodel_foreach(tracker_model(f->j.t), each_socketless, f);
 	if (f->card_seen || !f->notice_at || clock_ms() < f->notice_at)

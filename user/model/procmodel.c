@@ -43,6 +43,7 @@ struct pm_entry {
 	/* The periodic socket pass: not before sock_next_ms; sock_wait_ms doubles while nothing changes. */
 	int64_t sock_next_ms;
 	int sock_wait_ms;
+	bool served; /* left out of the pass (procmodel_set_served) */
 };
 
 struct procmodel {
@@ -352,7 +353,20 @@ static bool look_due(const struct procmodel *m, size_t i, int64_t now)
 {
 	const struct pm_entry *e = pidtab_slot(&m->tab, i)->val;
 
-	return holder_at(m, i) && e->sock_next_ms <= now;
+	return holder_at(m, i) && !e->served && e->sock_next_ms <= now;
+}
+
+void procmodel_set_served(struct procmodel *m, int pid, bool served)
+{
+	struct pm_entry *e = pidtab_get(&m->tab, pid);
+
+	if (!e || e->served == served)
+		return;
+	e->served = served;
+	if (!served) { /* its socket may have changed meanwhile: looked at soon, as a new one */
+		e->sock_wait_ms = 0;
+		e->sock_next_ms = 0;
+	}
 }
 
 void procmodel_refresh_sockets(struct procmodel *m)

@@ -29,10 +29,13 @@ void session_hold_slots(struct session *s)
 	s->slot_holders++;
 }
 
+/*
+ * Kept until the slot is reused: a holder lets go of a departing target
+ * (no longer live, not yet dropped) and never comes back to it.
+ */
 void session_target_release(struct session *s, int index)
 {
-	if (s->targets[index]->dropped)
-		s->targets[index]->released = true;
+	s->targets[index]->released = true;
 }
 
 void session_batch_begin(struct session *s)

@@ -145,7 +145,8 @@ void session_shutdown(struct session *s);
  * A layer that keys its own state by index (the trigger engine) holds
  * the slots: a slot is then reused only once it said it is done with the
  * target that left it (session_target_release). Without holders a slot
- * is reused at the next join after its target left.
+ * is reused at the next join after its target left. A holder may let
+ * go of a target before the session dropped it (one departing).
  */
 void session_hold_slots(struct session *s);
 void session_target_release(struct session *s, int index);
