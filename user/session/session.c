@@ -793,8 +793,12 @@ int64_t session_flight_timeout_ms(const struct session *s)
 	for (int i = 0; i < s->ntargets; i++) {
 		const struct exchange *x = &s->targets[i]->xchg;
 
-		if (s->targets[i]->in_flight && exchange_pending(x) &&
-		    (nearest < 0 || x->deadline < nearest))
+		if (!s->targets[i]->in_flight)
+			continue;
+		/* Ended as it began (its reply was there at once): no fd wakes the loop for it. */
+		if (!exchange_pending(x))
+			return 0;
+		if (nearest < 0 || x->deadline < nearest)
 			nearest = x->deadline;
 	}
 	return nearest < 0 ? -1 : clock_ms_left(nearest);

@@ -250,8 +250,16 @@ int64_t session_join_timeout_ms(const struct session *s)
 	for (int i = 0; s->handshakes && i < s->ntargets; i++) {
 		const struct exchange *x = &s->targets[i]->xchg;
 
-		if (s->targets[i]->handshaking && exchange_pending(x) &&
-		    (nearest < 0 || x->deadline < nearest))
+		if (!s->targets[i]->handshaking)
+			continue;
+		/*
+		 * Ended as it began (the reply came while the params went out): no
+		 * fd wakes the loop for it, and the loop slept until something else
+		 * did (a join waited for the socket pass, up to 100 ms).
+		 */
+		if (!exchange_pending(x))
+			return 0;
+		if (nearest < 0 || x->deadline < nearest)
 			nearest = x->deadline;
 	}
 	return nearest < 0 ? -1 : clock_ms_left(nearest);
