@@ -147,15 +147,22 @@ void joiner_free(struct joiner *j)
 	pidtab_free(&j->served);
 }
 
+#define LET_GO_BATCH 64 /* let go per round; more wait for the next */
+
 void joiner_round(struct joiner *j)
 {
-	for (size_t i = 0; j->t && i < pidtab_cap(&j->served); i++) {
+	int gone[LET_GO_BATCH], n = 0;
+
+	/* Collected first: the table may not change while it is walked. */
+	for (size_t i = 0; j->t && i < pidtab_cap(&j->served) && n < LET_GO_BATCH; i++) {
 		int pid = pidtab_slot(&j->served, i)->pid;
 
-		if (pid > 0 && !session_has_target(j->s, pid)) {
-			procmodel_set_served(tracker_model(j->t), pid, false);
-			pidtab_del(&j->served, pid);
-		}
+		if (pid > 0 && !session_has_target(j->s, pid))
+			gone[n++] = pid;
+	}
+	for (int i = 0; i < n; i++) {
+		procmodel_set_served(tracker_model(j->t), gone[i], false);
+		pidtab_del(&j->served, gone[i]);
 	}
 }
 

@@ -34,6 +34,9 @@ struct pm_sock {
 
 #define PM_SOCKET_LOOK_MS 100      /* a holder's socket looked at again after this ... */
 #define PM_SOCKET_LOOK_MAX_MS 1600 /* ... doubling to this while it stays as it was */
+#define PM_SOCKET_SOON_MS \
+	2 /* a new holder without a socket: looked at again this soon,
+			       doubling up to PM_SOCKET_LOOK_MS (then the pass has it) */
 
 struct pm_entry {
 	struct pm_proc p; /* first: listeners are given &e->p */
@@ -43,7 +46,8 @@ struct pm_entry {
 	/* The periodic socket pass: not before sock_next_ms; sock_wait_ms doubles while nothing changes. */
 	int64_t sock_next_ms;
 	int sock_wait_ms;
-	bool served; /* left out of the pass (procmodel_set_served) */
+	bool served;    /* left out of the pass (procmodel_set_served) */
+	bool soon_done; /* it had its soon looks (procmodel_look_soon) */
 };
 
 struct procmodel {
@@ -51,6 +55,14 @@ struct procmodel {
 	struct card_devs devs;
 	struct procscan_cards cards; /* points at the two above */
 	struct pidtab tab;
+	/*
+	 * Holders that had no socket at their first look: pid -> when to look
+	 * again and the wait so far (soon_at). A server's socket often comes a
+	 * moment after its card (a preloaded agent's thread binds it while
+	 * main() opens the card; CANN within a second): the pass's 100 ms made
+	 * one join in a few wait for it.
+	 */
+	struct pidtab soon;
 	pm_listener fn;
 	void *ctx;
 	long hz; /* clock ticks per second of /proc's times */
@@ -96,6 +108,7 @@ struct procmodel *procmodel_new(const struct card_patterns *patterns)
 	m->cards.patterns = &m->patterns;
 	m->cards.devs = &m->devs;
 	pidtab_init(&m->tab);
+	pidtab_init(&m->soon);
 	m->hz = sysconf(_SC_CLK_TCK);
 	return m;
 }
@@ -114,6 +127,7 @@ void procmodel_free(struct procmodel *m)
 		if (pidtab_slot(&m->tab, i)->pid)
 			entry_free(pidtab_slot(&m->tab, i)->val);
 	pidtab_free(&m->tab);
+	pidtab_free(&m->soon);
 	cards_free_patterns(&m->patterns);
 	free(m);
 }
@@ -276,12 +290,28 @@ static bool forget_socket(struct pm_entry *e)
 	return changed;
 }
 
+/* A soon look's table value: when (clock_ms) and the wait that led to it (never NULL). */
+static void *soon_at(int64_t when_ms, int wait_ms)
+{
+	return (void *)(uintptr_t)(((uint64_t)when_ms << 8) | (uint64_t)wait_ms);
+}
+
+static int64_t soon_when(const void *v)
+{
+	return (int64_t)((uintptr_t)v >> 8);
+}
+
+static int soon_wait(const void *v)
+{
+	return (int)((uintptr_t)v & 0xff);
+}
+
 /*
  * Bring the socket up to date: looked for while the process holds a card,
  * forgotten when it holds none. true when it changed. A failed read keeps
  * what was known (the process is exiting, or its table was unreadable).
  */
-static bool update_socket(struct pm_entry *e)
+static bool update_socket(struct procmodel *m, struct pm_entry *e)
 {
 	struct sockstate *s;
 	bool changed = false;
@@ -295,6 +325,13 @@ static bool update_socket(struct pm_entry *e)
 	if (sockstate_read(e->p.pid, s) == 0) {
 		changed = set_socket(e, s);
 		e->p.socket_read_ms = clock_ms();
+		if (e->p.socket_state == PM_SOCKET_NONE && !e->soon_done && !e->served) {
+			e->soon_done = true;
+			if (pidtab_put(&m->soon, e->p.pid,
+				       soon_at(clock_ms() + PM_SOCKET_SOON_MS, PM_SOCKET_SOON_MS))) {
+				/* Out of memory: the pass finds its socket. */
+			}
+		}
 	}
 	free(s);
 	return changed;
@@ -342,7 +379,7 @@ static void refresh_slot(struct procmodel *m, size_t i)
 
 	if (!e->p.complete && complete_entry(m, e))
 		return; /* gone: its EXIT (or the next scan) removes it */
-	changed = update_socket(e);
+	changed = update_socket(m, e);
 	next_look(e, changed, clock_ms());
 	if (changed)
 		notify(m, PM_CHANGE_SOCKET, e);
@@ -367,6 +404,49 @@ void procmodel_set_served(struct procmodel *m, int pid, bool served)
 		e->sock_wait_ms = 0;
 		e->sock_next_ms = 0;
 	}
+}
+
+#define SOON_BATCH 64 /* due ones taken per call; more wait for the next round */
+
+/* One soon look at pid (its value v): the next one planned, or it leaves the table. */
+static void look_soon_at(struct procmodel *m, int pid, const void *v, int64_t now)
+{
+	struct pm_entry *e = pidtab_get(&m->tab, pid);
+	bool changed;
+
+	if (!e || !e->p.cards || e->served) {
+		pidtab_del(&m->soon, pid);
+		return;
+	}
+	changed = update_socket(m, e);
+	if (e->p.socket_state != PM_SOCKET_NONE || soon_wait(v) * 2 > PM_SOCKET_LOOK_MS ||
+	    pidtab_put(&m->soon, pid, soon_at(now + soon_wait(v) * 2, soon_wait(v) * 2)))
+		pidtab_del(&m->soon, pid);
+	if (changed)
+		notify(m, PM_CHANGE_SOCKET, e);
+}
+
+void procmodel_look_soon(struct procmodel *m, int64_t now)
+{
+	struct pidtab_slot due[SOON_BATCH];
+	int n = 0;
+
+	/* Collected first: the table may not change while it is walked. */
+	for (size_t i = 0; m->soon.count && i < pidtab_cap(&m->soon) && n < SOON_BATCH; i++)
+		if (pidtab_slot(&m->soon, i)->pid > 0 && soon_when(pidtab_slot(&m->soon, i)->val) <= now)
+			due[n++] = *pidtab_slot(&m->soon, i);
+	for (int i = 0; i < n; i++)
+		look_soon_at(m, due[i].pid, due[i].val, now);
+}
+
+int64_t procmodel_soon_next_ms(const struct procmodel *m)
+{
+	int64_t next = INT64_MAX;
+
+	for (size_t i = 0; m->soon.count && i < pidtab_cap(&m->soon); i++)
+		if (pidtab_slot(&m->soon, i)->pid > 0 && soon_when(pidtab_slot(&m->soon, i)->val) < next)
+			next = soon_when(pidtab_slot(&m->soon, i)->val);
+	return next;
 }
 
 void procmodel_refresh_sockets(struct procmodel *m)
@@ -405,7 +485,7 @@ void procmodel_recheck_cards(struct procmodel *m, int pid)
 	old = e->p.cards;
 	e->p.cards = cards;
 	notify_cards(m, e, old);
-	if (update_socket(e))
+	if (update_socket(m, e))
 		notify(m, PM_CHANGE_SOCKET, e);
 }
 
@@ -422,7 +502,7 @@ static void scan_update(struct procmodel *m, struct pm_entry *e, const struct pm
 	if (exec)
 		notify(m, PM_CHANGE_EXEC, e);
 	notify_cards(m, e, old);
-	if (update_socket(e))
+	if (update_socket(m, e))
 		notify(m, PM_CHANGE_SOCKET, e);
 }
 
@@ -484,7 +564,7 @@ static void scan_pid(struct procmodel *m, int pid)
 	if (!e)
 		return;
 	take_details(e, &src);
-	update_socket(e);
+	update_socket(m, e);
 	entry_add(m, e);
 }
 
@@ -592,7 +672,7 @@ static void apply_fork(struct procmodel *m, const struct dp_event *ev)
 	}
 	/* Card holders are read at once; others stay cheap until they matter. */
 	if (e->p.cards && complete_entry(m, e) == 0)
-		update_socket(e);
+		update_socket(m, e);
 	entry_add(m, e);
 }
 
@@ -615,7 +695,7 @@ static void apply_bare_exec(struct procmodel *m, const struct dp_event *ev)
 		if (!e)
 			return;
 		take_details(e, &src);
-		update_socket(e);
+		update_socket(m, e);
 		entry_add(m, e);
 		return;
 	}
@@ -623,7 +703,7 @@ static void apply_bare_exec(struct procmodel *m, const struct dp_event *ev)
 	take_details(e, &src);
 	notify(m, PM_CHANGE_EXEC, e);
 	notify_cards(m, e, old);
-	if (update_socket(e))
+	if (update_socket(m, e))
 		notify(m, PM_CHANGE_SOCKET, e);
 }
 
@@ -655,7 +735,7 @@ static void apply_exec(struct procmodel *m, const struct dp_event *ev)
 		e->p.cards = cards;
 	notify(m, PM_CHANGE_EXEC, e);
 	notify_cards(m, e, old);
-	if (old && update_socket(e))
+	if (old && update_socket(m, e))
 		notify(m, PM_CHANGE_SOCKET, e);
 }
 
@@ -695,7 +775,7 @@ static void apply_card_open(struct procmodel *m, const struct dp_event *ev)
 			return;
 		complete_entry(m, e); /* best effort: it may be gone already */
 		e->p.cards |= bit;
-		update_socket(e);
+		update_socket(m, e);
 		entry_add(m, e);
 		return;
 	}
@@ -713,7 +793,7 @@ static void apply_card_open(struct procmodel *m, const struct dp_event *ev)
 		return;
 	e->p.cards |= bit;
 	notify_cards(m, e, old);
-	if (!old && update_socket(e))
+	if (!old && update_socket(m, e))
 		notify(m, PM_CHANGE_SOCKET, e);
 }
 
@@ -736,7 +816,7 @@ static void apply_card_close(struct procmodel *m, const struct dp_event *ev)
 	}
 	e->p.cards = cards;
 	notify_cards(m, e, old);
-	if (!cards && update_socket(e))
+	if (!cards && update_socket(m, e))
 		notify(m, PM_CHANGE_SOCKET, e);
 }
 
@@ -775,7 +855,7 @@ static void recheck_slot_cards(struct procmodel *m, size_t i)
 	old = e->p.cards;
 	e->p.cards = cards;
 	notify_cards(m, e, old);
-	if (!cards && update_socket(e))
+	if (!cards && update_socket(m, e))
 		notify(m, PM_CHANGE_SOCKET, e);
 }
 

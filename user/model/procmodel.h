@@ -123,6 +123,16 @@ bool procmodel_refresh_sockets_until(struct procmodel *m, size_t *cursor, int64_
 void procmodel_set_served(struct procmodel *m, int pid, bool served);
 
 /*
+ * A card holder without a socket at its first look is looked at again 2,
+ * 4, 8 ... 64 ms later (then the pass has it): its server's socket often
+ * comes a moment after its card. procmodel_look_soon looks at those due by
+ * `now` (clock_ms); procmodel_soon_next_ms: the next one due, INT64_MAX
+ * none.
+ */
+void procmodel_look_soon(struct procmodel *m, int64_t now);
+int64_t procmodel_soon_next_ms(const struct procmodel *m);
+
+/*
  * Re-read the fds of the processes that hold a card, and tell the cards
  * they no longer hold (or newly hold): how closes are found when the
  * kernel side sends no CARD_CLOSE (the cgroup device hook). One

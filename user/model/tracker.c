@@ -202,6 +202,8 @@ int tracker_timeout_ms(const struct tracker *t)
 		next = t->next_cards_ms;
 	if (opencheck_next_ms(t->pending) < next)
 		next = opencheck_next_ms(t->pending);
+	if (procmodel_soon_next_ms(t->model) < next)
+		next = procmodel_soon_next_ms(t->model);
 	if (t->polling && t->next_poll_ms < next)
 		next = t->next_poll_ms;
 	return clock_ms_left(next);
@@ -357,6 +359,7 @@ int tracker_tick(struct tracker *t, char *why, size_t whylen)
 	step_failed(t->poll_err, "cannot scan /proc", &err, why, whylen);
 	check_card_nodes(t, now);
 	check_card_holders(t, now);
+	procmodel_look_soon(t->model, clock_ms());
 	step_failed(t->glob_err, "cannot look for new card nodes", &err, why, whylen);
 	if (now >= t->next_socket_ms) {
 		/* A slice of the pass at a time: the loop's other sources are served between slices. */

@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "model/opencheck.h"
 #include "model/procmodel.h"
@@ -203,6 +204,41 @@ TEST(model_socket_recheck_goes_in_slices)
 	CHECK_INT(cursor, 0);
 	CHECK(procmodel_refresh_sockets_until(m, &cursor, INT64_MAX));
 	CHECK_INT(cursor, 0);
+	procmodel_free(m);
+}
+
+/*
+ * A holder without a socket at its first look is looked at again soon:
+ * 2, 4, 8, 16, 32, 64 ms after (its server's socket often comes a moment
+ * after its card), then the pass has it. This process (a real one, no
+ * dynprof socket) is the holder.
+ */
+TEST(model_holder_without_a_socket_is_looked_at_soon_then_left_to_the_pass)
+{
+	struct recorder r;
+	struct procmodel *m = test_model(&r);
+	struct dp_event e;
+	int64_t at, waits[8];
+	int n = 0;
+
+	REQUIRE(m != NULL);
+	CHECK(procmodel_soon_next_ms(m) == INT64_MAX);
+	e = ev(DP_EVENT_CARD_OPEN, getpid(), getppid(), 0);
+	e.card = 0;
+	procmodel_apply(m, &e);
+	REQUIRE(procmodel_get(m, getpid()) && procmodel_get(m, getpid())->cards == 1);
+	CHECK_INT(procmodel_get(m, getpid())->socket_state, PM_SOCKET_NONE);
+	at = procmodel_get(m, getpid())->socket_read_ms;
+	while (n < 8 && procmodel_soon_next_ms(m) != INT64_MAX) {
+		int64_t next = procmodel_soon_next_ms(m);
+
+		waits[n++] = next - at;
+		procmodel_look_soon(m, next);
+		at = next;
+	}
+	CHECK_INT(n, 6);
+	for (int i = 0; i < n && i < 6; i++)
+		CHECK_INT(waits[i], 2 << i);
 	procmodel_free(m);
 }
 
