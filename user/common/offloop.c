@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/offloop.h"
@@ -11,41 +12,116 @@
 
 /* A job's stack: it copies through its helper's buffers, never on the stack. */
 #define OFFLOOP_STACK (256 * 1024)
+/*
+ * A worker with nothing to do for this long ends. Kept meanwhile: a thread
+ * made per job cost a join ~0.2 ms (its creation, then the loop's
+ * pthread_join waiting for its stack to go).
+ */
+#define OFFLOOP_IDLE_MS 10000
 
 void offloop_init(struct offloop *q)
 {
+	pthread_condattr_t ca;
+
 	pthread_mutex_init(&q->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&q->ended, NULL);
 	q->efd = -1;
+	q->waiting = NULL;
+	q->wtail = &q->waiting;
+	q->nwaiting = 0;
 	q->finished = NULL;
 	q->tail = &q->finished;
-	q->running = 0;
+	q->running = q->workers = q->idle = 0;
+	q->stopping = false;
 	q->ready = true;
 }
 
-static void *run(void *arg)
+/* The next waiting job, or NULL after OFFLOOP_IDLE_MS without one (or when stopping). Lock held. */
+static struct offloop_job *next_job(struct offloop *q)
 {
-	struct offloop_job *j = arg;
-	struct offloop *q = j->q;
+	struct timespec until;
+	struct offloop_job *j;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += OFFLOOP_IDLE_MS / 1000;
+	while (!q->waiting && !q->stopping) {
+		int rc;
+
+		q->idle++;
+		rc = pthread_cond_timedwait(&q->wake, &q->lock, &until);
+		q->idle--;
+		if (rc == ETIMEDOUT)
+			break;
+	}
+	j = q->waiting;
+	if (j) {
+		q->waiting = j->next;
+		if (!q->waiting)
+			q->wtail = &q->waiting;
+		q->nwaiting--;
+	}
+	return j;
+}
+
+/* Its end on the finished list; the loop wakes (a full counter, never reached, still reads as readable). */
+static void finished(struct offloop *q, struct offloop_job *j)
+{
 	uint64_t one = 1;
 
-	pthread_setname_np(pthread_self(), "dynprof-job"); /* ps -L, gdb: beside the loop */
-	j->work(j);
 	pthread_mutex_lock(&q->lock);
 	j->next = NULL;
 	*q->tail = j;
 	q->tail = &j->next;
 	pthread_mutex_unlock(&q->lock);
-	/* The loop wakes; a full counter (never reached) still reads as readable. */
 	if (write(q->efd, &one, sizeof(one)) < 0) {
 		/* EAGAIN only: the count is already past zero */
 	}
+}
+
+static void *worker(void *arg)
+{
+	struct offloop *q = arg;
+	struct offloop_job *j;
+
+	pthread_setname_np(pthread_self(), "dynprof-job"); /* ps -L, gdb: beside the loop */
+	pthread_mutex_lock(&q->lock);
+	while ((j = next_job(q))) {
+		pthread_mutex_unlock(&q->lock);
+		j->work(j);
+		finished(q, j);
+		pthread_mutex_lock(&q->lock);
+	}
+	if (--q->workers == 0)
+		pthread_cond_broadcast(&q->ended);
+	pthread_mutex_unlock(&q->lock);
 	return NULL;
+}
+
+/* One more worker, detached (nothing joins it: offloop_close waits for `ended`). Lock held. */
+static int add_worker(struct offloop *q)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	int rc;
+
+	if (pthread_attr_init(&attr))
+		return ENOMEM;
+	pthread_attr_setstacksize(&attr, OFFLOOP_STACK);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = thread_start(&th, &attr, worker, q);
+	pthread_attr_destroy(&attr);
+	if (!rc)
+		q->workers++;
+	return rc;
 }
 
 int offloop_start(struct offloop *q, struct offloop_job *j)
 {
-	pthread_attr_t attr;
-	int rc;
+	int rc = 0;
 
 	if (q->efd < 0) {
 		q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -54,21 +130,19 @@ int offloop_start(struct offloop *q, struct offloop_job *j)
 	}
 	j->q = q;
 	j->next = NULL;
-	if (pthread_attr_init(&attr))
-		return -ENOMEM;
-	pthread_attr_setstacksize(&attr, OFFLOOP_STACK);
 	pthread_mutex_lock(&q->lock);
-	q->running++;
-	pthread_mutex_unlock(&q->lock);
-	rc = thread_start(&j->thread, &attr, run, j);
-	pthread_attr_destroy(&attr);
-	if (rc) {
-		pthread_mutex_lock(&q->lock);
-		q->running--;
-		pthread_mutex_unlock(&q->lock);
-		return -rc;
+	/* Every waiting job has an idle worker of its own, or a new one: none waits for another's end. */
+	if (q->nwaiting + 1 > q->idle)
+		rc = add_worker(q);
+	if (!rc) {
+		*q->wtail = j;
+		q->wtail = &j->next;
+		q->nwaiting++;
+		q->running++;
+		pthread_cond_signal(&q->wake);
 	}
-	return 0;
+	pthread_mutex_unlock(&q->lock);
+	return -rc;
 }
 
 int offloop_fd(const struct offloop *q)
@@ -104,7 +178,6 @@ int offloop_reap(struct offloop *q)
 		/* EAGAIN: nothing new since the last read; the list says what finished */
 	}
 	while ((j = take_finished(q))) {
-		pthread_join(j->thread, NULL);
 		j->done(j);
 		n++;
 	}
@@ -137,9 +210,17 @@ void offloop_close(struct offloop *q)
 	if (!q->ready)
 		return;
 	offloop_drain(q);
+	pthread_mutex_lock(&q->lock);
+	q->stopping = true;
+	pthread_cond_broadcast(&q->wake);
+	while (q->workers > 0)
+		pthread_cond_wait(&q->ended, &q->lock);
+	pthread_mutex_unlock(&q->lock);
 	if (q->efd >= 0)
 		close(q->efd);
 	q->efd = -1;
+	pthread_cond_destroy(&q->wake);
+	pthread_cond_destroy(&q->ended);
 	pthread_mutex_destroy(&q->lock);
 	q->ready = false;
 }

@@ -2,7 +2,9 @@
 /*
  * Work done beside the poll loop: what may wait on one target (its
  * helper's answers, a copy out of its filesystem) runs on a thread of its
- * own, and its end is an event of the loop (evloop.h): the loop polls
+ * own (a worker: one idle for OFFLOOP_IDLE_MS ends, a job with no idle
+ * worker gets a new one, so no job waits for another), and its end is an
+ * event of the loop (evloop.h): the loop polls
  * offloop_fd and, when it is readable, offloop_reap runs each finished
  * job's `done` on the loop's thread, in the order they finished.
  *
@@ -24,23 +26,30 @@ struct offloop_job {
 	void (*work)(struct offloop_job *j); /* on its thread */
 	void (*done)(struct offloop_job *j); /* on the loop's thread, after work; may free j */
 	/* the queue's */
-	pthread_t thread;
 	struct offloop *q;
 	struct offloop_job *next;
 };
 
 struct offloop {
 	pthread_mutex_t lock;
+	pthread_cond_t wake;          /* a job waits, or the workers are to end */
+	pthread_cond_t ended;         /* the last worker ended */
 	int efd;                      /* -1 until the first job */
+	struct offloop_job *waiting;  /* started, no worker has it yet: oldest first */
+	struct offloop_job **wtail;
+	int nwaiting;
 	struct offloop_job *finished; /* finished, not yet reaped: oldest first */
 	struct offloop_job **tail;
 	int running; /* started, not yet reaped */
+	int workers; /* threads alive ... */
+	int idle;    /* ... of them waiting for a job */
+	bool stopping;
 	bool ready;
 };
 
 void offloop_init(struct offloop *q);
 
-/* Start j on a thread of its own: 0, or a negative errno (then nothing runs). */
+/* Start j on a worker of its own: 0, or a negative errno (then nothing runs). */
 int offloop_start(struct offloop *q, struct offloop_job *j) DP_MUST_CHECK;
 
 /* The fd the loop polls (readable: a job finished), -1 before any job. */

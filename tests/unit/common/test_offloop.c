@@ -3,7 +3,9 @@
  * Jobs beside the loop (common/offloop.c), on real threads: a job's done
  * runs on the caller's thread after its work, each exactly once; the fd
  * turns readable when one finished; a slow job holds back none finished
- * after it; drain waits for all.
+ * after it; drain waits for all; an idle worker takes the next job (no
+ * thread made per job), and a job started while the idle one is taken
+ * by a stuck job gets a worker of its own.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -122,6 +124,48 @@ TEST(close_waits_for_running_jobs_and_reaps_them)
 	CHECK_INT((int)strlen(order), 4);
 	for (int i = 0; i < 4; i++)
 		CHECK_INT(a[i].done, 1);
+}
+
+TEST(an_idle_worker_takes_the_next_job)
+{
+	struct offloop q;
+	struct job a, b;
+	char order[8] = "";
+
+	offloop_init(&q);
+	make(&a, order, 'a', false);
+	make(&b, order, 'b', false);
+	CHECK_INT(offloop_start(&q, &a.j), 0);
+	offloop_drain(&q);
+	CHECK_INT(offloop_start(&q, &b.j), 0);
+	offloop_drain(&q);
+	CHECK(strcmp(order, "ab") == 0);
+	CHECK(pthread_equal(a.worked_on, b.worked_on));
+	offloop_close(&q);
+}
+
+TEST(a_job_behind_a_stuck_one_on_the_idle_worker_gets_its_own)
+{
+	struct offloop q;
+	struct job first, stuck, next;
+	char order[8] = "";
+
+	offloop_init(&q);
+	make(&first, order, '1', false);
+	make(&stuck, order, 's', true);
+	make(&next, order, 'n', false);
+	CHECK_INT(offloop_start(&q, &first.j), 0);
+	offloop_drain(&q); /* one worker, idle */
+	CHECK_INT(offloop_start(&q, &stuck.j), 0);
+	CHECK_INT(offloop_start(&q, &next.j), 0);
+	CHECK(readable(offloop_fd(&q), 5000));
+	CHECK_INT(offloop_reap(&q), 1);
+	CHECK(strcmp(order, "1n") == 0);
+	REQUIRE(write(stuck.gate[1], "x", 1) == 1);
+	offloop_drain(&q);
+	CHECK(strcmp(order, "1ns") == 0);
+	offloop_close(&q);
+	close(stuck.gate[0]), close(stuck.gate[1]);
 }
 
 UNIT_MAIN()
