@@ -382,6 +382,7 @@ static void window_end(struct session *s, struct target *t, const char *ended, c
 	struct prof_report r = { s, t, a, events_window_close_begin(t->pid) };
 
 	*a = (struct window_account){ .ended = ended, .opened_us = t->window_opened_us, .number = t->windows };
+	session_keepalive_changed(s);
 	hostdata_window_stop(t->pid);
 	target_set_collecting(t, false);
 	if (t->fsh && collect_later(s, t, &r, why) == 0)
@@ -393,6 +394,7 @@ static void window_end(struct session *s, struct target *t, const char *ended, c
 /* A window is open in t from now on (START answered, or one was open already). */
 static void window_opened(struct session *s, struct target *t, bool by_rule)
 {
+	session_keepalive_changed(s);
 	target_set_collecting(t, true);
 	s->windows++;
 	t->windows++;
@@ -673,6 +675,7 @@ static void replied(struct session *s, struct target *t, int index)
 	struct target_command c = t->sending;
 
 	t->in_flight = false;
+	session_keepalive_changed(s);
 	if (t->dropped) { /* it left meanwhile (beside the loop): no reply to tell */
 		t->queued = 0;
 		return;
@@ -900,6 +903,7 @@ int session_jobs_pending(struct session *s)
 
 void session_jobs_event(struct session *s)
 {
+	session_keepalive_changed(s); /* a collection ended, a join began its handshake */
 	offloop_reap(&s->jobs);
 }
 
@@ -1052,6 +1056,7 @@ static void idle_one(struct session *s, struct target *t, short revents)
 	 */
 	if (poll(&now, 1, 0) != 1)
 		return;
+	session_keepalive_changed(s);
 	target_read_unsolicited(t, &out);
 	if (out.reply.status == PROTO_DISCONNECTED)
 		on_disconnect(s, t, &out);

@@ -57,6 +57,11 @@ struct session {
 	 */
 	int idle_ep;
 	bool idle_ep_made;
+	/*
+	 * session_keepalive's last walk of every connection (clock_ms, 0: to
+	 * be made) and the soonest reconnect it found (clock_ms, -1 none).
+	 */
+	int64_t keepalive_at, keepalive_due;
 	/* session_keep_connection (session_reconnect.c), before a START that waited */
 	int (*keep_connection)(struct session *s, int index, bool start_next);
 	/* A rule's command replied (session_on_reply): the engine's. */
@@ -152,5 +157,11 @@ void session_depart(struct session *s, struct target *t, enum depart_kind kind,
 void session_depart_gone(struct session *s, struct target *t);
 /* The run's end: every departing target settled, waiting at most its 200 ms. */
 void session_depart_finish(struct session *s);
+
+/* A connection's state changed (a reply, a join, a window, a leave): the next keepalive walks. */
+static inline void session_keepalive_changed(struct session *s)
+{
+	s->keepalive_at = 0;
+}
 
 #endif /* DYNPROF_SESSION_IMPL_H */

@@ -194,6 +194,7 @@ static void handshake_ended(struct session *s, int index)
 
 	t->handshaking = false;
 	s->handshakes--;
+	session_keepalive_changed(s);
 	session_finish_handshake(s, t);
 	if (t->dropped) {
 		t->released = true; /* never announced: nobody above knows it */
