@@ -32,10 +32,10 @@ struct offloop_job {
 
 struct offloop {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;          /* a job waits, or the workers are to end */
-	pthread_cond_t ended;         /* the last worker ended */
-	int efd;                      /* -1 until the first job */
-	struct offloop_job *waiting;  /* started, no worker has it yet: oldest first */
+	pthread_cond_t wake;         /* a job waits, or the workers are to end */
+	pthread_cond_t ended;        /* the last worker ended */
+	int efd;                     /* -1 until the first job */
+	struct offloop_job *waiting; /* started, no worker has it yet: oldest first */
 	struct offloop_job **wtail;
 	int nwaiting;
 	struct offloop_job *finished; /* finished, not yet reaped: oldest first */
