@@ -864,7 +864,10 @@ bool procmodel_refresh_cards_until(struct procmodel *m, size_t *cursor, int64_t 
 	bool one = false;
 
 	for (; *cursor < pidtab_cap(&m->tab); (*cursor)++) {
-		if (!holder_at(m, *cursor))
+		const struct pm_entry *e = pidtab_slot(&m->tab, *cursor)->val;
+
+		/* A served one's cards are the session's to know until it lets it go (then the next pass). */
+		if (!holder_at(m, *cursor) || e->served)
 			continue;
 		if (one && clock_ms() >= until_ms)
 			return false;

@@ -114,8 +114,9 @@ bool procmodel_refresh_sockets_until(struct procmodel *m, size_t *cursor, int64_
 
 /*
  * A holder whose socket its caller watches itself (a joined target: the
- * session holds a connection to it) is left out of the socket pass while
- * `served`; unserved, it is looked at in the next slice. With 1000 served
+ * session holds a connection to it) is left out of the socket pass and
+ * the card holders' pass while `served`; unserved, its socket is looked at
+ * in the next slice, its cards in the next pass. With 1000 served
  * targets the pass re-read each one's socket every 1.6 s, a third of the
  * loop's time in slices that each held a join up to 1 ms. Unknown pid:
  * nothing.
