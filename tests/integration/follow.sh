@@ -59,10 +59,9 @@ test_jobs_join_as_they_come_leave_and_rejoin() {
 }
 
 # A joined target's socket is the session's to watch (the model's pass
-# leaves it alone: with 1000 served it re-read each one every 1.6 s); once
-# the session lets it go while it lives, the model looks again and it joins
-# again when it listens. Here its server ends each connection after one
-# request and listens on.
+# leaves it alone: with 1000 served it re-read each one every 1.6 s); one
+# the session let go while it lives joins again when it listens. Here its
+# server ends each connection after one request and listens on.
 test_a_target_let_go_alive_joins_again_when_it_listens() {
 	local pid; pid=$(start_target DYNPROF_AGENT_MAX_REQUESTS=1)
 	follow_bg
