@@ -425,7 +425,7 @@ static int search(const struct listeners *l, const uint32_t *inos, int n, const 
 	return 0;
 }
 
-/* In the kept dump of (dev, ino), if young enough: 1 found, 0 not, -ENOENT none kept. */
+/* In the kept dump of (dev, ino), if young enough: 1 found, 0 not, -ESTALE too old, -ENOENT none kept. */
 static int search_kept(dev_t dev, ino_t ino, const uint32_t *inos, int n, const char *path,
 		       struct sockdiag_rec *rec)
 {
@@ -435,9 +435,11 @@ static int search_kept(dev_t dev, ino_t ino, const uint32_t *inos, int n, const 
 	for (size_t i = 0; i < ARRAY_SIZE(cache.slots); i++) {
 		struct slot *s = &cache.slots[i];
 
-		if (s->used_ms && s->dev == dev && s->ino == ino && s->kept.taken_ms &&
-		    clock_ms() - s->kept.taken_ms < LISTENERS_KEEP_MS)
-			rc = search(&s->kept, inos, n, path, rec);
+		if (!s->used_ms || s->dev != dev || s->ino != ino || !s->kept.taken_ms)
+			continue;
+		rc = clock_ms() - s->kept.taken_ms < LISTENERS_KEEP_MS ?
+			     search(&s->kept, inos, n, path, rec) :
+			     -ESTALE;
 	}
 	pthread_mutex_unlock(&cache.lock);
 	return rc;
@@ -497,9 +499,16 @@ int sockdiag_find_listener(int pid, const uint32_t *inos, int n, const char *pat
 	rc = search_kept(dev, ino, inos, n, path, rec);
 	if (rc == 1)
 		return rc;
-	if (rc == 0 && n <= EXACT_ASKS_MAX && (rc = search_exact(nl, inos, n, path, rec)) >= 0)
+	/*
+	 * A dump is worth it for many look-ups at once (1000 targets connected
+	 * in attach mode: one dump); one look-up of a few sockets asks about
+	 * each (with the joined targets out of the model's pass, a dump is
+	 * seldom young: each join made a new one, ~1 ms with 1000 listeners).
+	 */
+	if ((rc == 0 || rc == -ESTALE) && n <= EXACT_ASKS_MAX &&
+	    (rc = search_exact(nl, inos, n, path, rec)) >= 0)
 		return rc;
-	/* None kept, too old, or a question failed: a new dump. */
+	/* None kept, or a question failed: a new dump. */
 	rc = sockdiag_query(nl, 0, 1U << SOCKDIAG_LISTEN, UDIAG_SHOW_NAME | UDIAG_SHOW_VFS,
 			    add_listener, &l);
 	if (!rc && l.too_many)
