@@ -30,25 +30,43 @@ void offloop_init(struct offloop *q)
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&q->ended, NULL);
 	q->efd = -1;
-	q->waiting = NULL;
-	q->wtail = &q->waiting;
-	q->nwaiting = 0;
-	q->finished = NULL;
-	q->tail = &q->finished;
+	q->waiting = (struct offloop_list){ .tail = &q->waiting.head };
+	q->finished = (struct offloop_list){ .tail = &q->finished.head };
 	q->running = q->workers = q->idle = 0;
 	q->stopping = false;
 	q->ready = true;
+}
+
+/* Lock held, both. */
+static void push(struct offloop_list *l, struct offloop_job *j)
+{
+	j->next = NULL;
+	*l->tail = j;
+	l->tail = &j->next;
+	l->n++;
+}
+
+static struct offloop_job *take(struct offloop_list *l)
+{
+	struct offloop_job *j = l->head;
+
+	if (j) {
+		l->head = j->next;
+		if (!l->head)
+			l->tail = &l->head;
+		l->n--;
+	}
+	return j;
 }
 
 /* The next waiting job, or NULL after OFFLOOP_IDLE_MS without one (or when stopping). Lock held. */
 static struct offloop_job *next_job(struct offloop *q)
 {
 	struct timespec until;
-	struct offloop_job *j;
 
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += OFFLOOP_IDLE_MS / 1000;
-	while (!q->waiting && !q->stopping) {
+	while (!q->waiting.head && !q->stopping) {
 		int rc;
 
 		q->idle++;
@@ -57,14 +75,7 @@ static struct offloop_job *next_job(struct offloop *q)
 		if (rc == ETIMEDOUT)
 			break;
 	}
-	j = q->waiting;
-	if (j) {
-		q->waiting = j->next;
-		if (!q->waiting)
-			q->wtail = &q->waiting;
-		q->nwaiting--;
-	}
-	return j;
+	return take(&q->waiting);
 }
 
 /* Its end on the finished list; the loop wakes (a full counter, never reached, still reads as readable). */
@@ -73,9 +84,7 @@ static void finished(struct offloop *q, struct offloop_job *j)
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&q->lock);
-	j->next = NULL;
-	*q->tail = j;
-	q->tail = &j->next;
+	push(&q->finished, j);
 	pthread_mutex_unlock(&q->lock);
 	if (write(q->efd, &one, sizeof(one)) < 0) {
 		/* EAGAIN only: the count is already past zero */
@@ -128,16 +137,12 @@ int offloop_start(struct offloop *q, struct offloop_job *j)
 		if (q->efd < 0)
 			return -errno;
 	}
-	j->q = q;
-	j->next = NULL;
 	pthread_mutex_lock(&q->lock);
 	/* Every waiting job has an idle worker of its own, or a new one: none waits for another's end. */
-	if (q->nwaiting + 1 > q->idle)
+	if (q->waiting.n + 1 > q->idle)
 		rc = add_worker(q);
 	if (!rc) {
-		*q->wtail = j;
-		q->wtail = &j->next;
-		q->nwaiting++;
+		push(&q->waiting, j);
 		q->running++;
 		pthread_cond_signal(&q->wake);
 	}
@@ -155,13 +160,9 @@ static struct offloop_job *take_finished(struct offloop *q)
 	struct offloop_job *j;
 
 	pthread_mutex_lock(&q->lock);
-	j = q->finished;
-	if (j) {
-		q->finished = j->next;
-		if (!q->finished)
-			q->tail = &q->finished;
+	j = take(&q->finished);
+	if (j)
 		q->running--;
-	}
 	pthread_mutex_unlock(&q->lock);
 	return j;
 }

@@ -26,23 +26,26 @@ struct offloop_job {
 	void (*work)(struct offloop_job *j); /* on its thread */
 	void (*done)(struct offloop_job *j); /* on the loop's thread, after work; may free j */
 	/* the queue's */
-	struct offloop *q;
 	struct offloop_job *next;
+};
+
+/* Jobs oldest first: in at the tail, out at the head. */
+struct offloop_list {
+	struct offloop_job *head;
+	struct offloop_job **tail;
+	int n;
 };
 
 struct offloop {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;         /* a job waits, or the workers are to end */
-	pthread_cond_t ended;        /* the last worker ended */
-	int efd;                     /* -1 until the first job */
-	struct offloop_job *waiting; /* started, no worker has it yet: oldest first */
-	struct offloop_job **wtail;
-	int nwaiting;
-	struct offloop_job *finished; /* finished, not yet reaped: oldest first */
-	struct offloop_job **tail;
-	int running; /* started, not yet reaped */
-	int workers; /* threads alive ... */
-	int idle;    /* ... of them waiting for a job */
+	pthread_cond_t wake;          /* a job waits, or the workers are to end */
+	pthread_cond_t ended;         /* the last worker ended */
+	int efd;                      /* -1 until the first job */
+	struct offloop_list waiting;  /* started, no worker has it yet */
+	struct offloop_list finished; /* finished, not yet reaped */
+	int running;                  /* started, not yet reaped */
+	int workers;                  /* threads alive ... */
+	int idle;                     /* ... of them waiting for a job */
 	bool stopping;
 	bool ready;
 };

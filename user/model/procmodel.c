@@ -34,9 +34,8 @@ struct pm_sock {
 
 #define PM_SOCKET_LOOK_MS 100      /* a holder's socket looked at again after this ... */
 #define PM_SOCKET_LOOK_MAX_MS 1600 /* ... doubling to this while it stays as it was */
-#define PM_SOCKET_SOON_MS \
-	2 /* a new holder without a socket: looked at again this soon,
-			       doubling up to PM_SOCKET_LOOK_MS (then the pass has it) */
+/* A new holder without a socket: looked at again this soon, doubling up to PM_SOCKET_LOOK_MS (then the pass has it). */
+#define PM_SOCKET_SOON_MS 2
 
 struct pm_entry {
 	struct pm_proc p; /* first: listeners are given &e->p */

@@ -452,6 +452,20 @@ static void say_exited(const struct session *s, const struct target *t, bool exi
 
 static void departed(struct session *s, struct target *t, int kind, bool gone);
 
+/* "Server disconnected" with why: v1's own words (`detail`), else what the counts explain. */
+static void say_disconnected(const struct target *t, const char *detail)
+{
+	char why[PROTO_V1_DETAIL_MAX + 96];
+	int64_t now = clock_ms();
+
+	if (detail[0])
+		snprintf(why, sizeof(why), "%s", detail);
+	else
+		server_cause_text(server_disconnect_cause(&t->limits, &t->count, now, false),
+				  &t->limits, &t->count, now, why, sizeof(why));
+	report_plain("Server disconnected, %s (pid %d)", why, t->pid);
+}
+
 /*
  * The server pushed DISCONNECT: it has quit (stopping its window). A
  * reason is printed only when the server gave one (v1) or a limit counted
@@ -460,20 +474,13 @@ static void departed(struct session *s, struct target *t, int kind, bool gone);
  */
 static void on_disconnect(struct session *s, struct target *t, const struct target_outcome *out)
 {
-	char why[PROTO_V1_DETAIL_MAX + 96];
-	int64_t now = clock_ms();
-	enum server_cause cause = server_disconnect_cause(&t->limits, &t->count, now, false);
-
 	target_drain(t, 1); /* its QUIT_RSP: sent once the window is finalised */
-	if (!out->reply.detail[0] && cause != SERVER_CAUSE_REQUESTS) {
+	if (!out->reply.detail[0] && server_disconnect_cause(&t->limits, &t->count, clock_ms(),
+							     false) != SERVER_CAUSE_REQUESTS) {
 		session_depart(s, t, DEPART_DISCONNECT, departed);
 		return;
 	}
-	if (out->reply.detail[0])
-		snprintf(why, sizeof(why), "%s", out->reply.detail);
-	else
-		server_cause_text(cause, &t->limits, &t->count, now, why, sizeof(why));
-	report_plain("Server disconnected, %s (pid %d)", why, t->pid);
+	say_disconnected(t, out->reply.detail);
 	session_depart(s, t, DEPART_SAID, departed);
 }
 
@@ -1024,20 +1031,15 @@ static void lost(struct session *s, struct target *t, const char *reason)
 static void departed(struct session *s, struct target *t, int kind, bool gone)
 {
 	const char *reason = gone ? "exit" : "disconnect";
-	char why[160];
-	int64_t now = clock_ms();
 
 	if (kind == DEPART_LOST) {
 		lost(s, t, reason);
 		return;
 	}
-	if (kind == DEPART_DISCONNECT && gone) {
+	if (kind == DEPART_DISCONNECT && gone)
 		say_exited(s, t, true);
-	} else if (kind == DEPART_DISCONNECT) {
-		server_cause_text(server_disconnect_cause(&t->limits, &t->count, now, false),
-				  &t->limits, &t->count, now, why, sizeof(why));
-		report_plain("Server disconnected, %s (pid %d)", why, t->pid);
-	}
+	else if (kind == DEPART_DISCONNECT)
+		say_disconnected(t, "");
 	leave(s, t, reason, NULL);
 }
 

@@ -91,18 +91,20 @@ void session_depart_event(struct session *s, const struct pollfd *pfd)
 	}
 }
 
-/* Dropped meanwhile (the run's end), gone, or its time is up. */
+/* Dropped meanwhile (the run's end), gone, or its time is up; one with a pidfd is looked at only then. */
 void session_depart_step(struct session *s)
 {
 	int64_t now = clock_ms();
 
 	for (int i = 0; s->departures && i < s->ntargets; i++) {
 		struct target *t = s->targets[i];
+		bool gone;
 
-		if (!t->departing)
+		if (!t->departing || (t->depart_pidfd >= 0 && !t->dropped && now < t->depart_by_ms))
 			continue;
-		if (t->dropped || now >= t->depart_by_ms || (t->depart_pidfd < 0 && gone_now(t)))
-			settle(s, t, gone_now(t));
+		gone = !t->dropped && gone_now(t);
+		if (t->dropped || gone || now >= t->depart_by_ms)
+			settle(s, t, gone);
 	}
 }
 

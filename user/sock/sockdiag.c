@@ -407,17 +407,23 @@ static int by_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether r is bound to `path`. */
+static bool named(const struct sockdiag_rec *r, const char *path)
+{
+	char text[SOCKDIAG_NAME_MAX + 2];
+
+	return !sockdiag_name_text(r, text, sizeof(text)) && !strcmp(text, path);
+}
+
 /* The first of `inos` that listens on `path` in `l`: 1 and *rec, else 0. */
 static int search(const struct listeners *l, const uint32_t *inos, int n, const char *path,
 		  struct sockdiag_rec *rec)
 {
-	char text[SOCKDIAG_NAME_MAX + 2];
-
 	for (int i = 0; i < n && l->n; i++) {
 		struct sockdiag_rec key = { .ino = inos[i] };
 		const struct sockdiag_rec *r = bsearch(&key, l->rec, (size_t)l->n, sizeof(key), by_ino);
 
-		if (r && !sockdiag_name_text(r, text, sizeof(text)) && !strcmp(text, path)) {
+		if (r && named(r, path)) {
 			*rec = *r;
 			return 1;
 		}
@@ -463,15 +469,13 @@ static void keep(dev_t dev, ino_t ino, struct listeners *l)
 }
 
 /*
- * A young dump without the listener: it is younger than the dump (a job
- * that just began to listen). Its few sockets asked about one by one: with
- * 1000 listeners in the namespace a new dump took ~1 ms, each question
- * ~30 us. 1 found, 0 not, <0 the question failed (a dump is made instead).
+ * `inos` asked about one by one (with 1000 listeners in the namespace a
+ * dump took ~1 ms, each question ~30 us): the first that listens on
+ * `path`, 1 and *rec; 0 none; <0 a question failed (a dump is made
+ * instead).
  */
 static int search_exact(int nl, const uint32_t *inos, int n, const char *path, struct sockdiag_rec *rec)
 {
-	char text[SOCKDIAG_NAME_MAX + 2];
-
 	for (int i = 0; i < n; i++) {
 		int err = sockdiag_query_one(nl, inos[i], UDIAG_SHOW_NAME | UDIAG_SHOW_VFS, rec);
 
@@ -479,8 +483,7 @@ static int search_exact(int nl, const uint32_t *inos, int n, const char *path, s
 			continue; /* closed meanwhile */
 		if (err)
 			return err;
-		if (rec->state == SOCKDIAG_LISTEN && !sockdiag_name_text(rec, text, sizeof(text)) &&
-		    !strcmp(text, path))
+		if (rec->state == SOCKDIAG_LISTEN && named(rec, path))
 			return 1;
 	}
 	return 0;
