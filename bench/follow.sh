@@ -175,6 +175,8 @@ awk 'NR == FNR { opened[$1] = $2; next }
 	match($0, /"time_us":[0-9]+/); t = substr($0, RSTART + 10, RLENGTH - 10)
 	if (pid in opened) print t - opened[pid]
      }' $W/opens $W/events | sort -n > $W/lat
+# BENCH_LAT_OUT=FILE: each job's latency (µs) kept, to pool the runs of several builds.
+[ -n "${BENCH_LAT_OUT:-}" ] && cp $W/lat "$BENCH_LAT_OUT"
 n=$(wc -l < $W/lat)
 at() { [ "$n" -gt 0 ] && awk -v k=$(( (n * $1 + 99) / 100 )) 'NR == k { printf "%.2f ms", $1 / 1000 }' $W/lat || echo -; }
 echo "| jobs joined | median | p99 | max |"

@@ -74,7 +74,7 @@ static void on_change(void *ctx, enum pm_change what, const struct pm_proc *p)
 		pidtab_del(&f->holders, p->pid);
 		return;
 	}
-	if (!pidtab_get(&f->holders, p->pid))
+	if (!pidtab_get(&f->holders, p->pid) && !pidtab_get(&f->j.served, p->pid))
 		joiner_remember(&f->holders, p->pid, "it may not join");
 	consider(f, p);
 }
@@ -111,6 +111,7 @@ static int open_session(void *ctx, struct run *r)
 	session_open_follow(&r->s, r->o, r->output);
 	joiner_init(&f->j, r->s, r->o, false);
 	pidtab_init(&f->holders);
+	f->j.walked = &f->holders;
 	pidtab_init(&f->verdict);
 	return 0;
 }

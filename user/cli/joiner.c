@@ -99,8 +99,11 @@ static void join_told(void *ctx, int pid, int rc)
 		 * on looking. Not with --msprof-key: another rank may take the one
 		 * path from it, and the pass is what tells.
 		 */
-		if (j->t && !j->msprof_key && !pidtab_put(&j->served, pid, j))
+		if (j->t && !j->msprof_key && !pidtab_put(&j->served, pid, j)) {
 			procmodel_set_served(tracker_model(j->t), pid, true);
+			if (j->walked)
+				pidtab_del(j->walked, pid);
+		}
 	} else if (rc != -ESRCH && rc != -ECANCELED)
 		remember_failure(j, pid, rc);
 }
@@ -148,22 +151,49 @@ void joiner_free(struct joiner *j)
 }
 
 #define LET_GO_BATCH 64 /* let go per round; more wait for the next */
+/*
+ * A let-go served pid is only the model's to look at again (a join asks
+ * the session, not this table): the walk of served need not be quick.
+ */
+#define LET_GO_EVERY_MS 100
 
+/* A served pid the session let go: the model's socket pass and the mode's walk take it again. */
+static void unserve(struct joiner *j, int pid)
+{
+	const struct pm_proc *p = procmodel_get(tracker_model(j->t), pid);
+
+	procmodel_set_served(tracker_model(j->t), pid, false);
+	pidtab_del(&j->served, pid);
+	if (j->walked && p && p->cards)
+		joiner_remember(j->walked, pid, "it may not join again");
+}
+
+/*
+ * Walked only when the session's targets changed, at most every
+ * LET_GO_EVERY_MS: with 1000 served, a walk every round was 8% of the
+ * monitor's time.
+ */
 void joiner_round(struct joiner *j)
 {
 	int gone[LET_GO_BATCH], n = 0;
+	unsigned shape = session_shape(j->s);
+	int64_t now = clock_ms();
 
+	if (!j->t || (j->let_go_known && j->let_go_shape == shape) || now - j->let_go_ms < LET_GO_EVERY_MS)
+		return;
+	j->let_go_ms = now;
 	/* Collected first: the table may not change while it is walked. */
-	for (size_t i = 0; j->t && i < pidtab_cap(&j->served) && n < LET_GO_BATCH; i++) {
+	for (size_t i = 0; i < pidtab_cap(&j->served) && n < LET_GO_BATCH; i++) {
 		int pid = pidtab_slot(&j->served, i)->pid;
 
 		if (pid > 0 && !session_has_target(j->s, pid))
 			gone[n++] = pid;
 	}
-	for (int i = 0; i < n; i++) {
-		procmodel_set_served(tracker_model(j->t), gone[i], false);
-		pidtab_del(&j->served, gone[i]);
-	}
+	for (int i = 0; i < n; i++)
+		unserve(j, gone[i]);
+	/* A full batch may have left more: walked again next round. */
+	j->let_go_known = n < LET_GO_BATCH;
+	j->let_go_shape = shape;
 }
 
 void joiner_remember(struct pidtab *tab, int pid, const char *cost)
@@ -246,6 +276,16 @@ static bool read_just_now(const struct pm_proc *p)
 	return p->socket_read_ms && clock_ms() - p->socket_read_ms <= SOCKET_FRESH_MS;
 }
 
+/* The model's look of just now, as the join would find it again (NULL: it locates it itself). */
+static const struct sock_location *found_now(const struct pm_proc *p)
+{
+	static struct sock_location found; /* ~13 KiB; the loop's only */
+
+	if (!read_just_now(p) || sockstate_last_listener(p->pid, p->start_time, SOCKET_FRESH_MS, &found))
+		return NULL;
+	return &found;
+}
+
 void joiner_try(struct joiner *j, const struct pm_proc *p)
 {
 	int rc;
@@ -256,7 +296,8 @@ void joiner_try(struct joiner *j, const struct pm_proc *p)
 	    session_dismissed(j->s, p->pid) || (!read_just_now(p) && !listens_now(p->pid)))
 		return;
 	/* Its outcome reaches join_told; one refused at once is remembered here. */
-	rc = session_join(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards);
+	rc = session_join_found(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards,
+				found_now(p));
 	if (rc)
 		remember_failure(j, p->pid, rc);
 }

@@ -28,6 +28,14 @@ struct joiner {
 	struct pidtab nosock; /* card holders without a socket: first seen then, or told (-1) */
 	struct pidtab image;  /* targets: a hash of the exe and cmdline they ran when they joined */
 	struct pidtab served; /* joined: the model's socket pass leaves them out (procmodel_set_served) */
+	/*
+	 * The mode's candidates looked at every round (follow: its card
+	 * holders; NULL: none): a served one is out of them while served.
+	 */
+	struct pidtab *walked;
+	unsigned let_go_shape; /* session_shape at joiner_round's last full walk of served */
+	int64_t let_go_ms;     /* clock_ms of that walk */
+	bool let_go_known;
 	bool msprof_key; /* --msprof-key: the tree shares one socket path */
 	bool standin; /* --host-sys asks dynprof for data: socketless holders join with the stand-in */
 };

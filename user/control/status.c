@@ -21,11 +21,28 @@
 
 static const struct status_stats no_stats = { .mode = "attach" };
 
-/* The user's name on this host, else "" (the number is shown). */
+/*
+ * The user's name on this host, else "" (the number is shown). The last
+ * answer is kept a second: a status of 1000 targets of one user asked the
+ * name service 1000 times (a third of its time, each a read of
+ * /etc/passwd, or a network question with LDAP).
+ */
+#define USER_NAME_KEEP_MS 1000
+
 static void user_name(unsigned uid, char *buf, size_t len)
 {
-	if (hostpw_name(uid, buf, len))
-		buf[0] = '\0';
+	static char last[256];
+	static unsigned last_uid;
+	static int64_t last_ms;
+	int64_t now = clock_ms();
+
+	if (!last_ms || last_uid != uid || now - last_ms > USER_NAME_KEEP_MS) {
+		if (hostpw_name(uid, last, sizeof(last)))
+			last[0] = '\0';
+		last_uid = uid;
+		last_ms = now ? now : 1;
+	}
+	snprintf(buf, len, "%s", last);
 }
 
 static int64_t uptime_s(const struct status_stats *st)

@@ -241,10 +241,14 @@ static bool exec_is_stale(const struct pm_entry *e, const struct dp_event *ev)
 }
 
 /* Read a partly known entry from /proc. 0, or -ESRCH (gone, or another process now). */
-static int complete_entry(struct procmodel *m, struct pm_entry *e)
+/* What the model knows of a process read in full; its fds not read again when `cards` were just now. */
+static int complete_entry_knowing(struct procmodel *m, struct pm_entry *e, const uint64_t *cards)
 {
 	struct pm_proc src;
-	int err = procscan_read(e->p.pid, &m->cards, false, &src);
+	int err = procscan_read(e->p.pid, cards ? NULL : &m->cards, false, &src);
+
+	if (!err && cards)
+		src.cards = *cards;
 
 	if (err)
 		return err;
@@ -252,6 +256,11 @@ static int complete_entry(struct procmodel *m, struct pm_entry *e)
 		return -ESRCH;
 	take_details(e, &src);
 	return 0;
+}
+
+static int complete_entry(struct procmodel *m, struct pm_entry *e)
+{
+	return complete_entry_knowing(m, e, NULL);
 }
 
 /* ---- sockets ------------------------------------------------------------------ */
@@ -761,7 +770,8 @@ static int event_card(const struct procmodel *m, const struct dp_event *ev)
 	return index >= 0 && index <= PM_MAX_CARD_INDEX ? index : -1;
 }
 
-static void apply_card_open(struct procmodel *m, const struct dp_event *ev)
+/* cards: the process's fds as read just now (procmodel_confirm_open), NULL: not read yet. */
+static void apply_card_open_knowing(struct procmodel *m, const struct dp_event *ev, const uint64_t *cards)
 {
 	unsigned long long start = procscan_ns_to_ticks(ev->start_ns, m->hz);
 	struct pm_entry *e = lookup(m, (int)ev->pid, start);
@@ -772,7 +782,7 @@ static void apply_card_open(struct procmodel *m, const struct dp_event *ev)
 		e = entry_from_event(m, ev);
 		if (!e)
 			return;
-		complete_entry(m, e); /* best effort: it may be gone already */
+		complete_entry_knowing(m, e, cards); /* best effort: it may be gone already */
 		e->p.cards |= bit;
 		update_socket(m, e);
 		entry_add(m, e);
@@ -781,7 +791,7 @@ static void apply_card_open(struct procmodel *m, const struct dp_event *ev)
 	old = e->p.cards;
 	/* The fd may be closed already: the event's bit counts until CARD_CLOSE. */
 	if (!e->p.complete)
-		complete_entry(m, e);
+		complete_entry_knowing(m, e, cards);
 	/*
 	 * Its first card: its container read again. A process may change its
 	 * cgroup without an exec (an entrypoint script joining its container's
@@ -794,6 +804,11 @@ static void apply_card_open(struct procmodel *m, const struct dp_event *ev)
 	notify_cards(m, e, old);
 	if (!old && update_socket(m, e))
 		notify(m, PM_CHANGE_SOCKET, e);
+}
+
+static void apply_card_open(struct procmodel *m, const struct dp_event *ev)
+{
+	apply_card_open_knowing(m, ev, NULL);
 }
 
 static void apply_card_close(struct procmodel *m, const struct dp_event *ev)
@@ -839,7 +854,7 @@ int procmodel_confirm_open(struct procmodel *m, const struct dp_event *ev)
 		return err;
 	if (!(cards & (1ULL << index)))
 		return 0;
-	apply_card_open(m, ev);
+	apply_card_open_knowing(m, ev, &cards); /* its fds not walked a second time */
 	return 1;
 }
 

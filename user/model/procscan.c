@@ -440,7 +440,8 @@ int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm
 		if (!quick)
 			read_container(piddir, out);
 		/* Not root and another user's process: no cards seen (-EACCES). */
-		read_cards(piddir, c, -1, &out->cards);
+		if (c)
+			read_cards(piddir, c, -1, &out->cards);
 		out->complete = true;
 	}
 	close(piddir);

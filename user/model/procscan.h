@@ -31,8 +31,9 @@ struct procscan_cards {
  * stay empty. With `quick`, status and cgroup are not read (ppid, nspid,
  * uid, container stay 0/""): procmodel.c's rescan of a known process
  * reads them again only when its start time, comm, exe, cmdline or cards
- * changed, which saves a third of the time per process. 0; -ESRCH gone or a zombie; other negative errno when
- * stat or status cannot be read.
+ * changed, which saves a third of the time per process. With c NULL the
+ * fds are not read (cards 0: the caller read them just now). 0; -ESRCH
+ * gone or a zombie; other negative errno when stat or status cannot be read.
  */
 int procscan_read(int pid, const struct procscan_cards *c, bool quick, struct pm_proc *out) DP_MUST_CHECK;
 

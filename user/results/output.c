@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -326,9 +327,41 @@ void output_listing_forget(struct output_listing *l)
 	for (size_t i = 0; i < l->nv1; i++)
 		free(l->v1[i]);
 	l->nv2 = l->nv1 = 0;
-	if (l->listed)
+	if (l->listed || l->aside)
 		close(l->dirfd);
+	l->listed = l->aside = false;
+}
+
+void output_listing_set_aside(struct output_listing *l)
+{
+	if (!l->listed)
+		return;
 	l->listed = false;
+	l->aside = true;
+}
+
+/* A ctime this close to the listing may hide a change made just after it (coarse clocks). */
+#define LISTING_CTIME_MARGIN_NS 50000000LL
+
+static long long ts_ns(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* The set-aside listing of `dir`, if the folder is the same and did not change since. */
+static bool take_back(struct output_listing *l, const char *dir)
+{
+	struct stat now;
+
+	if (!l->aside || strcmp(l->dir, dir) || stat(dir, &now) < 0)
+		return false;
+	if (now.st_dev != l->seen.st_dev || now.st_ino != l->seen.st_ino ||
+	    ts_ns(&now.st_ctim) != ts_ns(&l->seen.st_ctim) ||
+	    ts_ns(&l->seen.st_ctim) > ts_ns(&l->listed_at) - LISTING_CTIME_MARGIN_NS)
+		return false;
+	l->aside = false;
+	l->listed = true;
+	return true;
 }
 
 void output_listing_free(struct output_listing *l)
@@ -346,10 +379,15 @@ int output_listing_read(struct output_listing *l, const char *dir)
 	DIR *d;
 	int rc = 0;
 
+	if (take_back(l, dir))
+		return 0;
 	output_listing_forget(l);
+	clock_gettime(CLOCK_REALTIME, &l->listed_at); /* before the folder is looked at */
 	d = opendir(dir);
 	if (!d)
 		return -errno;
+	if (fstat(dirfd(d), &l->seen) < 0)
+		memset(&l->seen, 0, sizeof(l->seen)); /* never taken back */
 	while (!rc && (de = readdir(d))) {
 		if (output_is_v2_prof_name(de->d_name))
 			rc = push_name(&l->v2, &l->nv2, &l->v2cap, de->d_name);

@@ -11,6 +11,8 @@
 #define DYNPROF_OUTPUT_H
 
 #include <limits.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -61,6 +63,13 @@ int output_prof_entry(const char *dir, const char *name, int kind, int nspid, ch
  * output_new_prof_dirs would for the folder as it was when listed, in
  * O(log n) for a 9.x pid (names kept sorted by their pid part). The
  * listing holds an fd on the folder (each name is checked through it).
+ *
+ * A listing set aside (output_listing_set_aside) is read again only when
+ * the folder changed since: its ctime, which every entry made, removed or
+ * renamed moves and no user can set back, against the one seen when it
+ * was listed (a ctime within a clock tick of the listing does not count).
+ * A follow-mode monitor's --output holds a folder per window ever saved:
+ * listing it at every join was the most of a join's time after a day.
  */
 struct output_listing {
 	char **v2; /* 9.x names, sorted from their pid digits on */
@@ -68,13 +77,18 @@ struct output_listing {
 	char **v1; /* v1 names */
 	size_t nv1, v1cap;
 	bool listed; /* all zero: not listed */
-	int dirfd;   /* when listed */
+	bool aside;  /* not listed, but kept (names and dirfd) for a reuse */
+	int dirfd;   /* when listed or aside */
 	char dir[PATH_MAX];
+	struct stat seen;          /* the folder when it was listed */
+	struct timespec listed_at; /* CLOCK_REALTIME as its listing began */
 };
 int output_listing_read(struct output_listing *l, const char *dir) DP_MUST_CHECK;
 bool output_listing_valid(const struct output_listing *l);
 /* Not listed any more (the memory is kept for the next listing). */
 void output_listing_forget(struct output_listing *l);
+/* Not listed any more, but kept: output_listing_read of the same folder unchanged takes it back. */
+void output_listing_set_aside(struct output_listing *l);
 void output_listing_free(struct output_listing *l);
 int output_new_prof_dirs_listed(const struct output_listing *l, int nspid, char **known,
 				void (*found)(void *ctx, const char *name), void *ctx) DP_MUST_CHECK;

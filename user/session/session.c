@@ -47,7 +47,7 @@ void session_batch_end(struct session *s)
 {
 	if (--s->listing_batch <= 0) {
 		s->listing_batch = 0;
-		output_listing_forget(&s->listing);
+		output_listing_set_aside(&s->listing); /* the next batch lists again only if it changed */
 	}
 }
 
@@ -321,6 +321,7 @@ static void collected(struct collect *c)
 	struct target *t = c->t;
 	struct prof_report r = { s, t, &t->last_window, c->ev };
 
+	session_keepalive_changed(s); /* its connection may be looked at again (collect_head) */
 	if (c->list_rc)
 		scan_failed(&r, c->list_rc);
 	for (size_t i = 0; i < c->n; i++)
@@ -672,6 +673,8 @@ static void pump(struct session *s, int index)
 		target_prepare_command(t, c.cmd, clock_ms() + s->opts->timeout_ms);
 		t->sending = c;
 		t->in_flight = true;
+		s->flights++;
+		session_shape_changed(s);
 		exchange_begin(&t->xchg);
 	}
 }
@@ -682,6 +685,8 @@ static void replied(struct session *s, struct target *t, int index)
 	struct target_command c = t->sending;
 
 	t->in_flight = false;
+	s->flights--;
+	session_shape_changed(s);
 	session_keepalive_changed(s);
 	if (t->dropped) { /* it left meanwhile (beside the loop): no reply to tell */
 		t->queued = 0;
@@ -703,6 +708,8 @@ static bool flights_step(struct session *s)
 {
 	bool any = false;
 
+	if (!s->flights)
+		return false;
 	session_batch_begin(s); /* --output is listed once for all of them */
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = s->targets[i];
@@ -722,11 +729,7 @@ static bool flights_step(struct session *s)
 
 static int in_flight(const struct session *s)
 {
-	int n = 0;
-
-	for (int i = 0; i < s->ntargets; i++)
-		n += s->targets[i]->in_flight;
-	return n;
+	return s->flights;
 }
 
 /* Wait for every command queued to end (the run's end: each under its deadline). */
@@ -800,7 +803,7 @@ int64_t session_flight_timeout_ms(const struct session *s)
 {
 	int64_t nearest = -1;
 
-	for (int i = 0; i < s->ntargets; i++) {
+	for (int i = 0; s->flights && i < s->ntargets; i++) {
 		const struct exchange *x = &s->targets[i]->xchg;
 
 		if (!s->targets[i]->in_flight)
@@ -910,7 +913,12 @@ int session_jobs_pending(struct session *s)
 
 void session_jobs_event(struct session *s)
 {
-	session_keepalive_changed(s); /* a collection ended, a join began its handshake */
+	/*
+	 * Not marked for the keepalive here: a collection's end marks it
+	 * (collected), a join's handshake is no connection it looks at; a walk
+	 * of every connection between a join's handshake and its reply was a
+	 * tenth of a join with 1000 served.
+	 */
 	offloop_reap(&s->jobs);
 }
 
@@ -981,14 +989,20 @@ static bool idle_sync(struct session *s)
 			return false;
 		s->idle_ep_made = true;
 	}
+	if (s->idle_known && s->idle_shape == session_shape(s))
+		return true;
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = s->targets[i];
 
 		if (t->ep_fd >= 0 && (!idle(t) || t->ep_fd != t->fd))
 			target_unwatch_idle(t);
-		if (idle(t) && t->ep_fd < 0 && watch(s, t))
+		if (idle(t) && t->ep_fd < 0 && watch(s, t)) {
+			s->idle_known = false;
 			return false;
+		}
 	}
+	s->idle_shape = session_shape(s);
+	s->idle_known = true;
 	return true;
 }
 
@@ -1106,22 +1120,36 @@ void session_idle_event(struct session *s, const struct pollfd *pfd)
  * DISCONN_RSP with its reason) may still wait unread on the connection:
  * read first, so the reason is not lost to the exit report's race.
  */
+static void exited(struct session *s, struct target *t)
+{
+	struct pollfd p = { .fd = t->fd, .events = POLLIN };
+
+	if (!t->departing && t->fd >= 0 && poll(&p, 1, 0) == 1)
+		idle_one(s, t, p.revents);
+	session_depart_gone(s, t); /* it was waiting for this */
+	if (!t->dropped)
+		lost(s, t, "exit");
+}
+
+/*
+ * Told of every process's exit on the host: through the pid index (a
+ * held pid's slot is the last given that pid), not a walk of the table.
+ */
 void session_target_exited(struct session *s, int pid)
 {
+	struct target *t;
+
 	if (s->join_exited && s->join_exited(s, pid))
 		return; /* it had not joined: nothing to tell */
-	for (int i = 0; i < s->ntargets; i++) {
-		struct target *t = s->targets[i];
-		struct pollfd p = { .fd = t->fd, .events = POLLIN };
-
-		if (t->dropped || t->pid != pid)
-			continue;
-		if (!t->departing && t->fd >= 0 && poll(&p, 1, 0) == 1)
-			idle_one(s, t, p.revents);
-		session_depart_gone(s, t); /* it was waiting for this */
-		if (!t->dropped)
-			lost(s, t, "exit");
+	if (!s->index_incomplete) {
+		t = pidtab_get(&s->bypid, pid);
+		if (t && t->pid == pid && !t->dropped)
+			exited(s, t);
+		return;
 	}
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->targets[i]->dropped && s->targets[i]->pid == pid)
+			exited(s, s->targets[i]);
 }
 
 void session_close(struct session *s)

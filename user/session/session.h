@@ -20,6 +20,7 @@
 #include "config/options.h"
 #include "dynprof/proto.h"
 #include "session/session_view.h" /* reading one: whoever drives a session reads it too */
+#include "sock/socklocate.h"
 #include "shared/compiler.h"
 
 /*
@@ -117,6 +118,9 @@ int64_t session_keepalive_due_ms(const struct session *s);
 void session_open_launch(struct session **sp, const struct options *o, const char *output);
 void session_open_follow(struct session **sp, const struct options *o, const char *output);
 int session_join(struct session *s, int pid, const char *command, uint64_t cards) DP_MUST_CHECK;
+/* The same with its socket located just now (sockstate_last_listener): not looked up again. */
+int session_join_found(struct session *s, int pid, const char *command, uint64_t cards,
+		       const struct sock_location *found) DP_MUST_CHECK;
 /*
  * The same for a card holder that serves no socket: with --host-sys asking
  * dynprof for data it joins with dynprof's stand-in server (host-only

@@ -73,6 +73,7 @@ struct target *session_new_slot(struct session *s, bool reuse)
 		s->targets[s->ntargets++] = t;
 	}
 	*t = (struct target){ .fd = -1, .ep_fd = -1, .result_fd = -1, .serial = ++s->serial };
+	session_shape_changed(s);
 	return t;
 }
 
@@ -578,6 +579,7 @@ int session_connect_prepare(const struct session *s, struct target *t, int *shor
 
 void session_connect_complete(struct session *s, struct target *t)
 {
+	session_shape_changed(s); /* its connection made (session_connect_prepare's is const) */
 	target_connected(t);
 	/* Folders this process wrote before this run are not ours to report. */
 	if (session_scan_prof_dirs(s, t, NULL, NULL)) {

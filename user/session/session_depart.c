@@ -24,6 +24,7 @@ static void settle(struct session *s, struct target *t, bool gone)
 		close(t->depart_pidfd);
 	t->depart_pidfd = -1;
 	t->departing = false;
+	session_shape_changed(s);
 	s->departures--;
 	if (!t->dropped)
 		s->departed(s, t, t->depart_kind, gone);
@@ -42,6 +43,7 @@ void session_depart(struct session *s, struct target *t, enum depart_kind kind,
 
 	s->departed = departed;
 	t->departing = true;
+	session_shape_changed(s);
 	t->depart_kind = kind;
 	t->queued = 0; /* nothing more goes out on an ended connection */
 	s->departures++;

@@ -98,7 +98,27 @@ struct session {
 	 */
 	struct pidtab bypid;
 	bool index_incomplete;
+	/*
+	 * The per-round passes over every target (session_live, the idle
+	 * set, the trigger engine's) ran in every round of the loop: with
+	 * 1000 targets served a round's work was 0.25-1 ms, and a join waits
+	 * through several rounds. shape counts the changes those passes look
+	 * for (a slot given, a handshake, a command in flight, a departure, a
+	 * connection made; drops and closes are
+	 * target_changes()): a pass is made again
+	 * only when session_shape moved. flights: targets with a command in
+	 * flight; live: session_live's count at live_shape.
+	 */
+	unsigned shape, live_shape, idle_shape;
+	int flights, live;
+	bool live_known, idle_known;
 };
+
+/* A target's state that the per-round passes read changed (see shape above). */
+static inline void session_shape_changed(struct session *s)
+{
+	s->shape++;
+}
 
 /* The slot `t` now serves t->pid (session_has_target's index). */
 void session_index_target(struct session *s, struct target *t);

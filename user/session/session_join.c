@@ -34,6 +34,7 @@ struct join_job {
 	int rc, shortage;
 	bool gone;       /* its process exited while the job ran */
 	bool socketless; /* taken with the stand-in if it still serves no socket */
+	bool located;    /* t.sock is the model's look of just now: not located again */
 	struct report_capture lines;
 	struct join_job *next; /* s->joining */
 };
@@ -51,7 +52,7 @@ static void join_work(struct offloop_job *job)
 	struct target *t = &j->t;
 
 	report_capture_begin(&j->lines);
-	j->rc = socklocate_find(t->pid, &t->sock);
+	j->rc = j->located ? 0 : socklocate_find(t->pid, &t->sock);
 	t->nspid = t->sock.nspid;
 	if (j->rc == -EMFILE || j->rc == -ENFILE)
 		j->shortage = j->rc;
@@ -62,6 +63,8 @@ static void join_work(struct offloop_job *job)
 				    j->command, t->sock.why);
 	else
 		j->rc = session_connect_prepare(j->s, t, &j->shortage);
+	/* Taken for this connect only: a reconnect later asks whose the file is again. */
+	t->sock.file_dev = t->sock.file_ino = 0;
 	report_capture_end();
 }
 
@@ -77,8 +80,8 @@ static void unlink_job(struct session *s, struct join_job *j)
 /* The prepared target into a slot of the table (its serial the slot's), its handshake sent. */
 static void begin_handshake(struct session *s, struct join_job *j)
 {
+	unsigned shape = s->shape, serial;
 	struct target *t = session_new_slot(s, true);
-	unsigned serial;
 
 	if (!t) {
 		report_target_error(j->t.pid,
@@ -99,6 +102,13 @@ static void begin_handshake(struct session *s, struct join_job *j)
 	session_batch_end(s);
 	session_handshake_begin(t);
 	t->handshaking = true;
+	/*
+	 * The slot and its connection are no change the passes over every
+	 * target look for (session_shape): a handshaking target is neither live
+	 * nor idle, and its handshake's end is one. Each pass made here was a
+	 * walk of every target between the join's params and its reply.
+	 */
+	s->shape = shape;
 	s->handshakes++;
 }
 
@@ -126,7 +136,8 @@ static void join_done(struct offloop_job *job)
 	free(j);
 }
 
-static int join(struct session *s, int pid, const char *command, uint64_t cards, bool socketless)
+static int join(struct session *s, int pid, const char *command, uint64_t cards, bool socketless,
+		const struct sock_location *found)
 {
 	struct join_job *j;
 	int rc;
@@ -146,6 +157,10 @@ static int join(struct session *s, int pid, const char *command, uint64_t cards,
 				.t = { .pid = pid, .fd = -1, .ep_fd = -1, .result_fd = -1 },
 				.cards = cards,
 				.socketless = socketless };
+	if (found && found->pid == pid) {
+		j->t.sock = *found;
+		j->located = true;
+	}
 	snprintf(j->command, sizeof(j->command), "%s", command);
 	rc = offloop_start(&s->jobs, &j->job);
 	if (rc) {
@@ -161,12 +176,18 @@ static int join(struct session *s, int pid, const char *command, uint64_t cards,
 
 int session_join(struct session *s, int pid, const char *command, uint64_t cards)
 {
-	return join(s, pid, command, cards, false);
+	return join(s, pid, command, cards, false, NULL);
+}
+
+int session_join_found(struct session *s, int pid, const char *command, uint64_t cards,
+		       const struct sock_location *found)
+{
+	return join(s, pid, command, cards, false, found);
 }
 
 int session_join_socketless(struct session *s, int pid, const char *command, uint64_t cards)
 {
-	return join(s, pid, command, cards, true);
+	return join(s, pid, command, cards, true, NULL);
 }
 
 bool session_has_target(const struct session *s, int pid)
@@ -193,6 +214,7 @@ static void handshake_ended(struct session *s, int index)
 	char list[192];
 
 	t->handshaking = false;
+	session_shape_changed(s);
 	s->handshakes--;
 	session_keepalive_changed(s);
 	session_finish_handshake(s, t);
@@ -233,6 +255,7 @@ void session_join_step(struct session *s)
 			continue;
 		if (t->dropped) { /* let go meanwhile (target_drop abandoned its exchange) */
 			t->handshaking = false;
+			session_shape_changed(s);
 			s->handshakes--;
 			t->released = true;
 			told(s, t->pid, -ECONNREFUSED);
@@ -307,6 +330,7 @@ static bool session_join_exited(struct session *s, int pid)
 			continue;
 		exchange_abandon(&t->xchg, -ESRCH);
 		t->handshaking = false;
+		session_shape_changed(s);
 		s->handshakes--;
 		target_drop(t);
 		t->released = true;

@@ -91,20 +91,25 @@ static void wire(struct session *s)
 	s->keep_connection = session_keep_connection;
 }
 
-int session_keep_connection(struct session *s, int index, bool start_next)
+static int keep_connection(struct session *s, int index, bool start_next, int64_t now)
 {
 	struct target *t = s->targets[index];
 	enum server_reconnect why;
 
-	wire(s);
 	/* Beside the loop (its fd is held), or its helper busy with a copy: looked at again later. */
 	if (t->dropped || t->fd < 0 || t->in_flight || t->handshaking || t->departing || t->collect_head)
 		return 0;
-	why = server_needs_reconnect(&t->limits, &t->count, clock_ms(), start_next);
+	why = server_needs_reconnect(&t->limits, &t->count, now, start_next);
 	if (why == SERVER_KEEP)
 		return 0;
 	reconnect_now(s, t, why == SERVER_RECONNECT_IDLE);
 	return t->dropped ? -ECONNREFUSED : 0;
+}
+
+int session_keep_connection(struct session *s, int index, bool start_next)
+{
+	wire(s);
+	return keep_connection(s, index, start_next, clock_ms());
 }
 
 void session_make_room(struct session *s)
@@ -137,7 +142,7 @@ static int64_t due_walk(const struct session *s, int64_t now)
  * or KEEPALIVE_FRESH_MS passed (a change not marked costs at most that,
  * within the 0.5 s a reconnect keeps before an idle limit).
  */
-#define KEEPALIVE_FRESH_MS 100
+#define KEEPALIVE_FRESH_MS 400
 
 static bool fresh(const struct session *s, int64_t now)
 {
@@ -151,8 +156,10 @@ void session_keepalive(struct session *s)
 
 	if (s->closing || fresh(s, now))
 		return;
+	wire(s);
+	/* One clock read for the walk: a reconnect takes ms, the limits' margin is 0.5 s at least. */
 	for (int i = 0; i < s->ntargets; i++)
-		if (session_keep_connection(s, i, false)) {
+		if (keep_connection(s, i, false, now)) {
 			/* Printed, and the target dropped. */
 		}
 	now = clock_ms();

@@ -35,12 +35,25 @@ bool session_is_follow(const struct session *s)
 	return s->follow;
 }
 
+unsigned session_shape(const struct session *s)
+{
+	return s->shape + target_changes();
+}
+
+/* Counted again only when the shape moved (a cache: s is not changed otherwise). */
 int session_live(const struct session *s)
 {
+	struct session *w = (struct session *)s;
+	unsigned shape = session_shape(s);
 	int n = 0;
 
+	if (s->live_known && s->live_shape == shape)
+		return s->live;
 	for (int i = 0; i < s->ntargets; i++)
 		n += !s->targets[i]->dropped && !s->targets[i]->handshaking && !s->targets[i]->departing;
+	w->live = n;
+	w->live_shape = shape;
+	w->live_known = true;
 	return n;
 }
 

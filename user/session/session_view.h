@@ -43,6 +43,13 @@ bool session_is_follow(const struct session *s);
 /* Live targets left. */
 int session_live(const struct session *s);
 
+/*
+ * Moves whenever a target is taken in, joins, leaves, departs, begins or
+ * ends a command or gets a connection: a pass over every target that
+ * looks for such changes need not run while it stays the same.
+ */
+unsigned session_shape(const struct session *s);
+
 /* Slots so far (live targets and those that left). */
 int session_target_count(const struct session *s);
 

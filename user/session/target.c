@@ -195,8 +195,26 @@ void target_connected(struct target *t)
 	t->collecting = false;
 }
 
+/*
+ * Every drop and close, process-wide (session_shape): the passes over the
+ * table that look for them run only when it moved. Atomic: a join's
+ * target is prepared, and may be dropped, on a worker thread.
+ */
+static unsigned changes;
+
+unsigned target_changes(void)
+{
+	return __atomic_load_n(&changes, __ATOMIC_RELAXED);
+}
+
+static void changed(void)
+{
+	__atomic_add_fetch(&changes, 1, __ATOMIC_RELAXED);
+}
+
 void target_close(struct target *t)
 {
+	changed();
 	target_unwatch_idle(t);
 	if (t->fd >= 0) {
 		watchdog_release(t->fd);
@@ -217,6 +235,8 @@ void target_drop(struct target *t)
 	}
 	if (t->joined && !t->dropped)
 		hostdata_target_leave(t->pid);
+	if (!t->dropped)
+		changed();
 	t->dropped = true;
 	target_set_collecting(t, false);
 }

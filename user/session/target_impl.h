@@ -143,6 +143,8 @@ void target_unwatch_idle(struct target *t);
 
 /* Close the connection; the target stays in the list, marked dropped. */
 void target_drop(struct target *t);
+/* How many drops and closes of targets there were so far (never goes back). */
+unsigned target_changes(void);
 
 void target_free(struct target *t);
 /*

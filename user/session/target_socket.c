@@ -254,6 +254,10 @@ static int check_owner(const struct sock_location *ts, const struct candidate *c
 {
 	struct sock_owner owner;
 
+	/* The very file the model found bound to the target's listener a moment ago (sockstate_last_listener). */
+	if (ts->file_ino && (unsigned long long)c->st.st_ino == ts->file_ino &&
+	    (unsigned long long)c->st.st_dev == ts->file_dev && !strcmp(c->name, ts->name))
+		return 0;
 	switch (sockstate_check_file(ts, c->inside, &c->st, &owner)) {
 	case SOCK_OURS:
 	case SOCK_UNSURE:

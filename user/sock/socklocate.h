@@ -65,7 +65,14 @@ struct sock_location {
 				     ABSTRACT: path and host_path are "@<name>" */
 	unsigned long listen_ino;       /* ABSTRACT: the listening socket's inode, which the
 				     target held when found; 0 for the file flavours */
-	char why[512];                  /* after a failed find: a short human reason */
+	/*
+	 * A file's device and inode when sockstate_read found it bound to the
+	 * target's own listener (0: not checked): a connect that finds the
+	 * same file there need not ask whose it is again (the bind of another
+	 * socket makes another file).
+	 */
+	unsigned long long file_dev, file_ino;
+	char why[512]; /* after a failed find: a short human reason */
 };
 
 /*

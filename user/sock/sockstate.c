@@ -18,6 +18,7 @@
 #include "sock/sockstate.h"
 #include "sock/sockstate_impl.h"
 #include "sock/socklocate.h"
+#include "shared/clock.h"
 #include "shared/decimal.h"
 
 #define EXACT_QUERIES_MAX 8  /* more accepted sockets than this: one dump instead */
@@ -299,9 +300,9 @@ static int stat_socket_file(const struct sock_location *ts, struct stat *st)
 	return err;
 }
 
-/* The state, once the process is known to listen on the path (`owned`). */
+/* The state, once the process is known to listen on the path (`owned`); *ours: the file, if its listener's. */
 static int classify_owned(const struct sock_location *ts, const struct sock_owned *owned,
-			  const struct other_fds *others, enum pm_socket_state *state)
+			  const struct other_fds *others, enum pm_socket_state *state, struct stat *ours)
 {
 	int live;
 
@@ -314,6 +315,8 @@ static int classify_owned(const struct sock_location *ts, const struct sock_owne
 		v = stat_socket_file(ts, &st) ? SOCK_NOBODY : check_file_owned(ts, owned, &st, &other);
 		if (v == SOCK_TAKEN || v == SOCK_NOBODY)
 			return 0;
+		if (v == SOCK_OURS)
+			*ours = st;
 	}
 	*state = PM_SOCKET_LISTENING;
 	if (owned->nconnected) {
@@ -328,7 +331,7 @@ static int classify_owned(const struct sock_location *ts, const struct sock_owne
 	return 0;
 }
 
-static int classify(const struct sock_location *ts, enum pm_socket_state *state)
+static int classify(const struct sock_location *ts, enum pm_socket_state *state, struct stat *ours)
 {
 	/* ~2 KiB and ~64 KiB: off the stack. */
 	struct sock_owned *owned = malloc(sizeof(*owned));
@@ -339,10 +342,32 @@ static int classify(const struct sock_location *ts, enum pm_socket_state *state)
 	if (owned && others)
 		err = sockstate_owned_scan(ts->pid, ts->path, owned, others, true);
 	if (!err && owned->listener)
-		err = classify_owned(ts, owned, others, state);
+		err = classify_owned(ts, owned, others, state, ours);
 	free(owned);
 	free(others);
 	return err;
+}
+
+/* sockstate_last_listener's: one per thread (the model's loop, a join's worker), by value. */
+static __thread struct sock_location last;
+static __thread int64_t last_ms;
+
+static void keep_listener(const struct sock_location *ts, const struct stat *ours)
+{
+	last = *ts;
+	last.file_dev = ours->st_ino ? (unsigned long long)ours->st_dev : 0;
+	last.file_ino = (unsigned long long)ours->st_ino;
+	last_ms = clock_ms();
+}
+
+int sockstate_last_listener(int pid, unsigned long long start_time, int max_age_ms,
+			    struct sock_location *out)
+{
+	if (!last_ms || last.pid != pid || (start_time && last.start_time != start_time) ||
+	    clock_ms() - last_ms > max_age_ms)
+		return -ENOENT;
+	*out = last;
+	return 0;
 }
 
 int sockstate_read(int pid, struct sockstate *out)
@@ -362,12 +387,16 @@ int sockstate_read(int pid, struct sockstate *out)
 	}
 	snprintf(out->home, sizeof(out->home), "%s", ts->home);
 	if (err == 0) {
-		err = classify(ts, &out->state);
+		struct stat ours = { 0 };
+
+		err = classify(ts, &out->state, &ours);
 		if (!err && out->state != PM_SOCKET_NONE) {
 			out->flavour = ts->flavour;
 			snprintf(out->path, sizeof(out->path), "%s", ts->path);
 			snprintf(out->host_path, sizeof(out->host_path), "%s", ts->host_path);
 		}
+		if (!err && out->state == PM_SOCKET_LISTENING)
+			keep_listener(ts, &ours);
 	} else {
 		err = 0; /* no file (ENOENT, ELOOP, ENOTSOCK) or not allowed to look: NONE */
 	}

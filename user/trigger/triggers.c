@@ -222,9 +222,15 @@ static bool unseen(const struct triggers *tg, int i)
 static bool follow_targets(struct triggers *tg)
 {
 	int count = session_target_count(tg->s);
+	unsigned shape = session_shape(tg->s);
 
+	/* Nothing joined, left or was taken in since the last walk (with 1000 targets, a walk each round). */
+	if (tg->followed_once && tg->followed == shape)
+		return true;
 	if (!grow_room(tg, count))
 		return false;
+	tg->followed = shape;
+	tg->followed_once = true;
 	for (int i = 0; i < count; i++) {
 		if (session_target_joining(tg->s, i))
 			continue; /* seen once it joined (or let go): it counts from its join */

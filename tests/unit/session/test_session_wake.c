@@ -37,6 +37,7 @@ static void check_wake(bool handshake)
 	t.handshaking = handshake;
 	t.in_flight = !handshake;
 	s.handshakes = handshake;
+	s.flights = !handshake; /* as pump() counts a command in flight */
 	CHECK(exchange_pending(&t.xchg));
 	if (handshake)
 		CHECK(session_join_timeout_ms(&s) > 50000);
