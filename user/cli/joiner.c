@@ -297,7 +297,7 @@ void joiner_try(struct joiner *j, const struct pm_proc *p)
 		return;
 	/* Its outcome reaches join_told; one refused at once is remembered here. */
 	rc = session_join_found(j->s, p->pid, p->cmdline[0] ? p->cmdline : p->comm, p->cards,
-				found_now(p));
+				found_now(p), p);
 	if (rc)
 		remember_failure(j, p->pid, rc);
 }

@@ -383,6 +383,7 @@ int output_listing_read(struct output_listing *l, const char *dir)
 		return 0;
 	output_listing_forget(l);
 	clock_gettime(CLOCK_REALTIME, &l->listed_at); /* before the folder is looked at */
+	l->reads++;
 	d = opendir(dir);
 	if (!d)
 		return -errno;

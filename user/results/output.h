@@ -82,6 +82,7 @@ struct output_listing {
 	char dir[PATH_MAX];
 	struct stat seen;          /* the folder when it was listed */
 	struct timespec listed_at; /* CLOCK_REALTIME as its listing began */
+	unsigned reads;            /* folder listings made (taken back ones not counted) */
 };
 int output_listing_read(struct output_listing *l, const char *dir) DP_MUST_CHECK;
 bool output_listing_valid(const struct output_listing *l);

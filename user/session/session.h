@@ -20,6 +20,7 @@
 #include "config/options.h"
 #include "dynprof/proto.h"
 #include "session/session_view.h" /* reading one: whoever drives a session reads it too */
+#include "model/pm_proc.h"
 #include "sock/socklocate.h"
 #include "shared/compiler.h"
 
@@ -118,9 +119,13 @@ int64_t session_keepalive_due_ms(const struct session *s);
 void session_open_launch(struct session **sp, const struct options *o, const char *output);
 void session_open_follow(struct session **sp, const struct options *o, const char *output);
 int session_join(struct session *s, int pid, const char *command, uint64_t cards) DP_MUST_CHECK;
-/* The same with its socket located just now (sockstate_last_listener): not looked up again. */
+/*
+ * The same with its socket located just now (sockstate_last_listener): not
+ * looked up again; origin (NULL: read at its handshake's end): the model's
+ * read of the process, for its container, command and uid.
+ */
 int session_join_found(struct session *s, int pid, const char *command, uint64_t cards,
-		       const struct sock_location *found) DP_MUST_CHECK;
+		       const struct sock_location *found, const struct pm_proc *origin) DP_MUST_CHECK;
 /*
  * The same for a card holder that serves no socket: with --host-sys asking
  * dynprof for data it joins with dynprof's stand-in server (host-only

@@ -110,6 +110,7 @@ struct session {
 	 * flight; live: session_live's count at live_shape.
 	 */
 	unsigned shape, live_shape, idle_shape;
+	int reuse_from; /* session_new_slot's walk for a free slot starts here */
 	int flights, live;
 	bool live_known, idle_known;
 };

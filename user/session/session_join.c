@@ -35,6 +35,8 @@ struct join_job {
 	bool gone;       /* its process exited while the job ran */
 	bool socketless; /* taken with the stand-in if it still serves no socket */
 	bool located;    /* t.sock is the model's look of just now: not located again */
+	bool has_origin; /* origin: the model's read of it, taken as target_origin_read's */
+	struct pm_proc origin;
 	struct report_capture lines;
 	struct join_job *next; /* s->joining */
 };
@@ -97,6 +99,10 @@ static void begin_handshake(struct session *s, struct join_job *j)
 	session_index_target(s, t);
 	t->cards = j->cards;
 	snprintf(t->command, sizeof(t->command), "%s", j->command);
+	if (j->has_origin) { /* taken now, said when its handshake ends */
+		target_origin_take(t, &j->origin);
+		t->origin_taken = true;
+	}
 	session_batch_begin(s);
 	session_connect_complete(s, t);
 	session_batch_end(s);
@@ -137,7 +143,7 @@ static void join_done(struct offloop_job *job)
 }
 
 static int join(struct session *s, int pid, const char *command, uint64_t cards, bool socketless,
-		const struct sock_location *found)
+		const struct sock_location *found, const struct pm_proc *origin)
 {
 	struct join_job *j;
 	int rc;
@@ -161,6 +167,10 @@ static int join(struct session *s, int pid, const char *command, uint64_t cards,
 		j->t.sock = *found;
 		j->located = true;
 	}
+	if (origin && origin->pid == pid && origin->complete) {
+		j->origin = *origin;
+		j->has_origin = true;
+	}
 	snprintf(j->command, sizeof(j->command), "%s", command);
 	rc = offloop_start(&s->jobs, &j->job);
 	if (rc) {
@@ -176,18 +186,18 @@ static int join(struct session *s, int pid, const char *command, uint64_t cards,
 
 int session_join(struct session *s, int pid, const char *command, uint64_t cards)
 {
-	return join(s, pid, command, cards, false, NULL);
+	return join(s, pid, command, cards, false, NULL, NULL);
 }
 
 int session_join_found(struct session *s, int pid, const char *command, uint64_t cards,
-		       const struct sock_location *found)
+		       const struct sock_location *found, const struct pm_proc *origin)
 {
-	return join(s, pid, command, cards, false, found);
+	return join(s, pid, command, cards, false, found, origin);
 }
 
 int session_join_socketless(struct session *s, int pid, const char *command, uint64_t cards)
 {
-	return join(s, pid, command, cards, true, NULL);
+	return join(s, pid, command, cards, true, NULL, NULL);
 }
 
 bool session_has_target(const struct session *s, int pid)
@@ -227,7 +237,9 @@ static void handshake_ended(struct session *s, int index)
 	s->joined++;
 	cards_mask_text(t->cards, list, sizeof(list));
 	report_info("target joined: pid %d (%s), cards %s", t->pid, t->command, list);
-	target_origin_read(t);
+	/* The model's read of it a moment ago, else /proc now (on the loop: it held the join's event). */
+	if (!t->origin_taken)
+		target_origin_read(t);
 	t->joined = true;
 	events_target_join(t->pid, t->nspid, t->container, t->command, t->cards, true, t->standin);
 	hostdata_target_join(t->pid, s->opts); /* before its first START: the window's span is kept */

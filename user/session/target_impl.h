@@ -96,7 +96,8 @@ struct target {
 	char container_name[96]; /* the engine's name, "" unknown */
 	unsigned uid;            /* real uid on the host */
 	bool uid_known;
-	uint64_t cards; /* cards it held when it joined (bit N: card N) */
+	bool origin_taken; /* from the process model at its join (target_origin_take) */
+	uint64_t cards;    /* cards it held when it joined (bit N: card N) */
 };
 
 /* Outcome of one exchange, decoded, with a reason when it went wrong. */

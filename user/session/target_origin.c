@@ -13,24 +13,29 @@
 
 #define CONTAINER_SHORT 12 /* as docker ps shows ids */
 
+void target_origin_take(struct target *t, const struct pm_proc *p)
+{
+	snprintf(t->command, sizeof(t->command), "%.*s", (int)sizeof(t->command) - 1, p->cmdline);
+	snprintf(t->container_id, sizeof(t->container_id), "%s", p->container);
+	snprintf(t->container_name, sizeof(t->container_name), "%s", p->container_name);
+	t->uid = (unsigned)p->uid;
+	t->uid_known = true;
+	t->container[0] = '\0';
+	if (p->container_name[0])
+		snprintf(t->container, sizeof(t->container), "%.*s", (int)sizeof(t->container) - 1,
+			 p->container_name);
+	else if (p->container[0])
+		snprintf(t->container, sizeof(t->container), "%.*s", CONTAINER_SHORT, p->container);
+}
+
 void target_origin_read(struct target *t)
 {
 	struct pm_proc p;
 
 	t->container[0] = t->command[0] = t->container_id[0] = t->container_name[0] = '\0';
 	t->uid_known = false;
-	if (procscan_origin(t->pid, &p))
-		return;
-	snprintf(t->command, sizeof(t->command), "%.*s", (int)sizeof(t->command) - 1, p.cmdline);
-	snprintf(t->container_id, sizeof(t->container_id), "%s", p.container);
-	snprintf(t->container_name, sizeof(t->container_name), "%s", p.container_name);
-	t->uid = (unsigned)p.uid;
-	t->uid_known = true;
-	if (p.container_name[0])
-		snprintf(t->container, sizeof(t->container), "%.*s", (int)sizeof(t->container) - 1,
-			 p.container_name);
-	else if (p.container[0])
-		snprintf(t->container, sizeof(t->container), "%.*s", CONTAINER_SHORT, p.container);
+	if (procscan_origin(t->pid, &p) == 0)
+		target_origin_take(t, &p);
 }
 
 void target_origin_cards(struct target *const *ts, int n, const struct options *o)

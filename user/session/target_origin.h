@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "config/options.h"
+#include "model/pm_proc.h"
 #include "session/target_impl.h"
 #include "shared/compiler.h"
 
@@ -24,6 +25,8 @@
  * uid from /proc (left ""/unknown when unreadable).
  */
 void target_origin_read(struct target *t);
+/* The same from what the process model read of it (its cmdline, uid, container). */
+void target_origin_take(struct target *t, const struct pm_proc *p);
 
 /*
  * Attach mode: t->cards of the `n` targets read from their fds now (the

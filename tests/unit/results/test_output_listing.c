@@ -134,4 +134,60 @@ TEST(listing_counts_per_pid)
 	CHECK_INT(output_new_prof_dirs_listed(&l, 7, &known, collect, found), -EBADF);
 }
 
+/* pid 42's names the listing gives, as a set (";"-ended). */
+static void names_of_42(struct output_listing *l, char *found)
+{
+	char *known = NULL;
+
+	found[0] = '\0';
+	CHECK_INT(output_new_prof_dirs_listed(l, 42, &known, collect, found), 0);
+	free(known);
+}
+
+/*
+ * A listing set aside is taken back while the folder did not change (its
+ * ctime), read again once it did, and not trusted when it was made within
+ * a clock tick of the folder's last change (a change right after it could
+ * carry the same ctime).
+ */
+TEST(a_listing_set_aside_is_read_again_only_when_the_folder_changed)
+{
+	struct output_listing l = { 0 };
+	char found[1024], path[256];
+	const char *two = V2("00000042", "AAAAAAAA") ";" V2("00000042", "BBBBBBBB") ";";
+
+	make_tree();
+	usleep(120 * 1000); /* past the margin: the tree's last change is old */
+	REQUIRE(output_listing_read(&l, root) == 0);
+	CHECK_INT(l.reads, 1);
+	output_listing_set_aside(&l);
+	CHECK(!output_listing_valid(&l));
+	REQUIRE(output_listing_read(&l, root) == 0);
+	CHECK_INT(l.reads, 1); /* taken back */
+	names_of_42(&l, found);
+	CHECK(same_set(found, two));
+
+	snprintf(path, sizeof(path), "%s/%s", root, V2("00000042", "GGGGGGGG"));
+	REQUIRE(mkdir(path, 0700) == 0);
+	output_listing_set_aside(&l);
+	REQUIRE(output_listing_read(&l, root) == 0);
+	CHECK_INT(l.reads, 2); /* changed: read again, the new one seen */
+	names_of_42(&l, found);
+	CHECK(same_set(found, V2("00000042", "GGGGGGGG") ";" V2("00000042",
+								"AAAAAAAA") ";" V2("00000042",
+										   "BBBBBBBB") ";"));
+	output_listing_set_aside(&l);
+	REQUIRE(output_listing_read(&l, root) == 0);
+	CHECK_INT(l.reads, 3); /* the last one was made right after a change: not trusted */
+	usleep(120 * 1000);
+	output_listing_set_aside(&l);
+	REQUIRE(output_listing_read(&l, root) == 0);
+	CHECK_INT(l.reads, 4);
+	output_listing_set_aside(&l);
+	REQUIRE(output_listing_read(&l, root) == 0);
+	CHECK_INT(l.reads, 4); /* made well after the change: taken back */
+	output_listing_free(&l);
+	remove_tree();
+}
+
 UNIT_MAIN()
