@@ -153,9 +153,10 @@ void joiner_free(struct joiner *j)
 #define LET_GO_BATCH 64 /* let go per round; more wait for the next */
 /*
  * A let-go served pid is only the model's to look at again (a join asks
- * the session, not this table): the walk of served need not be quick.
+ * the session, not this table): the walk of served need not be quick, and
+ * goes LET_GO_LOOK slots a round.
  */
-#define LET_GO_EVERY_MS 100
+#define LET_GO_LOOK 128
 
 /* A served pid the session let go: the model's socket pass and the mode's walk take it again. */
 static void unserve(struct joiner *j, int pid)
@@ -169,31 +170,41 @@ static void unserve(struct joiner *j, int pid)
 }
 
 /*
- * Walked only when the session's targets changed, at most every
- * LET_GO_EVERY_MS: with 1000 served, a walk every round was 8% of the
- * monitor's time.
+ * A sweep of the served table only when the session's targets changed
+ * since the last one, LET_GO_LOOK slots a round: with 1000 served, a walk
+ * of all of them at each change was 8% of the monitor's time, and held
+ * the round it ran in.
  */
 void joiner_round(struct joiner *j)
 {
 	int gone[LET_GO_BATCH], n = 0;
-	unsigned shape = session_shape(j->s);
-	int64_t now = clock_ms();
+	size_t cap = pidtab_cap(&j->served), end;
 
-	if (!j->t || (j->let_go_known && j->let_go_shape == shape) || now - j->let_go_ms < LET_GO_EVERY_MS)
+	if (!j->t)
 		return;
-	j->let_go_ms = now;
+	if (!j->let_go_cursor) { /* a sweep begins, if anything changed since the last */
+		unsigned shape = session_shape(j->s);
+
+		if (j->let_go_known && j->let_go_shape == shape)
+			return;
+		j->let_go_shape = shape;
+		j->let_go_known = true;
+	}
+	end = j->let_go_cursor + LET_GO_LOOK;
 	/* Collected first: the table may not change while it is walked. */
-	for (size_t i = 0; i < pidtab_cap(&j->served) && n < LET_GO_BATCH; i++) {
-		int pid = pidtab_slot(&j->served, i)->pid;
+	for (; j->let_go_cursor < cap && j->let_go_cursor < end && n < LET_GO_BATCH; j->let_go_cursor++) {
+		int pid = pidtab_slot(&j->served, j->let_go_cursor)->pid;
 
 		if (pid > 0 && !session_has_target(j->s, pid))
 			gone[n++] = pid;
 	}
+	if (j->let_go_cursor >= cap)
+		j->let_go_cursor = 0; /* the sweep is over */
 	for (int i = 0; i < n; i++)
 		unserve(j, gone[i]);
-	/* A full batch may have left more: walked again next round. */
-	j->let_go_known = n < LET_GO_BATCH;
-	j->let_go_shape = shape;
+	/* A delete may move a later entry before the cursor: another sweep follows this one. */
+	if (n)
+		j->let_go_known = false;
 }
 
 void joiner_remember(struct pidtab *tab, int pid, const char *cost)

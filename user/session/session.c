@@ -941,15 +941,28 @@ bool session_replied(const struct session *s, unsigned serial)
 	return true;
 }
 
+static bool unsettled(const struct target *t, unsigned serial)
+{
+	return command_pending(t, serial) ||
+	       ((t->collect_head || t->departing) && t->last_command >= serial);
+}
+
+/*
+ * Asked every round while a command waits (a script's or the control's):
+ * the target found unsettled last time is looked at first, so a window
+ * whose copy takes minutes costs one look a round, not a walk of 1000.
+ */
 bool session_settled(const struct session *s, unsigned serial)
 {
-	for (int i = 0; i < s->ntargets; i++) {
-		const struct target *t = s->targets[i];
+	struct session *w = (struct session *)s; /* the hint only */
 
-		if (command_pending(t, serial) ||
-		    ((t->collect_head || t->departing) && t->last_command >= serial))
+	if (s->settle_hint < s->ntargets && unsettled(s->targets[s->settle_hint], serial))
+		return false;
+	for (int i = 0; i < s->ntargets; i++)
+		if (unsettled(s->targets[i], serial)) {
+			w->settle_hint = i;
 			return false;
-	}
+		}
 	return true;
 }
 
@@ -1164,6 +1177,7 @@ void session_close(struct session *s)
 		free(s->targets[i]);
 	}
 	free(s->targets);
+	free(s->hs);
 	output_listing_free(&s->listing);
 	session_forget_dismissed(s);
 	pidtab_free(&s->bypid);

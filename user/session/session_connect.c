@@ -63,7 +63,7 @@ struct target *session_new_slot(struct session *s, bool reuse)
 		if (old->dropped && !old->collect_head && !old->in_flight &&
 		    (old->released || !s->slot_holders)) {
 			t = old;
-			s->reuse_from = i;
+			s->reuse_from = s->last_slot = i;
 		}
 	}
 	if (t)
@@ -78,6 +78,7 @@ struct target *session_new_slot(struct session *s, bool reuse)
 		t = malloc(sizeof(*t));
 		if (!t)
 			return NULL;
+		s->last_slot = s->ntargets;
 		s->targets[s->ntargets++] = t;
 	}
 	*t = (struct target){ .fd = -1, .ep_fd = -1, .result_fd = -1, .serial = ++s->serial };

@@ -75,6 +75,17 @@ struct session {
 	 */
 	struct join_job *joining;
 	int handshakes;
+	/*
+	 * The slots of those handshakes (session_join.c), so that the join's
+	 * passes each round (its fds, timeout, step) and every exit's look
+	 * see them only: with 1000 targets served they walked every target,
+	 * three times a round while a join waited for its reply. hs_lost: the
+	 * list could not grow (no memory): every slot is walked until none is
+	 * handshaking.
+	 */
+	int *hs;
+	size_t nhs, hscap;
+	bool hs_lost;
 	int departures; /* targets departing (session_depart.c) */
 	/* session.c's, given with the first departure: what a settled one does (no cycle of objects) */
 	void (*departed)(struct session *s, struct target *t, int kind, bool gone);
@@ -110,7 +121,9 @@ struct session {
 	 * flight; live: session_live's count at live_shape.
 	 */
 	unsigned shape, live_shape, idle_shape;
-	int reuse_from; /* session_new_slot's walk for a free slot starts here */
+	int reuse_from;  /* session_new_slot's walk for a free slot starts here */
+	int last_slot;   /* the index session_new_slot gave last */
+	int settle_hint; /* session_settled's last unsettled target, looked at first */
 	int flights, live;
 	bool live_known, idle_known;
 };

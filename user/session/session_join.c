@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/offloop.h"
 #include "hostdata/hostdata.h"
 #include "report/events_out.h"
@@ -79,6 +80,58 @@ static void unlink_job(struct session *s, struct join_job *j)
 		}
 }
 
+static void handshake_ended(struct session *s, int index);
+
+/* ---- the handshaking slots (session_impl.h: hs) ---- */
+
+static void hs_add(struct session *s, int index)
+{
+	void *list = s->hs;
+
+	if (s->hs_lost || grow_for_one(&list, &s->hscap, s->nhs, sizeof(*s->hs), 16)) {
+		s->hs_lost = true; /* walked in full until no handshake is left */
+		return;
+	}
+	s->hs = list;
+	s->hs[s->nhs++] = index;
+}
+
+static void hs_remove(struct session *s, int index)
+{
+	for (size_t k = 0; k < s->nhs; k++)
+		if (s->hs[k] == index) {
+			s->hs[k] = s->hs[--s->nhs]; /* order does not matter; a walk goes from the end */
+			break;
+		}
+}
+
+/* No handshake under way: the list starts afresh (and a lost one is whole again). */
+static void hs_reset(struct session *s)
+{
+	s->nhs = 0;
+	s->hs_lost = false;
+}
+
+/* How many slots a pass over the handshakes looks at, and the k-th (from the end: one may leave meanwhile). */
+static size_t hs_count(const struct session *s)
+{
+	return !s->handshakes ? 0 : s->hs_lost ? (size_t)s->ntargets : s->nhs;
+}
+
+static int hs_at(const struct session *s, size_t k)
+{
+	return s->hs_lost ? (int)k : s->hs[k];
+}
+
+/* Its handshake is over, however it ended. */
+static void handshake_off(struct session *s, struct target *t, int index)
+{
+	t->handshaking = false;
+	session_shape_changed(s);
+	s->handshakes--;
+	hs_remove(s, index);
+}
+
 /* The prepared target into a slot of the table (its serial the slot's), its handshake sent. */
 static void begin_handshake(struct session *s, struct join_job *j)
 {
@@ -115,7 +168,13 @@ static void begin_handshake(struct session *s, struct join_job *j)
 	 * walk of every target between the join's params and its reply.
 	 */
 	s->shape = shape;
+	if (!s->handshakes)
+		hs_reset(s);
 	s->handshakes++;
+	hs_add(s, s->last_slot);
+	/* Answered as it began (the reply was there as the params went out): joined now, not a round later. */
+	if (!exchange_pending(&t->xchg))
+		handshake_ended(s, s->last_slot);
 }
 
 /* On the loop's thread: the job's lines said, its target taken in or let go. */
@@ -223,9 +282,7 @@ static void handshake_ended(struct session *s, int index)
 	struct target *t = s->targets[index];
 	char list[192];
 
-	t->handshaking = false;
-	session_shape_changed(s);
-	s->handshakes--;
+	handshake_off(s, t, index);
 	session_keepalive_changed(s);
 	session_finish_handshake(s, t);
 	if (t->dropped) {
@@ -252,23 +309,25 @@ int session_join_pollfds(const struct session *s, struct pollfd *pfds, int max)
 {
 	int n = 0;
 
-	for (int i = 0; s->handshakes && i < s->ntargets && n < max; i++)
-		if (s->targets[i]->handshaking)
-			n += exchange_pollfd(&s->targets[i]->xchg, &pfds[n]);
+	for (size_t k = hs_count(s); k-- > 0 && n < max;) {
+		const struct target *t = s->targets[hs_at(s, k)];
+
+		if (t->handshaking)
+			n += exchange_pollfd(&t->xchg, &pfds[n]);
+	}
 	return n;
 }
 
 void session_join_step(struct session *s)
 {
-	for (int i = 0; s->handshakes && i < s->ntargets; i++) {
+	for (size_t k = hs_count(s); k-- > 0;) {
+		int i = hs_at(s, k);
 		struct target *t = s->targets[i];
 
 		if (!t->handshaking)
 			continue;
 		if (t->dropped) { /* let go meanwhile (target_drop abandoned its exchange) */
-			t->handshaking = false;
-			session_shape_changed(s);
-			s->handshakes--;
+			handshake_off(s, t, i);
 			t->released = true;
 			told(s, t->pid, -ECONNREFUSED);
 			continue;
@@ -283,10 +342,11 @@ int64_t session_join_timeout_ms(const struct session *s)
 {
 	int64_t nearest = -1;
 
-	for (int i = 0; s->handshakes && i < s->ntargets; i++) {
-		const struct exchange *x = &s->targets[i]->xchg;
+	for (size_t k = hs_count(s); k-- > 0;) {
+		const struct target *t = s->targets[hs_at(s, k)];
+		const struct exchange *x = &t->xchg;
 
-		if (!s->targets[i]->handshaking)
+		if (!t->handshaking)
 			continue;
 		/*
 		 * Ended as it began (the reply came while the params went out): no
@@ -317,15 +377,15 @@ static void session_join_finish(struct session *s)
 	struct exchange **xs = calloc((size_t)s->handshakes + 1, sizeof(*xs));
 	int n = 0;
 
-	for (int i = 0; s->handshakes && i < s->ntargets; i++)
-		if (s->targets[i]->handshaking && xs)
-			xs[n++] = &s->targets[i]->xchg;
+	for (size_t k = hs_count(s); k-- > 0;)
+		if (s->targets[hs_at(s, k)]->handshaking && xs)
+			xs[n++] = &s->targets[hs_at(s, k)]->xchg;
 	if (xs)
 		exchange_run(xs, n); /* else each is let go as it stands: no room to wait */
 	free(xs);
-	for (int i = 0; s->handshakes && i < s->ntargets; i++)
-		if (s->targets[i]->handshaking)
-			handshake_ended(s, i);
+	for (size_t k = hs_count(s); k-- > 0;)
+		if (s->targets[hs_at(s, k)]->handshaking)
+			handshake_ended(s, hs_at(s, k));
 }
 
 static bool session_join_exited(struct session *s, int pid)
@@ -335,15 +395,14 @@ static bool session_join_exited(struct session *s, int pid)
 	for (struct join_job *j = s->joining; j; j = j->next)
 		if (j->t.pid == pid)
 			found = j->gone = true;
-	for (int i = 0; i < s->ntargets; i++) {
+	for (size_t k = hs_count(s); k-- > 0;) {
+		int i = hs_at(s, k);
 		struct target *t = s->targets[i];
 
 		if (!t->handshaking || t->pid != pid)
 			continue;
 		exchange_abandon(&t->xchg, -ESRCH);
-		t->handshaking = false;
-		session_shape_changed(s);
-		s->handshakes--;
+		handshake_off(s, t, i);
 		target_drop(t);
 		t->released = true;
 		told(s, pid, -ESRCH);

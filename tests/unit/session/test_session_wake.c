@@ -29,7 +29,8 @@ static void begin(struct target *t, int sv[2], bool answered)
 static void check_wake(bool handshake)
 {
 	struct target t, *targets[1] = { &t };
-	struct session s = { .targets = targets, .ntargets = 1 };
+	int hs[1] = { 0 }; /* its slot, in the list of handshaking ones */
+	struct session s = { .targets = targets, .ntargets = 1, .hs = hs, .nhs = 1, .hscap = 1 };
 	int sv[2];
 
 	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
