@@ -469,7 +469,7 @@ void procmodel_refresh_sockets(struct procmodel *m)
  * cache miss, and with 1000 card users served a slice's walk of the table
  * (every process of the host) held a join for 0.1-0.2 ms.
  */
-#define PASS_SLOTS 256
+#define PASS_SLOTS PROCMODEL_PASS_SLOTS
 
 bool procmodel_refresh_sockets_until(struct procmodel *m, size_t *cursor, int64_t until_ms)
 {
@@ -961,6 +961,11 @@ void procmodel_foreach(const struct procmodel *m, void (*fn)(void *ctx, const st
 size_t procmodel_count(const struct procmodel *m)
 {
 	return m->tab.count;
+}
+
+size_t procmodel_slots(const struct procmodel *m)
+{
+	return pidtab_cap(&m->tab);
 }
 
 bool procmodel_descends_from(const struct procmodel *m, int pid, int ancestor)

@@ -113,6 +113,7 @@ void procmodel_refresh_sockets(struct procmodel *m);
  * of the host's processes held a join 0.1-0.2 ms).
  */
 bool procmodel_refresh_sockets_until(struct procmodel *m, size_t *cursor, int64_t until_ms);
+#define PROCMODEL_PASS_SLOTS 256
 
 /*
  * A holder whose socket its caller watches itself (a joined target: the
@@ -170,6 +171,8 @@ void procmodel_foreach(const struct procmodel *m, void (*fn)(void *ctx, const st
 		       void *ctx);
 /* Entries in the table. */
 size_t procmodel_count(const struct procmodel *m);
+/* The slots of its table (a pass's cursor runs over these). */
+size_t procmodel_slots(const struct procmodel *m);
 
 /*
  * true when `ancestor` is `pid` itself or one of its ancestors, following
