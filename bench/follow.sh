@@ -13,7 +13,9 @@
 # other user's job, in a mount namespace of its own (its results go
 # through its helper), has its helper let run 1 ms a second in the middle
 # of a window's copy (issue 24: no target may stall the loop); each job's
-# join is timed as before, and a `--remote status` after each job.
+# join is timed as before, and a `--remote status` after each job
+# (BENCH_STATUS=0: none, the joins alone with the held helper; a status of
+# 1000 targets between two jobs leaves the caches cold for the next join).
 set -u
 B=${DYNPROF_BUILD:-build}
 ROUNDS=${BENCH_ROUNDS:-7}
@@ -162,7 +164,7 @@ fi
 for _ in $(seq "$N"); do
 	env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
 		"$B/bench/card_job" $W/davinci0 300 >> $W/opens
-	[ "$STALLED" = 1 ] && status_ms
+	[ "$STALLED" = 1 ] && [ "${BENCH_STATUS:-1}" = 1 ] && status_ms
 done
 [ "$STALLED" = 1 ] && { kill -0 $HELPER 2>/dev/null && ! grep -q "window (saved|lost)" <(grep -E "pid ${STALLED_JOB} " $W/mon.out) ||
 	echo "(the helper's copy ended before the jobs did: the figures are not all of a stalled loop)"; }
@@ -182,7 +184,7 @@ at() { [ "$n" -gt 0 ] && awk -v k=$(( (n * $1 + 99) / 100 )) 'NR == k { printf "
 echo "| jobs joined | median | p99 | max |"
 echo "| --- | --- | --- | --- |"
 echo "| $n/$N | $(at 50) | $(at 99) | $(at 100) |"
-if [ "$STALLED" = 1 ]; then
+if [ "$STALLED" = 1 ] && [ -s $W/status ]; then
 	sort -n $W/status -o $W/status
 	m=$(wc -l < $W/status)
 	sat() { awk -v k=$(( (m * $1 + 99) / 100 )) 'NR == k { printf "%.1f ms", $1 / 1000 }' $W/status; }

@@ -314,6 +314,8 @@ bool trigger_evaluate(struct triggers *tg)
 	struct sends out = { tg->send_start, tg->send_stop };
 	bool sent;
 
+	if (!tg->nrules) /* no run to step (with 1000 targets, a pass over them every round) */
+		return false;
 	/* The session reads `which` for each of its slots: all of them are cleared. */
 	memset(out.start, 0, (size_t)tg->room * sizeof(*out.start));
 	memset(out.stop, 0, (size_t)tg->room * sizeof(*out.stop));
@@ -388,7 +390,7 @@ int64_t trigger_runs_due_ms(const struct triggers *tg)
 {
 	int64_t due = -1;
 
-	for (int i = 0; i < tg->known; i++)
+	for (int i = 0; tg->nrules && i < tg->known; i++)
 		for (int r = 0; !tg->gone[i] && r < tg->nrules; r++)
 			due = clock_sooner(due, run_due_ms(tg, i, r));
 	return due;

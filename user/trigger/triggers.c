@@ -301,6 +301,8 @@ static void recheck_cards(struct triggers *tg)
 
 static bool any_waits_for_card(const struct triggers *tg)
 {
+	if (!tg->model || !triggers_need_model(tg))
+		return false; /* asked once, not for each of 1000 targets a round */
 	for (int i = 0; i < tg->known; i++)
 		if (waits_for_card(tg, i))
 			return true;
