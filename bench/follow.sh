@@ -175,8 +175,13 @@ awk 'NR == FNR { opened[$1] = $2; next }
      /"event":"target-join"/ {
 	match($0, /"pid":[0-9]+/); pid = substr($0, RSTART + 6, RLENGTH - 6)
 	match($0, /"time_us":[0-9]+/); t = substr($0, RSTART + 10, RLENGTH - 10)
-	if (pid in opened) print t - opened[pid]
-     }' $W/opens $W/events | sort -n > $W/lat
+	if (pid in opened) print t - opened[pid], pid
+     }' $W/opens $W/events | sort -n > $W/latpid
+cut -d' ' -f1 $W/latpid > $W/lat
+# A join over 20 ms: what the monitor said of that pid (a retry, a soon look...).
+awk '$1 > 20000 { print $2, $1 }' $W/latpid | while read -r pid us; do
+	echo "(slow join: pid $pid after $((us / 1000)) ms; the monitor of it: $(grep -E "pid $pid[ :)]" $W/mon.out | head -3 | tr '\n' ' '))"
+done
 # BENCH_LAT_OUT=FILE: each job's latency (µs) kept, to pool the runs of several builds.
 [ -n "${BENCH_LAT_OUT:-}" ] && cp $W/lat "$BENCH_LAT_OUT"
 n=$(wc -l < $W/lat)
