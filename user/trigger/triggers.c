@@ -224,11 +224,16 @@ static bool follow_targets(struct triggers *tg)
 	int count = session_target_count(tg->s);
 	unsigned shape = session_shape(tg->s);
 
+	/*
+	 * Room for every slot first, walk or not: a slot taken by a join still
+	 * handshaking moves no shape, and the session reads the send arrays
+	 * (send_start, send_stop) for each of its slots.
+	 */
+	if (!grow_room(tg, count))
+		return false;
 	/* Nothing joined, left or was taken in since the last walk (with 1000 targets, a walk each round). */
 	if (tg->followed_once && tg->followed == shape)
 		return true;
-	if (!grow_room(tg, count))
-		return false;
 	tg->followed = shape;
 	tg->followed_once = true;
 	for (int i = 0; i < count; i++) {
