@@ -182,14 +182,9 @@ void joiner_round(struct joiner *j)
 
 	if (!j->t)
 		return;
-	if (!j->let_go_cursor) { /* a sweep begins, if anything changed since the last */
-		unsigned shape = session_shape(j->s);
-
-		if (j->let_go_known && j->let_go_shape == shape)
-			return;
-		j->let_go_shape = shape;
-		j->let_go_known = true;
-	}
+	/* A sweep begins, if anything changed since the last. */
+	if (!j->let_go_cursor && !session_shape_moved(j->s, &j->let_go_mark))
+		return;
 	end = j->let_go_cursor + LET_GO_LOOK;
 	/* Collected first: the table may not change while it is walked. */
 	for (; j->let_go_cursor < cap && j->let_go_cursor < end && n < LET_GO_BATCH; j->let_go_cursor++) {
@@ -204,7 +199,7 @@ void joiner_round(struct joiner *j)
 		unserve(j, gone[i]);
 	/* A delete may move a later entry before the cursor: another sweep follows this one. */
 	if (n)
-		j->let_go_known = false;
+		j->let_go_mark.seen = false;
 }
 
 void joiner_remember(struct pidtab *tab, int pid, const char *cost)

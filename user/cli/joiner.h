@@ -33,10 +33,9 @@ struct joiner {
 	 * holders; NULL: none): a served one is out of them while served.
 	 */
 	struct pidtab *walked;
-	unsigned let_go_shape; /* session_shape when joiner_round's last sweep of served began */
-	size_t let_go_cursor;  /* where the sweep under way is (0: none) */
-	bool let_go_known;
-	bool msprof_key; /* --msprof-key: the tree shares one socket path */
+	struct session_mark let_go_mark; /* session_shape when joiner_round's last sweep began */
+	size_t let_go_cursor;            /* where the sweep under way is (0: none) */
+	bool msprof_key;                 /* --msprof-key: the tree shares one socket path */
 	bool standin; /* --host-sys asks dynprof for data: socketless holders join with the stand-in */
 };
 

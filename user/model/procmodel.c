@@ -240,18 +240,19 @@ static bool exec_is_stale(const struct pm_entry *e, const struct dp_event *ev)
 	return ev->ktime_ns && e->read_ns && ev->ktime_ns + STALE_EXEC_MARGIN_NS < e->read_ns;
 }
 
-/* Read a partly known entry from /proc. 0, or -ESRCH (gone, or another process now). */
-/* What the model knows of a process read in full; its fds not read again when `cards` were just now. */
+/*
+ * Read a partly known entry from /proc, its fds not read again when
+ * `cards` were just now. 0, or -ESRCH (gone, or another process now).
+ */
 static int complete_entry_knowing(struct procmodel *m, struct pm_entry *e, const uint64_t *cards)
 {
 	struct pm_proc src;
 	int err = procscan_read(e->p.pid, cards ? NULL : &m->cards, false, &src);
 
-	if (!err && cards)
-		src.cards = *cards;
-
 	if (err)
 		return err;
+	if (cards)
+		src.cards = *cards;
 	if (!same_start(e->p.start_time, src.start_time))
 		return -ESRCH;
 	take_details(e, &src);

@@ -1002,7 +1002,7 @@ static bool idle_sync(struct session *s)
 			return false;
 		s->idle_ep_made = true;
 	}
-	if (s->idle_known && s->idle_shape == session_shape(s))
+	if (!session_shape_moved(s, &s->idle_mark))
 		return true;
 	for (int i = 0; i < s->ntargets; i++) {
 		struct target *t = s->targets[i];
@@ -1010,12 +1010,10 @@ static bool idle_sync(struct session *s)
 		if (t->ep_fd >= 0 && (!idle(t) || t->ep_fd != t->fd))
 			target_unwatch_idle(t);
 		if (idle(t) && t->ep_fd < 0 && watch(s, t)) {
-			s->idle_known = false;
+			s->idle_mark.seen = false; /* walked again next round */
 			return false;
 		}
 	}
-	s->idle_shape = session_shape(s);
-	s->idle_known = true;
 	return true;
 }
 

@@ -82,7 +82,6 @@ struct target *session_new_slot(struct session *s, bool reuse)
 		s->targets[s->ntargets++] = t;
 	}
 	*t = (struct target){ .fd = -1, .ep_fd = -1, .result_fd = -1, .serial = ++s->serial };
-	session_shape_changed(s);
 	return t;
 }
 
@@ -103,6 +102,7 @@ static int add_listed(struct session *s, int pid)
 	if (t) {
 		t->pid = pid;
 		session_index_target(s, t);
+		session_shape_changed(s); /* a listed target is live at once */
 	}
 	if (!t || s->index_incomplete) {
 		report_error("dynprof: out of memory for %d targets", s->ntargets + (t ? 0 : 1));
@@ -588,7 +588,6 @@ int session_connect_prepare(const struct session *s, struct target *t, int *shor
 
 void session_connect_complete(struct session *s, struct target *t)
 {
-	session_shape_changed(s); /* its connection made (session_connect_prepare's is const) */
 	target_connected(t);
 	/* Folders this process wrote before this run are not ours to report. */
 	if (session_scan_prof_dirs(s, t, NULL, NULL)) {
@@ -602,8 +601,10 @@ static int connect_one(struct session *s, struct target *t)
 	int shortage = 0, rc = session_connect_prepare(s, t, &shortage);
 
 	session_fd_shortage(s, shortage);
-	if (rc == 0)
+	if (rc == 0) {
 		session_connect_complete(s, t);
+		session_shape_changed(s); /* a connection for the idle set */
+	}
 	return rc;
 }
 

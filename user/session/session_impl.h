@@ -118,14 +118,14 @@ struct session {
 	 * connection made; drops and closes are
 	 * target_changes()): a pass is made again
 	 * only when session_shape moved. flights: targets with a command in
-	 * flight; live: session_live's count at live_shape.
+	 * flight; live: session_live's count at live_mark.
 	 */
-	unsigned shape, live_shape, idle_shape;
+	unsigned shape;
+	struct session_mark live_mark, idle_mark;
 	int reuse_from;  /* session_new_slot's walk for a free slot starts here */
 	int last_slot;   /* the index session_new_slot gave last */
 	int settle_hint; /* session_settled's last unsettled target, looked at first */
 	int flights, live;
-	bool live_known, idle_known;
 };
 
 /* A target's state that the per-round passes read changed (see shape above). */

@@ -135,8 +135,8 @@ static void handshake_off(struct session *s, struct target *t, int index)
 /* The prepared target into a slot of the table (its serial the slot's), its handshake sent. */
 static void begin_handshake(struct session *s, struct join_job *j)
 {
-	unsigned shape = s->shape, serial;
 	struct target *t = session_new_slot(s, true);
+	unsigned serial;
 
 	if (!t) {
 		report_target_error(j->t.pid,
@@ -160,14 +160,13 @@ static void begin_handshake(struct session *s, struct join_job *j)
 	session_connect_complete(s, t);
 	session_batch_end(s);
 	session_handshake_begin(t);
-	t->handshaking = true;
 	/*
-	 * The slot and its connection are no change the passes over every
-	 * target look for (session_shape): a handshaking target is neither live
-	 * nor idle, and its handshake's end is one. Each pass made here was a
-	 * walk of every target between the join's params and its reply.
+	 * No change the passes over every target look for (session_shape): a
+	 * handshaking target is neither live nor idle, and its handshake's end
+	 * is one; a pass made here was a walk of every target between the
+	 * join's params and its reply.
 	 */
-	s->shape = shape;
+	t->handshaking = true;
 	if (!s->handshakes)
 		hs_reset(s);
 	s->handshakes++;
@@ -377,15 +376,21 @@ static void session_join_finish(struct session *s)
 	struct exchange **xs = calloc((size_t)s->handshakes + 1, sizeof(*xs));
 	int n = 0;
 
-	for (size_t k = hs_count(s); k-- > 0;)
-		if (s->targets[hs_at(s, k)]->handshaking && xs)
-			xs[n++] = &s->targets[hs_at(s, k)]->xchg;
+	for (size_t k = hs_count(s); k-- > 0 && xs;) {
+		struct target *t = s->targets[hs_at(s, k)];
+
+		if (t->handshaking)
+			xs[n++] = &t->xchg;
+	}
 	if (xs)
 		exchange_run(xs, n); /* else each is let go as it stands: no room to wait */
 	free(xs);
-	for (size_t k = hs_count(s); k-- > 0;)
-		if (s->targets[hs_at(s, k)]->handshaking)
-			handshake_ended(s, hs_at(s, k));
+	for (size_t k = hs_count(s); k-- > 0;) {
+		int i = hs_at(s, k);
+
+		if (s->targets[i]->handshaking)
+			handshake_ended(s, i);
+	}
 }
 
 static bool session_join_exited(struct session *s, int pid)

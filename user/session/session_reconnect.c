@@ -76,6 +76,7 @@ static void reconnect_now(struct session *s, struct target *t, bool idle)
 		return;
 	}
 	session_connect_complete(s, t);
+	session_shape_changed(s); /* another fd for the idle set */
 	session_handshake_begin(t);
 	exchange_run(&x, 1);
 	session_finish_handshake(s, t);

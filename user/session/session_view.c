@@ -40,20 +40,28 @@ unsigned session_shape(const struct session *s)
 	return s->shape + target_changes();
 }
 
+bool session_shape_moved(const struct session *s, struct session_mark *m)
+{
+	unsigned now = session_shape(s);
+
+	if (m->seen && m->shape == now)
+		return false;
+	m->shape = now;
+	m->seen = true;
+	return true;
+}
+
 /* Counted again only when the shape moved (a cache: s is not changed otherwise). */
 int session_live(const struct session *s)
 {
 	struct session *w = (struct session *)s;
-	unsigned shape = session_shape(s);
 	int n = 0;
 
-	if (s->live_known && s->live_shape == shape)
+	if (!session_shape_moved(s, &w->live_mark))
 		return s->live;
 	for (int i = 0; i < s->ntargets; i++)
 		n += !s->targets[i]->dropped && !s->targets[i]->handshaking && !s->targets[i]->departing;
 	w->live = n;
-	w->live_shape = shape;
-	w->live_known = true;
 	return n;
 }
 

@@ -50,6 +50,15 @@ int session_live(const struct session *s);
  */
 unsigned session_shape(const struct session *s);
 
+/* A pass's last sight of session_shape (zeroed: never seen). */
+struct session_mark {
+	unsigned shape;
+	bool seen;
+};
+
+/* Whether the shape moved since *m last saw it (true the first time); *m sees it now. */
+bool session_shape_moved(const struct session *s, struct session_mark *m);
+
 /* Slots so far (live targets and those that left). */
 int session_target_count(const struct session *s);
 

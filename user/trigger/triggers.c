@@ -222,7 +222,6 @@ static bool unseen(const struct triggers *tg, int i)
 static bool follow_targets(struct triggers *tg)
 {
 	int count = session_target_count(tg->s);
-	unsigned shape = session_shape(tg->s);
 
 	/*
 	 * Room for every slot first, walk or not: a slot taken by a join still
@@ -232,10 +231,8 @@ static bool follow_targets(struct triggers *tg)
 	if (!grow_room(tg, count))
 		return false;
 	/* Nothing joined, left or was taken in since the last walk (with 1000 targets, a walk each round). */
-	if (tg->followed_once && tg->followed == shape)
+	if (!session_shape_moved(tg->s, &tg->followed))
 		return true;
-	tg->followed = shape;
-	tg->followed_once = true;
 	for (int i = 0; i < count; i++) {
 		if (session_target_joining(tg->s, i))
 			continue; /* seen once it joined (or let go): it counts from its join */

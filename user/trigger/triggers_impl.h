@@ -33,12 +33,11 @@ struct triggers {
 	int nrules;
 	int nrules_given; /* --window rules; those after were added while running (owned) */
 	int rules_room;
-	struct procmodel *model;  /* may be NULL */
-	int64_t cards_recheck_at; /* next /proc look at card-less targets an `open` waits on */
-	int64_t start_ms;         /* when the session's clock started (+DURATION of start=) */
-	int known;                /* slots seen (session indexes below this) */
-	unsigned followed;        /* session_shape when follow_targets last walked them */
-	bool followed_once;
+	struct procmodel *model;      /* may be NULL */
+	int64_t cards_recheck_at;     /* next /proc look at card-less targets an `open` waits on */
+	int64_t start_ms;             /* when the session's clock started (+DURATION of start=) */
+	int known;                    /* slots seen (session indexes below this) */
+	struct session_mark followed; /* session_shape when follow_targets last walked them */
 	int room;                     /* slots the per-target arrays hold (grow_room) */
 	bool *gone;                   /* [target]: left, its runs done */
 	unsigned *serial;             /* [target]: which target the slot held when taken in */
