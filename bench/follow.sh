@@ -27,6 +27,7 @@ served=()
 STALLED=${BENCH_STALLED:-0}
 SU=""
 cleanup() {
+	[ -n "${FLOOR:-}" ] && kill $FLOOR 2>/dev/null
 	[ -n "${DRIP:-}" ] && kill $DRIP 2>/dev/null
 	[ -n "${HELPER:-}" ] && kill -CONT $HELPER 2>/dev/null
 	[ -n "${STALLED_JOB:-}" ] && pkill -KILL -s "$STALLED_JOB" 2>/dev/null
@@ -161,6 +162,8 @@ else
 fi
 [ "$SERVED" -gt 0 ] && serve "$SERVED"
 [ "$STALLED" = 1 ] && stall
+"$B/bench/wakeup" $W/floor &
+FLOOR=$!
 for _ in $(seq "$N"); do
 	env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
 		"$B/bench/card_job" $W/davinci0 300 >> $W/opens
@@ -168,6 +171,8 @@ for _ in $(seq "$N"); do
 done
 [ "$STALLED" = 1 ] && { kill -0 $HELPER 2>/dev/null && ! grep -q "window (saved|lost)" <(grep -E "pid ${STALLED_JOB} " $W/mon.out) ||
 	echo "(the helper's copy ended before the jobs did: the figures are not all of a stalled loop)"; }
+kill -TERM $FLOOR && wait $FLOOR
+FLOOR=""
 sleep 0.5
 monitor_off
 # Join time minus the job's time just before open(), per pid, in µs.
@@ -182,13 +187,22 @@ cut -d' ' -f1 $W/latpid > $W/lat
 awk '$1 > 20000 { print $2, $1 }' $W/latpid | while read -r pid us; do
 	echo "(slow join: pid $pid after $((us / 1000)) ms; the monitor of it: $(grep -E "pid $pid[ :)]" $W/mon.out | head -3 | tr '\n' ' '))"
 done
-# BENCH_LAT_OUT=FILE: each job's latency (µs) kept, to pool the runs of several builds.
-[ -n "${BENCH_LAT_OUT:-}" ] && cp $W/lat "$BENCH_LAT_OUT"
+# BENCH_LAT_OUT=FILE: each job's latency (µs) kept, to pool the runs of
+# several builds; FILE.floor the host's round trips of the same time.
+sort -n $W/floor -o $W/floor
+[ -n "${BENCH_LAT_OUT:-}" ] && cp $W/lat "$BENCH_LAT_OUT" && cp $W/floor "$BENCH_LAT_OUT.floor"
 n=$(wc -l < $W/lat)
 at() { [ "$n" -gt 0 ] && awk -v k=$(( (n * $1 + 99) / 100 )) 'NR == k { printf "%.2f ms", $1 / 1000 }' $W/lat || echo -; }
+f=$(wc -l < $W/floor)
+fat() { [ "$f" -gt 0 ] && awk -v k=$(( (f * $1 + 99) / 100 )) 'NR == k { printf "%.0f µs", $1 }' $W/floor || echo -; }
 echo "| jobs joined | median | p99 | max |"
 echo "| --- | --- | --- | --- |"
 echo "| $n/$N | $(at 50) | $(at 99) | $(at 100) |"
+echo
+echo "The host's floor meanwhile (bench/wakeup: a round trip between two sleeping processes over a unix socket every 10 ms, nothing of dynprof in it; a join is about five such wake-ups):"
+echo "| round trips | median | p99 | max |"
+echo "| --- | --- | --- | --- |"
+echo "| $f | $(fat 50) | $(fat 99) | $(fat 100) |"
 if [ "$STALLED" = 1 ] && [ -s $W/status ]; then
 	sort -n $W/status -o $W/status
 	m=$(wc -l < $W/status)
