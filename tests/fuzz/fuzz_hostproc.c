@@ -37,8 +37,15 @@ static void io(const char *s, size_t n)
 
 	if (hostproc_parse_io(s, n, &r, &w))
 		return;
-	FUZZ_CHECK(hostfmt_disk_row(line, sizeof(line), 0, 1, 0, r, w, 20000000, "x") > 0);
+	FUZZ_CHECK(hostfmt_disk_row(line, sizeof(line), 0, 1, 0, r, w, HOSTFMT_IO_UNKNOWN, 20000000,
+				    "x") > 0);
 	FUZZ_CHECK(strchr(line, '\n') == line + strlen(line) - 1);
+	/* Any iowait (the parsed counters as one): a row of 13 words, io at most 99.99. */
+	FUZZ_CHECK(hostfmt_disk_row(line, sizeof(line), 0, 1, 0, r, w, (r ^ w) & (UINT64_MAX >> 1),
+				    20000000, "x") > 0);
+	FUZZ_CHECK(strchr(line, '\n') == line + strlen(line) - 1);
+	FUZZ_CHECK(strstr(line, " B/s 0.00 % ") &&
+		   strtod(strstr(line, " B/s 0.00 % ") + 12, NULL) <= 99.99);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -405,11 +405,13 @@ test_pthread_calls_of_a_second_window_are_not_counted_twice() {
 
 IOER=$B/tests/peers/ioer
 
-# host_disk: rows "HH:MM:SS <pid> ? <uid> <r> B/s <w> B/s ?unavailable? <comm>", then start_time.
+# host_disk: rows "HH:MM:SS <pid> ? <uid> <r> B/s <w> B/s 0.00 % <io> % <comm>", then
+# start_time; with a swap area on (swap-ins not measured) "?unavailable?" for swapin and io.
 hd_disk_grammar() {
-	local f=$1 pid=$2
-	awk -v pid=$pid '
-		$0 ~ "^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] " pid " \\? [0-9]+ [0-9]+\\.[0-9][0-9] B/s [0-9]+\\.[0-9][0-9] B/s \\?unavailable\\? [^ ]+$" { rows++; if (start) bad++; next }
+	local f=$1 pid=$2 io='0\\.00 % [0-9]+\\.[0-9][0-9] %'
+	[ "$(wc -l < /proc/swaps)" -gt 1 ] && io='\\?unavailable\\?'
+	awk -v pid=$pid -v io="$io" '
+		$0 ~ "^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] " pid " \\? [0-9]+ [0-9]+\\.[0-9][0-9] B/s [0-9]+\\.[0-9][0-9] B/s " io " [^ ]+$" { rows++; if (start) bad++; next }
 		/^start_time [0-9]+$/ { start++; next }
 		{ bad++ }
 		END { exit !(rows >= 5 && start == 1 && !bad) }
@@ -424,6 +426,23 @@ hd_net_grammar() {
 		{ bad++ }
 		END { exit !(blocks >= 5 && !bad) }
 	' "$1" || fail "host_network grammar: $(head -4 "$1")"
+}
+
+# host_disk's io %: the time the target waited for its fsync's writeback (an
+# iowait sleep) shows, within what its writing took in all plus a period
+# (a sleep counts in the period it ends in); its last rows, asleep in
+# 10 ms sleeps (that end, and are no wait for I/O), show none. With a swap area on,
+# nothing to check (the rows say ?unavailable?).
+hd_disk_iowait() {
+	local f=$1 disk_us=$2 io_us idle
+	[ "$(wc -l < /proc/swaps)" -gt 1 ] && { echo "(a swap area is on: io % not measured)"; return 0; }
+	[ -n "$disk_us" ] || fail "the peer did not say how long its writing took: $(cat $T/peer.log)"
+	io_us=$(awk '$8 == "B/s" { s += $11 * 200 } END { printf "%d", s }' $f)
+	[ "$io_us" -gt 0 ] && [ "$io_us" -le $((disk_us + 20000)) ] ||
+		fail "host_disk's io % sums to $io_us us of waiting, the target's writing took $disk_us us"
+	idle=$(grep ' B/s ' $f | tail -5 | awk '$11 != "0.00"' | wc -l)
+	[ "$idle" = 0 ] || fail "io % while the target slept: $(grep ' B/s ' $f | tail -5)"
+	echo "disk: io % sums to $io_us us of iowait for $disk_us us of writing and fsync"
 }
 
 # disk and network: a target in a network namespace of its own writes a
@@ -447,7 +466,7 @@ test_disk_and_network_of_a_window_land_in_its_folder() {
 	wait_until 10 hd_window_open || fail "no window: $(cat $T/out)"
 	touch $T/go
 	wait_until 20 grep -q "ioer: done" $T/peer.log || fail "the peer did not finish: $(cat $T/peer.log)"
-	sleep 0.1
+	sleep 0.2
 	dp_send stop quit
 	wait $DP_PID
 	expect_line "dynprof collects disk,network itself"
@@ -464,6 +483,7 @@ test_disk_and_network_of_a_window_land_in_its_folder() {
 	local w; w=$(awk '$8 == "B/s" { s += $7 * 0.02 } END { printf "%d", s + 0.5 }' $data/host_disk.data.slice_0)
 	[ "$w" -ge $disk ] && [ "$w" -le $((disk + (64 << 10))) ] || fail "host_disk holds $w bytes written, the target wrote $disk"
 	echo "disk: $w bytes in the rows for $disk written"
+	hd_disk_iowait $data/host_disk.data.slice_0 "$(sed -n 's/.*ioer: done.* disk_us=\([0-9]*\).*/\1/p' $T/peer.log)"
 	# One row per 20 ms period, none skipped (msprof places row i at start_time + i
 	# periods): the rows span what the network samples, taken with them, span.
 	local rows last; rows=$(grep -c ' B/s ' $data/host_disk.data.slice_0)

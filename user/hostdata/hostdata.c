@@ -17,6 +17,7 @@
 #include "config/hostsys.h"
 #include "hostdata/hostdata.h"
 #include "hostdata/hostdata_impl.h"
+#include "hostdata/iowait.h"
 #include "hostdata/osrt.h"
 #include "report/events_out.h"
 #include "report/report.h"
@@ -30,7 +31,8 @@ static int nwindows, nactive;
 static struct hd_keep *keeps[HD_MAX_WINDOWS]; /* --host-sys-before: one per joined target */
 static int nkeeps;
 static bool thread_started, said_own;
-static char osrt_failed[256]; /* why the BPF side could not load, once per run */
+static char osrt_failed[256];   /* why the BPF side could not load, once per run */
+static char iowait_failed[256]; /* why disk's iowait side could not, once per run */
 
 static uint64_t now_ns(clockid_t clk)
 {
@@ -213,6 +215,14 @@ static FILE *scratch(struct hd_window *w, unsigned bit)
 	return f;
 }
 
+/* Lock held. What o asks for as `sw` (osrt or disk) could not load: said once, kept in `failed`. */
+static void load_failed(const struct options *o, int rc, const char *why, char *failed, size_t len,
+			const char *sw, const char *without)
+{
+	snprintf(failed, len, "%s", o->no_bpf ? "--no-bpf" : why[0] ? why : strerror(-rc));
+	report_warning("dynprof: --host-sys=%s: %s: %s", sw, without, failed);
+}
+
 void hostdata_prepare(const struct options *o)
 {
 	unsigned what = hostsys_own(options_switch(o, "host-sys"));
@@ -224,19 +234,34 @@ void hostdata_prepare(const struct options *o)
 	report_info("--host-sys: dynprof collects %s itself (system calls from the kernel, /proc samples every 20 ms); the target is not asked to run perf, ltrace or iotop",
 		    hostsys_own_words(what, words, sizeof(words)));
 	said_own = true;
-	if (!(what & HOSTSYS_OSRT))
-		return;
 	pthread_mutex_lock(&lock);
-	rc = o->no_bpf ? -EPERM : osrt_load(on_call, NULL, why, sizeof(why));
-	if (rc) {
-		snprintf(osrt_failed, sizeof(osrt_failed), "%s",
-			 o->no_bpf ? "--no-bpf" :
-			 why[0]    ? why :
-				     strerror(-rc));
-		report_warning("dynprof: --host-sys=osrt: cannot trace system calls: %s; windows get no host_syscall data",
-			       osrt_failed);
+	if (what & HOSTSYS_OSRT) {
+		rc = o->no_bpf ? -EPERM : osrt_load(on_call, NULL, why, sizeof(why));
+		if (rc)
+			load_failed(o, rc, why, osrt_failed, sizeof(osrt_failed), "osrt",
+				    "cannot trace system calls; windows get no host_syscall data");
+	}
+	if (what & HOSTSYS_DISK) {
+		why[0] = '\0';
+		rc = o->no_bpf ? -EPERM : iowait_load(why, sizeof(why));
+		if (rc)
+			load_failed(o, rc, why, iowait_failed, sizeof(iowait_failed), "disk",
+				    "cannot measure the time waiting for I/O; host_disk rows say ?unavailable? for swapin and io %");
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+/* Lock held. w's process watched for its iowait time, when disk is asked for and could load. */
+static void open_iowait(struct hd_window *w)
+{
+	char why[256] = "";
+
+	if (!(w->what & HOSTSYS_DISK) || iowait_failed[0])
+		return;
+	w->iowait_on = iowait_watch((uint32_t)w->pid, why, sizeof(why)) == 0;
+	if (!w->iowait_on && !w->sample_why[0])
+		snprintf(w->sample_why, sizeof(w->sample_why), "no iowait time: %s",
+			 why[0] ? why : "the BPF side is not loaded");
 }
 
 /* The span since `since_mono` less DURATION, no earlier than the keeper's join; what it kept. Lock held. */
@@ -281,10 +306,14 @@ void hostdata_window_open(int pid, const struct options *o, uint64_t since_mono)
 	w->net = scratch(w, HOSTSYS_NET);
 	w->uid = proc_uid(pid);
 	k = find_keep(pid);
-	if (k)
+	if (k) {
 		open_kept(w, k, since_mono);
-	else if (what & HOSTSYS_OSRT)
-		open_osrt(w);
+		w->iowait_on = k->w.iowait_on; /* watched for the keeper */
+	} else {
+		if (what & HOSTSYS_OSRT)
+			open_osrt(w);
+		open_iowait(w);
+	}
 	windows[nwindows++] = w;
 	nactive++;
 	pthread_cond_signal(&wake);
@@ -323,6 +352,7 @@ void hostdata_target_join(int pid, const struct options *o)
 	keep_scratch(k);
 	if (what & HOSTSYS_OSRT)
 		open_osrt(&k->w);
+	open_iowait(&k->w);
 	keeps[nkeeps++] = k;
 	pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&lock);
@@ -340,6 +370,8 @@ void hostdata_target_leave(int pid)
 			keeps[i] = keeps[--nkeeps];
 	if (k && (k->w.what & HOSTSYS_OSRT) && !k->w.osrt_why[0] && !osrt_unwatch((uint32_t)pid, &lost))
 		osrt_consume(); /* its last records: for a window of it still open */
+	if (k && k->w.iowait_on)
+		iowait_unwatch((uint32_t)pid);
 	pthread_mutex_unlock(&lock);
 	if (!k)
 		return;
@@ -373,6 +405,8 @@ void hostdata_window_stop(int pid)
 			osrt_consume();
 			hd_pth_detach(w);
 		}
+		if (!w->kept && w->iowait_on)
+			iowait_unwatch((uint32_t)pid);
 		hd_disk_finish(w);
 		w->stopped = true;
 		nactive--;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "dynprof/osrt.h"
+#include "hostdata/hostfmt.h"
 #include "shared/compiler.h"
 
 /* Calls kept per window (56 bytes each: 112 MiB at most); past it they are counted lost. */
@@ -37,10 +38,11 @@ struct hd_window {
 	FILE *disk, *net;
 	uint64_t cpu_blocks, mem_lines, sample_fails, threads_left_out;
 	uint64_t net_blocks, disk_rows;
-	/* The last /proc/<pid>/io counted into rows; the first sample's time is row 0's. */
+	/* The last disk reading counted into rows; the first sample's time is row 0's. */
 	bool disk_base;
-	uint64_t disk_rb, disk_wb, disk_start_raw;
-	unsigned uid;                    /* the process's, at open (iotop's USER column) */
+	uint64_t disk_rb, disk_wb, disk_io, disk_start_raw;
+	bool iowait_on; /* its pid is watched by bpf/iowait.bpf.c for it (its own, or its keeper's) */
+	unsigned uid;   /* the process's, at open (iotop's USER column) */
 	uint64_t trace_ticks, trace_raw; /* the last cpu sample's ticks and time, for the trace */
 	char osrt_why[256];              /* why osrt was not collected ("" when it was) */
 	struct bpf_link *pth_links[DP_OSRT_PTH_NFUNCS][2]; /* the pthread probes (pthprobe.c) */
@@ -118,10 +120,19 @@ const char *hd_pth_name(uint32_t nr);
 /* One cpu, mem, disk and/or network sample of w now (hostsample.c). */
 void hd_sample(struct hd_window *w, const char *uptime);
 
-/* The process's storage read and write bytes now (/proc/<pid>/io); 0 or -errno. */
-int hd_disk_read(int pid, uint64_t *rb, uint64_t *wb) DP_MUST_CHECK;
+/* A disk reading of a process: its counters, each cumulative. */
+struct hd_disk_reading {
+	uint64_t rb, wb; /* storage read and written bytes (/proc/<pid>/io) */
+	uint64_t io_ns;  /* its iowait sleeps (iowait.h); HOSTFMT_IO_UNKNOWN: not measured */
+};
+
+/*
+ * w's process's reading now; 0 or -errno. io_ns is measured while w's pid
+ * is watched and no swap area is on (then none of it is swapping in).
+ */
+int hd_disk_read(const struct hd_window *w, struct hd_disk_reading *r) DP_MUST_CHECK;
 /* One such reading at raw into w's host_disk rows (the first: row 0's time). */
-void hd_disk_take(struct hd_window *w, uint64_t raw, uint64_t rb, uint64_t wb);
+void hd_disk_take(struct hd_window *w, uint64_t raw, const struct hd_disk_reading *r);
 
 /* host_disk's last line (start_time), once w has stopped (hostsample.c). */
 void hd_disk_finish(struct hd_window *w);

@@ -220,20 +220,43 @@ static void rate(char *buf, size_t len, uint64_t bytes, uint64_t dur_ns)
 	snprintf(buf, len, "%" PRIu64 ".%02u", (uint64_t)(c / 100), (unsigned)(c % 100));
 }
 
-int hostfmt_disk_row(char *buf, size_t len, unsigned sec_of_day, int pid, unsigned uid,
-		     uint64_t read_bytes, uint64_t write_bytes, uint64_t dur_ns, const char *comm)
+/* iotop's io %: io_ns over dur_ns in hundredths of a percent, at most 99.99. */
+static unsigned io_centi(uint64_t io_ns, uint64_t dur_ns)
 {
-	char r[48], w[48], c[32];
+	unsigned __int128 c = ((unsigned __int128)io_ns * 10000 + dur_ns / 2) / dur_ns;
+
+	return c > 9999 ? 9999 : (unsigned)c;
+}
+
+/* msprof reads no swapin or io on a line holding "unavailable": the comm's gets a capital U. */
+static void not_unavailable(char *comm)
+{
+	for (char *p = comm; (p = strstr(p, "unavailable")); p++)
+		*p = 'U';
+}
+
+int hostfmt_disk_row(char *buf, size_t len, unsigned sec_of_day, int pid, unsigned uid,
+		     uint64_t read_bytes, uint64_t write_bytes, uint64_t io_ns, uint64_t dur_ns,
+		     const char *comm)
+{
+	char r[48], w[48], c[32], io[32];
+	unsigned centi;
 
 	if (!dur_ns || pid <= 0)
 		return -EINVAL;
 	rate(r, sizeof(r), read_bytes, dur_ns);
 	rate(w, sizeof(w), write_bytes, dur_ns);
 	hostfmt_comm(comm, strlen(comm), c, sizeof(c));
+	not_unavailable(c);
+	if (io_ns == HOSTFMT_IO_UNKNOWN) {
+		snprintf(io, sizeof(io), "?unavailable?");
+	} else {
+		centi = io_centi(io_ns, dur_ns);
+		snprintf(io, sizeof(io), "0.00 %% %u.%02u %%", centi / 100, centi % 100);
+	}
 	sec_of_day %= 86400;
-	return fitted(snprintf(buf, len, "%02u:%02u:%02u %d ? %u %s B/s %s B/s ?unavailable? %s\n",
-			       sec_of_day / 3600, sec_of_day / 60 % 60, sec_of_day % 60, pid, uid,
-			       r, w, c),
+	return fitted(snprintf(buf, len, "%02u:%02u:%02u %d ? %u %s B/s %s B/s %s %s\n", sec_of_day / 3600,
+			       sec_of_day / 60 % 60, sec_of_day % 60, pid, uid, r, w, io, c),
 		      len);
 }
 

@@ -98,19 +98,27 @@ int hostfmt_net_head(char *buf, size_t len, uint64_t raw_ns) DP_MUST_CHECK;
  */
 int hostfmt_net_line(char *buf, size_t len, const char *name, const uint64_t v[16]) DP_MUST_CHECK;
 
+/* io_ns of a period not measured (see hostfmt_disk_row). */
+#define HOSTFMT_IO_UNKNOWN UINT64_MAX
+
 /*
  * One host_disk row, as iotop -b -t -P prints a process:
- *   "HH:MM:SS <pid> ? <uid> <read> B/s <write> B/s ?unavailable? <comm>\n"
- * with the rates of read_bytes and write_bytes over dur_ns (2 decimals).
- * msprof ignores the time of day and places row i at start_time + i
- * periods; it needs word 1 all digits and at least 8 words, and reads a
- * unit other than B/s, K/s, M/s, G/s as K/s. The priority is not read ("?").
- * "?unavailable?" is what iotop prints without delay accounting: msprof
- * then takes swapin and io as 0 (dynprof does not measure them). The comm
- * is made one word. -EINVAL: dur_ns 0 or pid not positive.
+ *   "HH:MM:SS <pid> ? <uid> <read> B/s <write> B/s 0.00 % <io> % <comm>\n"
+ * with the rates of read_bytes and write_bytes over dur_ns (2 decimals)
+ * and io the share of dur_ns that io_ns is (its threads' iowait sleeps
+ * summed, 2 decimals, at most 99.99 as iotop prints it). Swapin is 0.00:
+ * the caller passes an io_ns only while no swap area is on, when nothing
+ * can be swapped in. io_ns HOSTFMT_IO_UNKNOWN: "?unavailable?" instead of
+ * both, what iotop prints without delay accounting, and msprof takes both
+ * as 0. msprof ignores the time of day and places row i at start_time + i
+ * periods; it needs word 1 all digits and at least 8 words, reads a unit
+ * other than B/s, K/s, M/s, G/s as K/s, and takes swapin and io as 0 on a
+ * line holding "unavailable" anywhere: a comm holding it gets a capital
+ * U. The priority is not read ("?"). The comm is made one word. -EINVAL:
+ * dur_ns 0 or pid not positive.
  */
 int hostfmt_disk_row(char *buf, size_t len, unsigned sec_of_day, int pid, unsigned uid,
-		     uint64_t read_bytes, uint64_t write_bytes, uint64_t dur_ns,
+		     uint64_t read_bytes, uint64_t write_bytes, uint64_t io_ns, uint64_t dur_ns,
 		     const char *comm) DP_MUST_CHECK;
 
 /*

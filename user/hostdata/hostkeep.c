@@ -190,16 +190,16 @@ static void keep_text(struct hd_keep *k, FILE *f, unsigned kind)
 	k->sbytes += len;
 }
 
-/* A disk reading kept as its two counters ("<read> <written>"): rows are a window's to make. */
+/* A disk reading kept as its counters ("<read> <written> <iowait>"): rows are a window's to make. */
 static void keep_disk(struct hd_keep *k)
 {
-	uint64_t rb, wb;
+	struct hd_disk_reading r;
 	char *text;
 	int len;
 
-	if (hd_disk_read(k->w.pid, &rb, &wb))
+	if (hd_disk_read(&k->w, &r))
 		return; /* gone or unreadable: the window's own sampling says why */
-	len = asprintf(&text, "%" PRIu64 " %" PRIu64, rb, wb);
+	len = asprintf(&text, "%" PRIu64 " %" PRIu64 " %" PRIu64, r.rb, r.wb, r.io_ns);
 	if (len < 0)
 		return;
 	if (!sample_room(k, (size_t)len, k->w.last_raw)) {
@@ -271,13 +271,14 @@ static void give_samples(struct hd_keep *k, struct hd_window *w, uint64_t now_mo
 	for (size_t i = 0; i < k->sn; i++) {
 		const struct hd_kept_sample *s = &k->samples[(k->shead + i) % k->scap];
 		FILE *f = s->kind == HOSTSYS_DISK ? w->disk : sample_file(w, s->kind);
-		uint64_t rb, wb;
+		struct hd_disk_reading r;
 
 		if (s->raw < w->begin_raw || !f)
 			continue;
 		if (s->kind == HOSTSYS_DISK) {
-			if (sscanf(s->text, "%" SCNu64 " %" SCNu64, &rb, &wb) == 2)
-				hd_disk_take(w, s->raw, rb, wb);
+			if (sscanf(s->text, "%" SCNu64 " %" SCNu64 " %" SCNu64, &r.rb, &r.wb,
+				   &r.io_ns) == 3)
+				hd_disk_take(w, s->raw, &r);
 			w->before_samples++;
 			continue;
 		}

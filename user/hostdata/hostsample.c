@@ -6,7 +6,7 @@
  * /proc/net/dev of the process's network namespace (/proc/<pid>/net/dev);
  * for disk, what iotop -P reports, the process's read and write bytes
  * (/proc/<pid>/io: the kernel's sum over its threads, those gone
- * included). Stamped with CLOCK_MONOTONIC_RAW. The text goes through
+ * included) and its threads' time asleep on block I/O (iowait.h). Stamped with CLOCK_MONOTONIC_RAW. The text goes through
  * hostfmt (the grammar) into
  * the window's temporary files; a line that would not parse is left out,
  * never written (one bad line loses a whole cpu slice in msprof).
@@ -24,6 +24,7 @@
 #include "config/hostsys.h"
 #include "hostdata/hostdata_impl.h"
 #include "hostdata/hostfmt.h"
+#include "hostdata/iowait.h"
 #include "shared/procnet.h"
 #include "report/trace_out.h"
 
@@ -176,40 +177,69 @@ static unsigned sec_of_day(void)
 	return (unsigned)(tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec);
 }
 
+/* Whether a swap area is on (/proc/swaps lists one), read at most once a sample period. */
+static bool swap_on(uint64_t raw)
+{
+	static uint64_t read_raw;
+	static bool on = true;
+	char text[256];
+
+	if (read_raw && raw - read_raw < HD_SAMPLE_NS / 2)
+		return on;
+	read_raw = raw;
+	/* Unreadable: swap-ins cannot be ruled out. A header line only: no area. */
+	on = hd_read_small("/proc/swaps", text, sizeof(text)) || strchr(text, '\n') == NULL ||
+	     strchr(text, '\n')[1] != '\0';
+	return on;
+}
+
 /*
- * k host_disk rows holding the bytes since the last counted sample: msprof
- * places row i at start_time + i periods, so one row per period, none
- * skipped; bytes are shared out so the rows sum to exactly what was read
- * and written.
+ * k host_disk rows holding what was counted since the last counted sample
+ * (d's io_ns HOSTFMT_IO_UNKNOWN: not measured): msprof places row i at
+ * start_time + i periods, so one row per period, none skipped; bytes and
+ * iowait are shared out so the rows sum to exactly what was counted.
  */
-static void disk_rows(struct hd_window *w, uint64_t k, uint64_t rb, uint64_t wb)
+static void disk_rows(struct hd_window *w, uint64_t k, const struct hd_disk_reading *d)
 {
 	char line[HOSTFMT_LINE_MAX];
 	unsigned sod = sec_of_day();
 
 	for (uint64_t i = 0; i < k; i++) {
-		uint64_t r = hostfmt_disk_share(rb, k, i), wr = hostfmt_disk_share(wb, k, i);
+		uint64_t r = hostfmt_disk_share(d->rb, k, i), wr = hostfmt_disk_share(d->wb, k, i);
+		uint64_t io = d->io_ns == HOSTFMT_IO_UNKNOWN ? HOSTFMT_IO_UNKNOWN :
+							       hostfmt_disk_share(d->io_ns, k, i);
 
-		if (hostfmt_disk_row(line, sizeof(line), sod, w->pid, w->uid, r, wr, HD_SAMPLE_NS,
-				     w->comm) < 0)
+		if (hostfmt_disk_row(line, sizeof(line), sod, w->pid, w->uid, r, wr, io,
+				     HD_SAMPLE_NS, w->comm) < 0)
 			continue;
 		fputs(line, w->disk);
 		w->disk_rows++;
 	}
 }
 
-int hd_disk_read(int pid, uint64_t *rb, uint64_t *wb)
+int hd_disk_read(const struct hd_window *w, struct hd_disk_reading *r)
 {
 	char path[64], text[1024];
 	int rc;
 
-	snprintf(path, sizeof(path), "/proc/%d/io", pid);
+	snprintf(path, sizeof(path), "/proc/%d/io", w->pid);
 	rc = hd_read_small(path, text, sizeof(text));
-	return rc ? rc : hostproc_parse_io(text, strlen(text), rb, wb);
+	if (!rc)
+		rc = hostproc_parse_io(text, strlen(text), &r->rb, &r->wb);
+	if (!w->iowait_on || swap_on(raw_now()) || iowait_read((uint32_t)w->pid, &r->io_ns))
+		r->io_ns = HOSTFMT_IO_UNKNOWN;
+	return rc;
 }
 
-void hd_disk_take(struct hd_window *w, uint64_t raw, uint64_t rb, uint64_t wb)
+/* Since the last reading; what went back (not a real counter's way) counts nothing. */
+static uint64_t grown(uint64_t now, uint64_t before)
 {
+	return now >= before ? now - before : 0;
+}
+
+void hd_disk_take(struct hd_window *w, uint64_t raw, const struct hd_disk_reading *r)
+{
+	struct hd_disk_reading d;
 	uint64_t n;
 
 	if (!w->disk_base) { /* the first reading: row 0 begins here */
@@ -220,23 +250,28 @@ void hd_disk_take(struct hd_window *w, uint64_t raw, uint64_t rb, uint64_t wb)
 		n = hostfmt_disk_due(w->disk_start_raw, raw, HD_SAMPLE_NS);
 		if (n <= w->disk_rows)
 			return;
-		/* The process's counters never go back; if they did, nothing is invented. */
-		disk_rows(w, n - w->disk_rows, rb >= w->disk_rb ? rb - w->disk_rb : 0,
-			  wb >= w->disk_wb ? wb - w->disk_wb : 0);
+		d.rb = grown(r->rb, w->disk_rb);
+		d.wb = grown(r->wb, w->disk_wb);
+		/* Measured at both ends, or not known for these rows. */
+		d.io_ns = r->io_ns == HOSTFMT_IO_UNKNOWN || w->disk_io == HOSTFMT_IO_UNKNOWN ?
+				  HOSTFMT_IO_UNKNOWN :
+				  grown(r->io_ns, w->disk_io);
+		disk_rows(w, n - w->disk_rows, &d);
 	}
-	w->disk_rb = rb;
-	w->disk_wb = wb;
+	w->disk_rb = r->rb;
+	w->disk_wb = r->wb;
+	w->disk_io = r->io_ns;
 }
 
 static void sample_disk(struct hd_window *w, uint64_t raw)
 {
-	uint64_t rb, wb;
-	int rc = hd_disk_read(w->pid, &rb, &wb);
+	struct hd_disk_reading r;
+	int rc = hd_disk_read(w, &r);
 
 	if (rc)
 		failed(w, "/proc/<pid>/io", rc);
 	else
-		hd_disk_take(w, raw, rb, wb);
+		hd_disk_take(w, raw, &r);
 }
 
 void hd_disk_finish(struct hd_window *w)

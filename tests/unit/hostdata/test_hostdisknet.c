@@ -119,7 +119,7 @@ TEST(an_interface_name_that_is_not_one_word_is_refused)
 
 /* msprof's disk reader on one line: 's' start_time, 'r' a row (rates in K/s), 0 skipped. */
 static int msprof_disk(const char *line, uint64_t *start, double *r_k, double *w_k, int *pid,
-		       int *unavailable)
+		       int *unavailable, double *io)
 {
 	char w[MAXW][64];
 	int n = split(line, w);
@@ -144,7 +144,9 @@ static int msprof_disk(const char *line, uint64_t *start, double *r_k, double *w
 	*pid = atoi(w[1]);
 	*r_k = strtod(w[4], NULL) * conv[0];
 	*w_k = strtod(w[6], NULL) * conv[1];
+	/* msprof: line.find('unavailable') > 0 or fewer than 11 words: swapin and io 0. */
 	*unavailable = strstr(line, "unavailable") != NULL || n < 11;
+	*io = *unavailable ? 0 : strtod(w[10], NULL);
 	return 'r';
 }
 
@@ -154,12 +156,13 @@ TEST(a_disk_row_gives_msprof_the_rates_of_one_period)
 	double r, w;
 	uint64_t st;
 	int pid, unav;
+	double io;
 
 	/* 1 MiB written and 4 KiB read in 20 ms: 50 MiB/s and 200 KiB/s. */
-	REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 3723, 4321, 1000, 4096, 1048576, 20000000,
-				 "python") > 0);
+	REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 3723, 4321, 1000, 4096, 1048576,
+				 HOSTFMT_IO_UNKNOWN, 20000000, "python") > 0);
 	CHECK_STR(buf, "01:02:03 4321 ? 1000 204800.00 B/s 52428800.00 B/s ?unavailable? python\n");
-	REQUIRE(msprof_disk(buf, &st, &r, &w, &pid, &unav) == 'r');
+	REQUIRE(msprof_disk(buf, &st, &r, &w, &pid, &unav, &io) == 'r');
 	CHECK(pid == 4321);
 	CHECK(r == 200.0);
 	CHECK(w == 51200.0);
@@ -173,7 +176,8 @@ TEST(a_disk_rate_keeps_the_bytes_of_its_period)
 	const uint64_t b[] = { 0, 1, 3, 4095, 8388608, 123456789 };
 
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
-		REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 0, 1, 0, 0, b[i], 20000000, "x") > 0);
+		REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 0, 1, 0, 0, b[i], HOSTFMT_IO_UNKNOWN,
+					 20000000, "x") > 0);
 		REQUIRE(split(buf, w) >= 8);
 		CHECK((uint64_t)(strtod(w[6], NULL) * 0.02 + 0.5) == b[i]);
 	}
@@ -215,11 +219,65 @@ TEST(a_late_sample_fills_each_period_it_missed)
 		CHECK(hostfmt_disk_share(10, 4, i) == (i < 2 ? 3 : 2));
 }
 
+/* iotop's columns with the iowait measured: swapin 0.00 (no swap area), io its share of the period. */
+TEST(a_disk_row_with_iowait_gives_msprof_its_io_percent)
+{
+	const struct {
+		uint64_t io_ns;
+		const char *io;
+		double pct;
+	} c[] = {
+		{ 0, "0.00", 0 },
+		{ 5000000, "25.00", 25 },           /* 5 ms of 20 */
+		{ 1999, "0.01", 0.01 },             /* rounded to the hundredth */
+		{ 19999000, "99.99", 99.99 },       /* iotop prints no more than 99.99 */
+		{ 40000000, "99.99", 99.99 },       /* two threads asleep the whole period */
+		{ UINT64_MAX - 1, "99.99", 99.99 }, /* no overflow */
+	};
+	char buf[HOSTFMT_LINE_MAX], w[MAXW][64], want[128];
+	double r, wr, io;
+	uint64_t st;
+	int pid, unav;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 3723, 4321, 1000, 4096, 0, c[i].io_ns,
+					 20000000, "python") > 0);
+		snprintf(want, sizeof(want),
+			 "01:02:03 4321 ? 1000 204800.00 B/s 0.00 B/s 0.00 %% %s %% python\n", c[i].io);
+		CHECK_STR(buf, want);
+		CHECK_INT(split(buf, w), 13);
+		REQUIRE(msprof_disk(buf, &st, &r, &wr, &pid, &unav, &io) == 'r');
+		CHECK(!unav);
+		CHECK(io == c[i].pct);
+		CHECK(r == 200.0);
+	}
+}
+
+/* msprof zeroes swapin and io on any line holding "unavailable": a comm's would hide the io. */
+TEST(a_comm_holding_unavailable_does_not_hide_the_io)
+{
+	char buf[HOSTFMT_LINE_MAX], w[MAXW][64];
+	double r, wr, io;
+	uint64_t st;
+	int pid, unav;
+
+	REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 0, 7, 0, 0, 0, 10000000, 20000000, "unavailable") > 0);
+	REQUIRE(split(buf, w) == 13);
+	CHECK_STR(w[12], "Unavailable");
+	REQUIRE(msprof_disk(buf, &st, &r, &wr, &pid, &unav, &io) == 'r');
+	CHECK(!unav);
+	CHECK(io == 50.0);
+	REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 0, 7, 0, 0, 0, 10000000, 20000000,
+				 "xunavailableunavailable") > 0);
+	CHECK(strstr(buf, "unavailable") == NULL);
+}
+
 TEST(a_disk_row_comm_with_blanks_stays_one_word)
 {
 	char buf[HOSTFMT_LINE_MAX], w[MAXW][64];
 
-	REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 0, 7, 0, 0, 0, 20000000, "pt main\n") > 0);
+	REQUIRE(hostfmt_disk_row(buf, sizeof(buf), 0, 7, 0, 0, 0, HOSTFMT_IO_UNKNOWN, 20000000,
+				 "pt main\n") > 0);
 	CHECK_INT(split(buf, w), 10);
 	CHECK_STR(w[9], "pt_main_");
 	CHECK(strchr(buf, '\n') == buf + strlen(buf) - 1);
@@ -229,24 +287,27 @@ TEST(a_disk_row_that_msprof_would_drop_or_misplace_is_refused)
 {
 	char buf[HOSTFMT_LINE_MAX];
 
-	CHECK_INT(hostfmt_disk_row(buf, sizeof(buf), 0, 7, 0, 1, 1, 0, "x"), -EINVAL);
-	CHECK_INT(hostfmt_disk_row(buf, sizeof(buf), 0, 0, 0, 1, 1, 20000000, "x"), -EINVAL);
-	CHECK_INT(hostfmt_disk_row(buf, sizeof(buf), 0, -3, 0, 1, 1, 20000000, "x"), -EINVAL);
-	CHECK_INT(hostfmt_disk_row(buf, 30, 0, 7, 0, 1, 1, 20000000, "x"), -ENOSPC);
+	CHECK_INT(hostfmt_disk_row(buf, sizeof(buf), 0, 7, 0, 1, 1, HOSTFMT_IO_UNKNOWN, 0, "x"), -EINVAL);
+	CHECK_INT(hostfmt_disk_row(buf, sizeof(buf), 0, 0, 0, 1, 1, HOSTFMT_IO_UNKNOWN, 20000000, "x"),
+		  -EINVAL);
+	CHECK_INT(hostfmt_disk_row(buf, sizeof(buf), 0, -3, 0, 1, 1, HOSTFMT_IO_UNKNOWN, 20000000, "x"),
+		  -EINVAL);
+	CHECK_INT(hostfmt_disk_row(buf, 30, 0, 7, 0, 1, 1, HOSTFMT_IO_UNKNOWN, 20000000, "x"), -ENOSPC);
 	/* The largest counters still print whole (no wrap). */
-	CHECK(hostfmt_disk_row(buf, sizeof(buf), 0, 7, 0, UINT64_MAX, UINT64_MAX, 1, "x") > 0);
+	CHECK(hostfmt_disk_row(buf, sizeof(buf), 0, 7, 0, UINT64_MAX, UINT64_MAX,
+			       HOSTFMT_IO_UNKNOWN, 1, "x") > 0);
 }
 
 TEST(the_disk_start_is_what_msprof_places_row_0_at)
 {
 	char buf[64];
-	double r, w;
+	double r, w, io;
 	uint64_t st = 0;
 	int pid, unav;
 
 	REQUIRE(hostfmt_disk_start(buf, sizeof(buf), 3213309939780ull) > 0);
 	CHECK_STR(buf, "start_time 3213309939780\n");
-	CHECK(msprof_disk(buf, &st, &r, &w, &pid, &unav) == 's');
+	CHECK(msprof_disk(buf, &st, &r, &w, &pid, &unav, &io) == 's');
 	CHECK(st == 3213309939780ull);
 }
 

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/* --host-sys=disk's iowait loader (see iowait.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/iowait.skel.h"
+#include "dynprof/iowait.h"
+#include "hostdata/iowait.h"
+#include "kernel/bpfutil.h"
+
+static struct iowait_bpf *skel;
+
+int iowait_load(char *why, size_t why_len)
+{
+	const char *step = "opening the BPF object";
+	int err;
+
+	if (skel)
+		return 0;
+	err = bpfutil_usable(why, why_len);
+	if (err)
+		return err;
+	bpfutil_quiet_hold();
+	bpfutil_quiet_reset();
+	skel = iowait_bpf__open();
+	err = skel ? 0 : -errno;
+	if (!err) {
+		step = "loading the BPF programs";
+		err = iowait_bpf__load(skel);
+	}
+	if (!err) {
+		step = "attaching to raw tracepoints sched_{switch,wakeup}";
+		err = iowait_bpf__attach(skel);
+	}
+	if (err) {
+		bpfutil_failure(why, why_len, step, err < 0 ? err : -EINVAL);
+		iowait_bpf__destroy(skel);
+		skel = NULL;
+	}
+	bpfutil_quiet_release();
+	return err;
+}
+
+int iowait_watch(uint32_t tgid, char *why, size_t why_len)
+{
+	struct dp_iowait_proc p = { 0 };
+	int err;
+
+	if (!skel)
+		return -ENODEV;
+	err = bpf_map__update_elem(skel->maps.procs, &tgid, sizeof(tgid), &p, sizeof(p), BPF_ANY);
+	if (err)
+		snprintf(why, why_len, "adding pid %u to the BPF map: %s", tgid, strerror(-err));
+	return err;
+}
+
+int iowait_read(uint32_t tgid, uint64_t *wait_ns)
+{
+	struct dp_iowait_proc p = { 0 };
+	int err;
+
+	*wait_ns = 0;
+	if (!skel)
+		return -ENODEV;
+	err = bpf_map__lookup_elem(skel->maps.procs, &tgid, sizeof(tgid), &p, sizeof(p), 0);
+	if (!err)
+		*wait_ns = p.wait_ns;
+	return err;
+}
+
+void iowait_unwatch(uint32_t tgid)
+{
+	if (skel)
+		bpf_map__delete_elem(skel->maps.procs, &tgid, sizeof(tgid), 0);
+}
