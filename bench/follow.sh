@@ -44,8 +44,9 @@ trap cleanup EXIT
 . "$(dirname "$0")/cards.sh"
 bench_card $W/davinci0
 
+# BENCH_NICE=N: the monitor runs at that nice value (as a unit's Nice= would set it).
 monitor_on() { # monitor_on [dynprof args]: the follow monitor in the background, ready
-	"$B/dynprof" --pid=auto --follow --device="$W/davinci*" --output=$W/o "$@" < /dev/null \
+	nice -n "${BENCH_NICE:-0}" "$B/dynprof" --pid=auto --follow --device="$W/davinci*" --output=$W/o "$@" < /dev/null \
 		> $W/mon.out 2>&1 &
 	mon=$!
 	for _ in $(seq 200); do grep -q '^\[INFO\] following card users' $W/mon.out && return; sleep 0.05; done
