@@ -10,6 +10,8 @@
 # no indirect jmp (a jump table could land there). Decoded by objdump.
 # Prints: lib=PATH functions=N site=S none=X back=B indirect=I share=P%
 set -u
+command -v objdump > /dev/null && command -v readelf > /dev/null ||
+	{ echo "probe_ceiling: objdump and readelf (binutils) are needed" >&2; exit 1; }
 for lib in "$@"; do
 	readelf -W --dyn-syms "$lib" | awk '$4 == "FUNC" && $7 != "UND" && $3 != "0" { print $2, $3 }' > /tmp/probe_ceiling.$$.syms
 	objdump -d --no-show-raw-insn "$lib" | awk -v lib="$lib" -v symfile=/tmp/probe_ceiling.$$.syms '
