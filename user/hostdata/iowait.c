@@ -47,28 +47,15 @@ int iowait_load(char *why, size_t why_len)
 
 int iowait_watch(uint32_t tgid, char *why, size_t why_len)
 {
-	struct dp_iowait_proc p = { 0 };
-	int err;
-
-	if (!skel)
-		return -ENODEV;
-	err = bpf_map__update_elem(skel->maps.procs, &tgid, sizeof(tgid), &p, sizeof(p), BPF_ANY);
-	if (err)
-		snprintf(why, why_len, "adding pid %u to the BPF map: %s", tgid, strerror(-err));
-	return err;
+	return skel ? bpfutil_tgid_watch(skel->maps.procs, tgid, why, why_len) : -ENODEV;
 }
 
 int iowait_read(uint32_t tgid, uint64_t *wait_ns)
 {
 	struct dp_iowait_proc p = { 0 };
-	int err;
+	int err = skel ? bpfutil_tgid_value(skel->maps.procs, tgid, &p, sizeof(p)) : -ENODEV;
 
-	*wait_ns = 0;
-	if (!skel)
-		return -ENODEV;
-	err = bpf_map__lookup_elem(skel->maps.procs, &tgid, sizeof(tgid), &p, sizeof(p), 0);
-	if (!err)
-		*wait_ns = p.wait_ns;
+	*wait_ns = err ? 0 : p.wait_ns;
 	return err;
 }
 

@@ -86,28 +86,15 @@ int osrt_load(osrt_call_fn fn, void *ctx, char *why, size_t why_len)
 
 int osrt_watch(uint32_t tgid, char *why, size_t why_len)
 {
-	struct dp_osrt_proc p = { 0 };
-	int err;
-
-	if (!ring)
-		return -ENODEV;
-	err = bpf_map__update_elem(skel->maps.tgids, &tgid, sizeof(tgid), &p, sizeof(p), BPF_ANY);
-	if (err)
-		snprintf(why, why_len, "adding pid %u to the BPF map: %s", tgid, strerror(-err));
-	return err;
+	return ring ? bpfutil_tgid_watch(skel->maps.tgids, tgid, why, why_len) : -ENODEV;
 }
 
 int osrt_lost(uint32_t tgid, uint64_t *lost)
 {
 	struct dp_osrt_proc p = { 0 };
-	int err;
+	int err = ring ? bpfutil_tgid_value(skel->maps.tgids, tgid, &p, sizeof(p)) : -ENODEV;
 
-	*lost = 0;
-	if (!ring)
-		return -ENODEV;
-	err = bpf_map__lookup_elem(skel->maps.tgids, &tgid, sizeof(tgid), &p, sizeof(p), 0);
-	if (!err)
-		*lost = p.lost;
+	*lost = err ? 0 : p.lost;
 	return err;
 }
 

@@ -165,3 +165,22 @@ int bpfutil_usable(char *why, size_t why_len)
 	}
 	return 0;
 }
+
+int bpfutil_tgid_watch(struct bpf_map *m, uint32_t tgid, char *why, size_t why_len)
+{
+	uint64_t zero[8] = { 0 }; /* the largest value so far is one counter */
+	size_t size = bpf_map__value_size(m);
+	int err;
+
+	if (size > sizeof(zero))
+		return -E2BIG;
+	err = bpf_map__update_elem(m, &tgid, sizeof(tgid), zero, size, BPF_ANY);
+	if (err)
+		snprintf(why, why_len, "adding pid %u to the BPF map: %s", tgid, strerror(-err));
+	return err;
+}
+
+int bpfutil_tgid_value(const struct bpf_map *m, uint32_t tgid, void *value, size_t size)
+{
+	return bpf_map__lookup_elem(m, &tgid, sizeof(tgid), value, size, 0);
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What every BPF loader of the tool shares (discover_bpf.c, callcount.c):
+ * What every BPF loader of the tool shares (discover_bpf.c, callcount.c,
+ * hostdata/osrt.c, hostdata/iowait.c):
  * can BPF be used here at all, and libbpf's messages kept off stderr so a
  * failed step can quote the first one in its single line.
  *
@@ -10,6 +11,7 @@
 #define DYNPROF_BPFUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "shared/compiler.h"
 
@@ -37,5 +39,16 @@ void bpfutil_quiet_reset(void);
  * skipped, no libbpf part when it said nothing).
  */
 void bpfutil_failure(char *why, size_t why_len, const char *step, int err);
+
+struct bpf_map;
+
+/*
+ * The per-process maps of the host-data loaders (osrt, iowait): key a host
+ * tgid, value a struct of counters. Watch puts the tgid in with its value
+ * zeroed (the reason in why on failure); value reads it into `value` of
+ * `size` bytes (the map's value size).
+ */
+int bpfutil_tgid_watch(struct bpf_map *m, uint32_t tgid, char *why, size_t why_len) DP_MUST_CHECK;
+int bpfutil_tgid_value(const struct bpf_map *m, uint32_t tgid, void *value, size_t size) DP_MUST_CHECK;
 
 #endif /* DYNPROF_BPFUTIL_H */
