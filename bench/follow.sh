@@ -165,6 +165,10 @@ fi
 [ "$STALLED" = 1 ] && stall
 "$B/bench/wakeup" $W/floor &
 FLOOR=$!
+# The monitor's CPU time (utime + stime of all its threads, those gone too; clock ticks) over the jobs.
+cpu_ticks() { sed 's/.*) //' /proc/$mon/stat | awk '{ print $12 + $13 }'; }
+ticks0=$(cpu_ticks)
+jobs_t0=$(date +%s%N)
 for _ in $(seq "$N"); do
 	env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
 		"$B/bench/card_job" $W/davinci0 300 >> $W/opens
@@ -174,6 +178,8 @@ done
 	echo "(the helper's copy ended before the jobs did: the figures are not all of a stalled loop)"; }
 kill -TERM $FLOOR && wait $FLOOR
 FLOOR=""
+ticks1=$(cpu_ticks)
+jobs_t1=$(date +%s%N)
 sleep 0.5
 monitor_off
 # Join time minus the job's time just before open(), per pid, in µs.
@@ -204,6 +210,10 @@ echo "The host's floor meanwhile (bench/wakeup: a round trip between two sleepin
 echo "| round trips | median | p99 | max |"
 echo "| --- | --- | --- | --- |"
 echo "| $f | $(fat 50) | $(fat 99) | $(fat 100) |"
+echo
+awk -v t=$((ticks1 - ticks0)) -v hz=$(getconf CLK_TCK) -v ns=$((jobs_t1 - jobs_t0)) 'BEGIN {
+	printf "The monitor'"'"'s CPU time over the jobs (user + system, all its threads): %.0f ms in %.1f s, %.1f%% of a core\n",
+		t * 1000 / hz, ns / 1e9, t * 1e11 / hz / ns }'
 if [ "$STALLED" = 1 ] && [ -s $W/status ]; then
 	sort -n $W/status -o $W/status
 	m=$(wc -l < $W/status)

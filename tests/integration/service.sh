@@ -20,7 +20,7 @@ unit_caps_for_setpriv() {
 # applied as systemd applies it: the capability bounding set and
 # no_new_privs by setpriv; the mount namespace (ProtectSystem, ProtectKernel*,
 # ProtectControlGroups, ProtectProc, PrivateMounts) and ProtectHostname's
-# UTS namespace by unshare and mounts; UMask by the shell; the seccomp
+# UTS namespace by unshare and mounts; UMask by the shell; Nice by nice; the seccomp
 # filters (SystemCallFilter, SystemCallArchitectures, RestrictAddressFamilies,
 # RestrictNamespaces, MemoryDenyWriteExecute, RestrictSUIDSGID) by
 # tests/peers/sandbox. A setting the unit gains that is not handled here
@@ -133,7 +133,7 @@ unit_run() {
 		ProtectProc ProcSubset ProtectSystem ProtectKernelTunables ProtectKernelModules ProtectKernelLogs
 		ProtectControlGroups PrivateMounts UMask SystemCallFilter SystemCallErrorNumber
 		SystemCallArchitectures RestrictAddressFamilies RestrictNamespaces MemoryDenyWriteExecute
-		RestrictSUIDSGID ProtectHostname"
+		RestrictSUIDSGID ProtectHostname Nice"
 	for key in $(sed -n 's/^\([A-Za-z]*\)=.*/\1/p' "$UNIT"); do
 		echo " $(echo $known) " | grep -q " $key " || fail "service.sh does not run the unit's $key= (add it to unit_run)"
 	done
@@ -145,7 +145,7 @@ unit_run() {
 	# effect on a normal build, which reads no ASAN_OPTIONS).
 	local san="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	UNIT_RUN=(unshare --mount --propagation slave $uts sh -c "$(mount_text)
-exec \"\$@\"" sh setpriv --bounding-set="$caps" --no-new-privs env "$san" "$SANDBOX" $(seccomp_args) --)
+exec \"\$@\"" sh nice -n "$(unit_value Nice | grep . || echo 0)" setpriv --bounding-set="$caps" --no-new-privs env "$san" "$SANDBOX" $(seccomp_args) --)
 }
 
 test_install_puts_a_unit_that_systemd_accepts() {
@@ -252,6 +252,9 @@ test_the_units_command_follows_a_later_job_and_stops_on_sigterm() {
 	local dp=$!
 	remember_pid $dp
 	wait_until 10 listening $T/run/control || fail "no control socket: $(cat $T/out)"
+	# Its nice value is the unit's (field 19 of stat, past the comm's parentheses).
+	local nice; nice=$(sed 's/.*) //' /proc/$dp/stat | cut -d' ' -f17)
+	[ "$nice" = "$(unit_value Nice | grep . || echo 0)" ] || fail "the monitor runs at nice $nice, the unit says $(unit_value Nice)"
 	local pid; pid=$(start_contained_target hide-output)
 	wait_until 10 grep -q "^\[INFO\] target joined: pid $pid " $T/out || fail "the job did not join: $(cat $T/out)"
 	"$DP" --remote=$T/run/control start pid=$pid > $T/r 2>&1 || fail "remote start: $(cat $T/r)"
