@@ -445,6 +445,11 @@ hd_disk_iowait() {
 	echo "disk: io % sums to $io_us us of iowait for $disk_us us of writing and fsync"
 }
 
+# This run's dynprof's links on sched_switch and sched_wakeup (bpf/iowait.bpf.c).
+iowait_links() {
+	grep -lE '^tp_name:[[:space:]]+sched_(switch|wakeup)$' /proc/$DP_PID/fdinfo/* 2>/dev/null | wc -l
+}
+
 # disk and network: a target in a network namespace of its own writes a
 # known number of bytes to a file (fsynced) and sends a known number over
 # its loopback inside the window. host_disk's rows hold the bytes written
@@ -464,10 +469,15 @@ test_disk_and_network_of_a_window_land_in_its_folder() {
 	dp_background --pid=$pid --output=$T/o --host-sys=disk,network
 	dp_send start
 	wait_until 10 hd_window_open || fail "no window: $(cat $T/out)"
+	# disk's iowait programs run on every context switch of the host: attached
+	# only while a process is watched (this dynprof's link fds, by their fdinfo).
+	[ "$(iowait_links)" = 2 ] || fail "dynprof holds $(iowait_links) sched_switch/sched_wakeup links while its window is open"
 	touch $T/go
 	wait_until 20 grep -q "ioer: done" $T/peer.log || fail "the peer did not finish: $(cat $T/peer.log)"
 	sleep 0.2
-	dp_send stop quit
+	dp_send stop
+	wait_until 10 eval '[ "$(iowait_links)" = 0 ]' || fail "dynprof still holds $(iowait_links) sched_switch/sched_wakeup links after its window stopped"
+	dp_send quit
 	wait $DP_PID
 	expect_line "dynprof collects disk,network itself"
 	expect_line "pid $pid: window 1: host data: 0 cpu, 0 mem, [1-9][0-9]* network samples, [1-9][0-9]* disk rows\$"

@@ -13,6 +13,12 @@
 #include "kernel/bpfutil.h"
 
 static struct iowait_bpf *skel;
+/*
+ * Processes watched now. The programs run on every context switch and
+ * wakeup of the host (docs/BENCHMARKS.md: tens of ns each), so they are
+ * attached only while at least one process is watched.
+ */
+static int nwatched;
 
 int iowait_load(char *why, size_t why_len)
 {
@@ -33,8 +39,11 @@ int iowait_load(char *why, size_t why_len)
 		err = iowait_bpf__load(skel);
 	}
 	if (!err) {
+		/* Tried once here, so a kernel that refuses says so at the start; attached again per watch. */
 		step = "attaching to raw tracepoints sched_{switch,wakeup}";
 		err = iowait_bpf__attach(skel);
+		if (!err)
+			iowait_bpf__detach(skel);
 	}
 	if (err) {
 		bpfutil_failure(why, why_len, step, err < 0 ? err : -EINVAL);
@@ -47,7 +56,27 @@ int iowait_load(char *why, size_t why_len)
 
 int iowait_watch(uint32_t tgid, char *why, size_t why_len)
 {
-	return skel ? bpfutil_tgid_watch(skel->maps.procs, tgid, why, why_len) : -ENODEV;
+	int err;
+
+	if (!skel)
+		return -ENODEV;
+	if (!nwatched) {
+		bpfutil_quiet_hold();
+		bpfutil_quiet_reset();
+		err = iowait_bpf__attach(skel);
+		if (err)
+			bpfutil_failure(why, why_len,
+					"attaching to raw tracepoints sched_{switch,wakeup}", err);
+		bpfutil_quiet_release();
+		if (err)
+			return err;
+	}
+	err = bpfutil_tgid_watch(skel->maps.procs, tgid, why, why_len);
+	if (!err)
+		nwatched++;
+	else if (!nwatched)
+		iowait_bpf__detach(skel);
+	return err;
 }
 
 int iowait_read(uint32_t tgid, uint64_t *wait_ns)
@@ -61,6 +90,9 @@ int iowait_read(uint32_t tgid, uint64_t *wait_ns)
 
 void iowait_unwatch(uint32_t tgid)
 {
-	if (skel)
-		bpf_map__delete_elem(skel->maps.procs, &tgid, sizeof(tgid), 0);
+	if (!skel)
+		return;
+	bpf_map__delete_elem(skel->maps.procs, &tgid, sizeof(tgid), 0);
+	if (nwatched > 0 && --nwatched == 0)
+		iowait_bpf__detach(skel);
 }
