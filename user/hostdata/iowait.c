@@ -15,8 +15,8 @@
 static struct iowait_bpf *skel;
 /*
  * Processes watched now. The programs run on every context switch and
- * wakeup of the host (docs/BENCHMARKS.md: tens of ns each), so they are
- * attached only while at least one process is watched.
+ * wakeup of the host (docs/BENCHMARKS.md: about 0.1 us each), so they
+ * are attached only while at least one process is watched.
  */
 static int nwatched;
 
