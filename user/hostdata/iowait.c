@@ -27,11 +27,9 @@ int iowait_load(char *why, size_t why_len)
 
 	if (skel)
 		return 0;
-	err = bpfutil_usable(why, why_len);
+	err = bpfutil_load_begin(why, why_len);
 	if (err)
 		return err;
-	bpfutil_quiet_hold();
-	bpfutil_quiet_reset();
 	skel = iowait_bpf__open();
 	err = skel ? 0 : -errno;
 	if (!err) {
@@ -45,12 +43,11 @@ int iowait_load(char *why, size_t why_len)
 		if (!err)
 			iowait_bpf__detach(skel);
 	}
+	bpfutil_load_end(why, why_len, step, err);
 	if (err) {
-		bpfutil_failure(why, why_len, step, err < 0 ? err : -EINVAL);
 		iowait_bpf__destroy(skel);
 		skel = NULL;
 	}
-	bpfutil_quiet_release();
 	return err;
 }
 

@@ -46,11 +46,9 @@ int osrt_load(osrt_call_fn fn, void *ctx, char *why, size_t why_len)
 
 	if (ring)
 		return 0;
-	err = bpfutil_usable(why, why_len);
+	err = bpfutil_load_begin(why, why_len);
 	if (err)
 		return err;
-	bpfutil_quiet_hold();
-	bpfutil_quiet_reset();
 	skel = osrt_bpf__open();
 	err = skel ? 0 : -errno;
 	if (!err) {
@@ -74,11 +72,9 @@ int osrt_load(osrt_call_fn fn, void *ctx, char *why, size_t why_len)
 		ring = ring_buffer__new(bpf_map__fd(skel->maps.calls), on_record, NULL, NULL);
 		err = ring ? 0 : -errno;
 	}
-	if (err) {
-		bpfutil_failure(why, why_len, step, err < 0 ? err : -EINVAL);
+	bpfutil_load_end(why, why_len, step, err);
+	if (err)
 		unload();
-	}
-	bpfutil_quiet_release();
 	call_fn = fn;
 	call_ctx = ctx;
 	return err;

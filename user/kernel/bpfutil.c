@@ -184,3 +184,21 @@ int bpfutil_tgid_value(const struct bpf_map *m, uint32_t tgid, void *value, size
 {
 	return bpf_map__lookup_elem(m, &tgid, sizeof(tgid), value, size, 0);
 }
+
+int bpfutil_load_begin(char *why, size_t why_len)
+{
+	int err = bpfutil_usable(why, why_len);
+
+	if (!err) {
+		bpfutil_quiet_hold();
+		bpfutil_quiet_reset();
+	}
+	return err;
+}
+
+void bpfutil_load_end(char *why, size_t why_len, const char *step, int err)
+{
+	if (err)
+		bpfutil_failure(why, why_len, step, err < 0 ? err : -EINVAL);
+	bpfutil_quiet_release();
+}

@@ -40,6 +40,15 @@ void bpfutil_quiet_reset(void);
  */
 void bpfutil_failure(char *why, size_t why_len, const char *step, int err);
 
+/*
+ * A loader's frame: bpfutil_usable, then libbpf's messages captured from a
+ * fresh start (0), or the reason in why. bpfutil_load_end, after a begin
+ * that returned 0: the failed step's line in why when err (a positive err
+ * is taken as -EINVAL), and the capture released.
+ */
+int bpfutil_load_begin(char *why, size_t why_len) DP_MUST_CHECK;
+void bpfutil_load_end(char *why, size_t why_len, const char *step, int err);
+
 struct bpf_map;
 
 /*
