@@ -6,10 +6,11 @@
  * /proc/net/dev of the process's network namespace (/proc/<pid>/net/dev);
  * for disk, what iotop -P reports, the process's read and write bytes
  * (/proc/<pid>/io: the kernel's sum over its threads, those gone
- * included) and its threads' time asleep on block I/O (iowait.h). Stamped with CLOCK_MONOTONIC_RAW. The text goes through
- * hostfmt (the grammar) into
- * the window's temporary files; a line that would not parse is left out,
- * never written (one bad line loses a whole cpu slice in msprof).
+ * included) and its threads' time asleep on block I/O (iowait.h).
+ * Stamped with CLOCK_MONOTONIC_RAW. The text goes through hostfmt (the
+ * grammar) into the window's temporary files; a line that would not parse
+ * is left out, never written (one bad line loses a whole cpu slice in
+ * msprof).
  */
 #include <dirent.h>
 #include <errno.h>
