@@ -465,17 +465,10 @@ void procmodel_refresh_sockets(struct procmodel *m)
 			refresh_slot(m, i);
 }
 
-/*
- * Slots a slice of a pass looks at, besides its time: a look at a slot is a
- * cache miss, and with 1000 card users served a slice's walk of the table
- * (every process of the host) held a join for 0.1-0.2 ms.
- */
-#define PASS_SLOTS PROCMODEL_PASS_SLOTS
-
 bool procmodel_refresh_sockets_until(struct procmodel *m, size_t *cursor, int64_t until_ms)
 {
 	bool one = false;
-	size_t end = *cursor + PASS_SLOTS;
+	size_t end = *cursor + PROCMODEL_PASS_SLOTS; /* procmodel.h: a slice's slots */
 	int64_t now = clock_ms();
 
 	/* The table may have grown or shrunk since the last slice: a pass may see a holder twice or miss one till the next. */
@@ -886,7 +879,7 @@ static void recheck_slot_cards(struct procmodel *m, size_t i)
 bool procmodel_refresh_cards_until(struct procmodel *m, size_t *cursor, int64_t until_ms)
 {
 	bool one = false;
-	size_t end = *cursor + PASS_SLOTS;
+	size_t end = *cursor + PROCMODEL_PASS_SLOTS;
 
 	for (; *cursor < pidtab_cap(&m->tab); (*cursor)++) {
 		const struct pm_entry *e = pidtab_slot(&m->tab, *cursor)->val;

@@ -727,17 +727,12 @@ static bool flights_step(struct session *s)
 	return any;
 }
 
-static int in_flight(const struct session *s)
-{
-	return s->flights;
-}
-
 /* Wait for every command queued to end (the run's end: each under its deadline). */
 static void flights_drain(struct session *s)
 {
 	struct exchange **xs = calloc((size_t)s->ntargets + 1, sizeof(*xs));
 
-	while (in_flight(s)) {
+	while (s->flights) {
 		int n = 0;
 
 		for (int i = 0; xs && i < s->ntargets; i++)
@@ -779,7 +774,7 @@ static void fan_out(struct session *s, enum proto_command cmd, bool collecting_o
 
 int session_flight_room(const struct session *s)
 {
-	return in_flight(s);
+	return s->flights;
 }
 
 int session_flight_pollfds(const struct session *s, struct pollfd *pfds, int max)
@@ -895,7 +890,7 @@ void session_shutdown(struct session *s)
 	do {
 		flights_drain(s);
 		offloop_drain(&s->jobs);
-	} while (in_flight(s));
+	} while (s->flights);
 	session_depart_finish(s); /* its leave may begin a collection */
 	/* Every window's folders brought out (each collection has its deadline) before the summary. */
 	offloop_drain(&s->jobs);
