@@ -14,9 +14,9 @@
  * is not counted yet: it counts in the period it ends in, as delay
  * accounting's does.
  *
- * Cost: sched_switch runs for every switch on the host; one that is not
- * an iowait sleep ends at two loads. sched_wakeup ends at a task-storage
- * look-up for threads that never had an iowait sleep while watched.
+ * Cost: both run for every switch and wakeup on the host (attached only
+ * while a process is watched); one that is no iowait sleep ends at a load
+ * or two.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -64,18 +64,35 @@ int BPF_PROG(dp_iowait_switch, bool preempt, struct task_struct *prev, struct ta
 }
 
 SEC("tp_btf/sched_wakeup")
-int BPF_PROG(dp_iowait_wakeup, struct task_struct *p)
+int BPF_PROG(dp_iowait_wakeup, struct task_struct *woken)
 {
-	__u64 *start = bpf_task_storage_get(&asleep, p, 0, 0);
 	struct dp_iowait_proc *proc;
+	__u64 *start, now, from;
 	__u32 tgid;
 
+	/*
+	 * in_iowait is still set while such a sleep is woken (the thread clears
+	 * it once it runs again): any other wakeup of the host ends here,
+	 * before a task-storage look-up.
+	 */
+	if (!BPF_CORE_READ_BITFIELD(woken, in_iowait))
+		return 0;
+	start = bpf_task_storage_get(&asleep, woken, 0, 0);
 	if (!start || !*start)
 		return 0;
-	tgid = p->tgid;
+	tgid = woken->tgid;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (proc) /* else unwatched meanwhile */
-		__sync_fetch_and_add(&proc->wait_ns, bpf_ktime_get_ns() - *start);
+	if (proc) { /* else unwatched meanwhile */
+		/*
+		 * A start older than the watch is one whose wakeup was not seen
+		 * (the programs were detached, or the process not watched, when
+		 * it came): only the time since the watch counts.
+		 */
+		now = bpf_ktime_get_ns();
+		from = *start > proc->since_ns ? *start : proc->since_ns;
+		if (now > from)
+			__sync_fetch_and_add(&proc->wait_ns, now - from);
+	}
 	*start = 0;
 	return 0;
 }

@@ -19,6 +19,7 @@
 /* A watched process's total, since it was watched. */
 struct dp_iowait_proc {
 	__u64 wait_ns; /* its threads' iowait sleeps that ended, summed */
+	__u64 since_ns; /* when it was watched (bpf_ktime_get_ns): a sleep counts from here at the most */
 };
 
 #endif /* DYNPROF_IOWAIT_H */

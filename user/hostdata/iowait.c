@@ -11,11 +11,12 @@
 #include "dynprof/iowait.h"
 #include "hostdata/iowait.h"
 #include "kernel/bpfutil.h"
+#include "shared/clock.h"
 
 static struct iowait_bpf *skel;
 /*
  * Processes watched now. The programs run on every context switch and
- * wakeup of the host (docs/BENCHMARKS.md: about 0.1 us each), so they
+ * wakeup of the host (docs/BENCHMARKS.md: under 0.1 us each), so they
  * are attached only while at least one process is watched.
  */
 static int nwatched;
@@ -68,7 +69,8 @@ int iowait_watch(uint32_t tgid, char *why, size_t why_len)
 		if (err)
 			return err;
 	}
-	err = bpfutil_tgid_watch(skel->maps.procs, tgid, why, why_len);
+	err = bpfutil_tgid_watch(skel->maps.procs, tgid,
+				 &(struct dp_iowait_proc){ .since_ns = clock_mono_ns() }, why, why_len);
 	if (!err)
 		nwatched++;
 	else if (!nwatched)

@@ -53,11 +53,12 @@ struct bpf_map;
 
 /*
  * The per-process maps of the host-data loaders (osrt, iowait): key a host
- * tgid, value a struct of counters. Watch puts the tgid in with its value
- * zeroed (the reason in why on failure); value reads it into `value` of
- * `size` bytes (the map's value size).
+ * tgid, value a struct of counters. Watch puts the tgid in with `init` as
+ * its value (the map's value size; NULL: zeroed), the reason in why on
+ * failure; value reads it into `value` of `size` bytes.
  */
-int bpfutil_tgid_watch(struct bpf_map *m, uint32_t tgid, char *why, size_t why_len) DP_MUST_CHECK;
+int bpfutil_tgid_watch(struct bpf_map *m, uint32_t tgid, const void *init, char *why,
+		       size_t why_len) DP_MUST_CHECK;
 int bpfutil_tgid_value(const struct bpf_map *m, uint32_t tgid, void *value, size_t size) DP_MUST_CHECK;
 
 #endif /* DYNPROF_BPFUTIL_H */
