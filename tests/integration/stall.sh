@@ -94,6 +94,23 @@ test_remote_stop_replies_once_the_copy_ended() {
 		fail "stop reply: $(cat $T/stop)"
 }
 
+# A --remote quit while a window's copy waits on a stopped helper: the run
+# ends once that copy has its fate, and the client gets its reply first
+# (before, the run ended at once and closed the client unanswered, so a
+# quit that worked exited non-zero as a lost connection).
+test_remote_quit_replies_before_the_run_ends() {
+	local u; u=$(make_user)
+	two_windows $u "head -c 8388608 /dev/urandom > real" --window-copy-time=3s
+	as_user $u kill -STOP $HELPER
+	dp_send stop
+	wait_until 10 grep -q "pid $GOOD: window saved" $T/out || { cat $T/out; fail "no stop"; }
+	"$DP" --remote=$T/ctl quit > $T/quit 2>&1
+	local rc=$?
+	[ $rc = 0 ] && grep -q '^ack quit' $T/quit || fail "quit's client exited $rc: $(cat $T/quit)"
+	wait_until 30 all_gone $DP_PID || fail "dynprof did not end"
+	expect_line "pid $EVIL: window lost"
+}
+
 # --window-copy-time takes a duration; nothing else.
 test_window_copy_time_refuses_a_bad_value() {
 	within 10 "$DP" --pid=1 --window-copy-time=0 > $T/out 2>&1

@@ -394,7 +394,9 @@ static void run_scripts(struct console *c)
 	}
 	if (c->exit_status < 0 && c->src->remote)
 		remote_step(c->src->remote);
-	if (c->exit_status < 0 && c->src->quit_requested && *c->src->quit_requested)
+	/* A client's quit is answered first (it waits for the windows' fates): the run ends after. */
+	if (c->exit_status < 0 && c->src->quit_requested && *c->src->quit_requested &&
+	    !(c->src->remote && remote_quitting(c->src->remote)))
 		quit(c, 0);
 	if (c->exit_status < 0 && c->src->triggers && c->mode->fixed_targets &&
 	    triggers_exhausted(c->src->triggers)) {

@@ -123,6 +123,14 @@ int remote_timeout_ms(const struct remote *rm)
 	return best;
 }
 
+bool remote_quitting(const struct remote *rm)
+{
+	for (int i = 0; i < REMOTE_MAX_CLIENTS; i++)
+		if (rm->clients[i].used && script_quitting(rm->clients[i].script))
+			return true;
+	return false;
+}
+
 void remote_set_stats(struct remote *rm, status_stats_fn fn, void *ctx)
 {
 	rm->host.stats = fn;

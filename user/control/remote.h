@@ -21,6 +21,8 @@ void remote_event(struct remote *rm, const struct pollfd *pfd);
 /* Run what each client's script can run now. */
 void remote_step(struct remote *rm);
 int remote_timeout_ms(const struct remote *rm);
+/* A client's quit waits for its reply (script_quitting): the run must not end before it is sent. */
+bool remote_quitting(const struct remote *rm);
 /* Where the clients' `status` gets the numbers of the layers above. */
 void remote_set_stats(struct remote *rm, status_stats_fn fn, void *ctx);
 

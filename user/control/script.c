@@ -544,3 +544,8 @@ bool script_idle(const struct script *sc)
 {
 	return sc->next >= sc->ncmds;
 }
+
+bool script_quitting(const struct script *sc)
+{
+	return sc->running && sc->next < sc->ncmds && sc->cmds[sc->next].op == SCRIPT_QUIT;
+}

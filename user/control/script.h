@@ -79,5 +79,7 @@ void script_step(struct script *sc);
 int script_timeout_ms(const struct script *sc);
 /* Nothing queued or running. */
 bool script_idle(const struct script *sc);
+/* A quit under way whose reply waits for the windows' fates (its run ends once it is answered). */
+bool script_quitting(const struct script *sc);
 
 #endif /* DYNPROF_SCRIPT_H */
