@@ -8,12 +8,13 @@
 # (push of a register, call/jmp/jcc to an address, nop) that no branch of
 # the function lands on or before (so it runs exactly once per call), and
 # no indirect jmp (a jump table could land there). Decoded by objdump.
+# PROBE_SHARE_PREFIX=TEXT: only the functions named with it (as probe_share).
 # Prints: lib=PATH functions=N site=S none=X back=B indirect=I share=P%
 set -u
 command -v objdump > /dev/null && command -v readelf > /dev/null ||
 	{ echo "probe_ceiling: objdump and readelf (binutils) are needed" >&2; exit 1; }
 for lib in "$@"; do
-	readelf -W --dyn-syms "$lib" | awk '$4 == "FUNC" && $7 != "UND" && $3 != "0" { print $2, $3 }' > /tmp/probe_ceiling.$$.syms
+	readelf -W --dyn-syms "$lib" | awk -v pre="${PROBE_SHARE_PREFIX:-}" '$4 == "FUNC" && $7 != "UND" && $3 != "0" && index($8, pre) == 1 { print $2, $3 }' > /tmp/probe_ceiling.$$.syms
 	objdump -d --no-show-raw-insn "$lib" | awk -v lib="$lib" -v symfile=/tmp/probe_ceiling.$$.syms '
 		function hex(s,   v, i, c) {
 			v = 0; s = tolower(s); sub(/^0x/, "", s)

@@ -28,6 +28,9 @@ cleanup() {
 }
 trap 'cleanup; rm -rf $W' EXIT
 ulimit -n "$(ulimit -Hn)"
+for f in "$B/tests/peers/card_user" "$B/libdynprof_agent.so"; do
+	[ -x "$f" ] || { echo "bench/scale.sh: $f is missing: run make bench (or make test-build) first"; exit 1; }
+done
 . "$(dirname "$0")/cards.sh"
 # Nodes of the one card (davinci0, davinci00, ...), 250 targets each: a
 # node takes 256 opens at a time (bench/cards.sh).
@@ -60,7 +63,11 @@ start_targets() { # start_targets N
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do
-		for _ in $(seq 3000); do [ -S "$HOME_DIR/dynamic_profiling_socket_$p" ] && break; sleep 0.02; done
+		for _ in $(seq 3000); do
+			[ -S "$HOME_DIR/dynamic_profiling_socket_$p" ] && break
+			kill -0 "$p" 2>/dev/null || { echo "bench/scale.sh: target $p ended before its socket listened"; exit 1; }
+			sleep 0.02
+		done
 	done
 }
 
