@@ -110,7 +110,8 @@ static int one(const char *path)
 			GElf_Sym sym;
 
 			if (gelf_getsym(d, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-			    sym.st_shndx != SHN_UNDEF && sym.st_value && sym.st_size && wanted(e, sh.sh_link, &sym))
+			    sym.st_shndx != SHN_UNDEF && sym.st_value && sym.st_size &&
+			    wanted(e, sh.sh_link, &sym))
 				count(fd, e, &sym, &t);
 		}
 	}
