@@ -16,6 +16,9 @@
 # join is timed as before, and a `--remote status` after each job
 # (BENCH_STATUS=0: none, the joins alone with the held helper; a status of
 # 1000 targets between two jobs leaves the caches cold for the next join).
+# BENCH_JOB_MAPPINGS=N: each job maps N more file pages first (its maps N
+# lines longer, as a real AI process's thousands: what a join reads of it
+# shows).
 set -u
 B=${DYNPROF_BUILD:-build}
 ROUNDS=${BENCH_ROUNDS:-7}
@@ -154,7 +157,7 @@ status_ms() { # one `--remote status`, its wall time in ms appended to $W/status
 
 echo
 N=${BENCH_JOBS:-60}
-echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another$([ "$SERVED" -gt 0 ] && echo ", $SERVED other targets served")"
+echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another$([ "$SERVED" -gt 0 ] && echo ", $SERVED other targets served")$([ -n "${BENCH_JOB_MAPPINGS:-}" ] && echo ", each job with $BENCH_JOB_MAPPINGS more mappings")"
 if [ "$STALLED" = 1 ]; then
 	chmod 755 $W
 	monitor_on --events=json:$W/events --control=unix:$W/ctl --window-copy-time=600s
@@ -171,7 +174,7 @@ ticks0=$(cpu_ticks)
 jobs_t0=$(date +%s%N)
 for _ in $(seq "$N"); do
 	env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
-		"$B/bench/card_job" $W/davinci0 300 >> $W/opens
+		"$B/bench/card_job" $W/davinci0 300 ${BENCH_JOB_MAPPINGS:-} >> $W/opens
 	[ "$STALLED" = 1 ] && [ "${BENCH_STATUS:-1}" = 1 ] && status_ms
 done
 [ "$STALLED" = 1 ] && { kill -0 $HELPER 2>/dev/null && ! grep -q "window (saved|lost)" <(grep -E "pid ${STALLED_JOB} " $W/mon.out) ||
