@@ -9,7 +9,8 @@
  * MAPPINGS: that many more file mappings first (pages of its own
  * executable, each its own line in /proc/<pid>/maps), as a real AI
  * process has thousands (its Python modules, the framework's libraries):
- * whatever a join reads of the maps costs in proportion.
+ * whatever a join reads of the maps costs in proportion. In fours, as a
+ * library's segments are mapped: read, read+exec, read, read+write.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,15 +27,16 @@ static long long now_us(void)
 	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* n mappings of one page of the executable, read-only and not merged (alternating protections). */
+/* n mappings of one page of the executable (neighbours differ in protection: never merged). */
 static int map_many(int n)
 {
+	static const int prot[4] = { PROT_READ, PROT_READ | PROT_EXEC, PROT_READ, PROT_READ | PROT_WRITE };
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (mmap(NULL, 4096, (i & 1) ? PROT_READ : PROT_NONE, MAP_PRIVATE, fd, 0) == MAP_FAILED) {
+		if (mmap(NULL, 4096, prot[i % 4], MAP_PRIVATE, fd, 0) == MAP_FAILED) {
 			close(fd);
 			return -1;
 		}

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * --protocol=auto's readers (session/protodetect.c): a target's version
- * file, its maps lines, the library paths in them. First byte: which.
+ * file, its maps lines (proc/procmaps.c), the library paths in them. First
+ * byte: which.
  */
 #include "fuzz.h"
+#include "proc/procmaps.h"
 #include "session/protodetect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -21,8 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case 1:
-		if (protodetect_maps_path(t, out, sizeof(out)) == 0)
+		if (procmaps_line_path(t, out, sizeof(out)) == 0)
 			FUZZ_CHECK(fuzz_terminated(out, sizeof(out)));
+		fuzz_ignore(procmaps_line_executable(t));
 		break;
 	case 2:
 		if (protodetect_toolkit_root(t, out, sizeof(out)) == 0)

@@ -11,15 +11,14 @@
 #include <unistd.h>
 
 #include "proc/procfs.h"
+#include "proc/procmaps.h"
 #include "ns/targetfs.h"
 #include "session/protodetect.h"
 #include "common/errbuf.h"
 #include "shared/decimal.h"
 #include "shared/array_size.h"
 
-#define MAPS_LINE_BUF 16384                /* longer lines (none exist) are skipped */
-#define MAPS_MAX_BYTES (64L * 1024 * 1024) /* stop reading a pathological maps here */
-#define MAX_ROOTS 4                        /* distinct toolkit roots examined */
+#define MAX_ROOTS 4 /* distinct toolkit roots examined */
 #define VERSION_FILE_MAX (64 * 1024)
 /* v2 starts with CANN 8.5.0; msprof up to the 8.3.0 branch speaks v1 (docs/PROTOCOL.md). */
 #define VERSION_MAJOR_V2 8
@@ -163,32 +162,6 @@ int protodetect_toolkit_root(const char *lib_path, char *root, size_t len)
 	return 0;
 }
 
-int protodetect_maps_path(const char *line, char *path, size_t len)
-{
-	static const char deleted[] = " (deleted)";
-	const char *p = line;
-	size_t n;
-
-	/* address perms offset dev inode, then the path (which may hold spaces) */
-	for (int field = 0; field < 5; field++) {
-		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
-			p++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-	}
-	if (*p != '/')
-		return -ENOENT;
-	n = strcspn(p, "\n");
-	if (n > sizeof(deleted) - 1 &&
-	    !memcmp(p + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1))
-		n -= sizeof(deleted) - 1;
-	if (n >= len)
-		return -ENAMETOOLONG;
-	memcpy(path, p, n);
-	path[n] = '\0';
-	return 0;
-}
-
 static void trim(const char **s, const char **e)
 {
 	while (*s < *e && (**s == ' ' || **s == '\t'))
@@ -326,13 +299,12 @@ struct maps_scan {
 	struct toolkit roots[MAX_ROOTS];
 };
 
-static void maps_line(struct maps_scan *m, const char *line)
+/* One executable file mapping of the target (procmaps.h: a file may come twice). */
+static void maps_file(const char *path, void *arg)
 {
-	char path[PATH_MAX];
+	struct maps_scan *m = arg;
 	struct toolkit *t;
 
-	if (protodetect_maps_path(line, path, sizeof(path)))
-		return;
 	if (protodetect_is_agent_lib(path)) {
 		m->agent = 1;
 		return;
@@ -353,62 +325,6 @@ static void maps_line(struct maps_scan *m, const char *line)
 	if (protodetect_path_arch(path, t->arch, sizeof(t->arch)))
 		t->arch[0] = '\0';
 	m->nroots++;
-}
-
-/* Stream /proc/<pid>/maps line by line in a fixed buffer. */
-static int scan_maps(int pid, struct maps_scan *m)
-{
-	char path[64], *buf;
-	size_t used = 0;
-	long total = 0;
-	int fd, skipping = 0, err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	buf = malloc(MAPS_LINE_BUF);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (total < MAPS_MAX_BYTES) {
-		ssize_t n = read(fd, buf + used, MAPS_LINE_BUF - 1 - used);
-		size_t start = 0;
-		char *nl;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0) {
-			if (used && !skipping) {
-				buf[used] = '\0';
-				maps_line(m, buf);
-			}
-			break;
-		}
-		total += n;
-		used += (size_t)n;
-		while ((nl = memchr(buf + start, '\n', used - start))) {
-			*nl = '\0';
-			if (!skipping)
-				maps_line(m, buf + start);
-			skipping = 0;
-			start = (size_t)(nl - buf) + 1;
-		}
-		memmove(buf, buf + start, used - start);
-		used -= start;
-		if (used == MAPS_LINE_BUF - 1) {
-			skipping = 1; /* drop the rest of an overlong line */
-			used = 0;
-		}
-	}
-	free(buf);
-	close(fd);
-	return err;
 }
 
 /* Read one version file inside the target's root: the major or -1. */
@@ -478,7 +394,8 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 		errbuf_set(why, whylen, "out of memory: v2");
 		return PROTO_V2;
 	}
-	maps_rc = scan_maps(pid, m);
+	/* Only what is mapped executable: a loaded library has its code mapped so. */
+	maps_rc = procmaps_exec_files(pid, maps_file, m);
 
 	/* 1. our agent, mapped */
 	if (m->agent) {

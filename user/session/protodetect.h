@@ -3,7 +3,8 @@
  * `--protocol=auto`: which wire generation a target speaks, decided from
  * what can be read without a round trip (a wrong guess makes the server
  * wait or close, so guessing by trying is not safe):
- *  1. our agent mapped in the target (libdynprof_agent in /proc/<pid>/maps):
+ *  1. our agent mapped in the target (libdynprof_agent in /proc/<pid>/maps,
+ *     as every library here: mapped executable, proc/procmaps.h):
  *     DYNPROF_AGENT_PROTOCOL from its environ, exactly "v1" means v1,
  *     anything else or unset v2 (the agent's default);
  *  2. libprofimpl.so mapped: v2 (every v2 server is built into it);
@@ -60,13 +61,6 @@ int protodetect_is_profimpl_lib(const char *path);
 
 /* 1 when a mapped file is libdynprof_agent, else 0. */
 int protodetect_is_agent_lib(const char *path);
-
-/*
- * The path of one /proc/<pid>/maps line (after the five fixed fields; spaces
- * kept, a " (deleted)" suffix dropped). 0; -ENOENT when the line maps no
- * file (anonymous, [heap], ...); -ENAMETOOLONG.
- */
-int protodetect_maps_path(const char *line, char *path, size_t len) DP_MUST_CHECK;
 
 /*
  * A CANN version from a version file's text. Understood, in this order:

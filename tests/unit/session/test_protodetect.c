@@ -138,37 +138,6 @@ TEST(profimpl_library_is_recognised)
 	CHECK_INT(protodetect_is_profimpl_lib("/opt/libprofimpl.so/libc.so"), 0);
 }
 
-TEST(maps_path_is_the_sixth_field_with_spaces_kept)
-{
-	char path[256];
-
-	CHECK_INT(protodetect_maps_path("7f1c2a000000-7f1c2a021000 r-xp 00000000 08:01 1234   "
-					"/opt/My Ascend/x86_64-linux/lib64/libascendcl.so\n",
-					path, sizeof(path)),
-		  0);
-	CHECK_STR(path, "/opt/My Ascend/x86_64-linux/lib64/libascendcl.so");
-}
-
-TEST(maps_path_drops_deleted_suffix)
-{
-	char path[256];
-
-	CHECK_INT(protodetect_maps_path("7f00-7f10 r-xp 00000000 08:01 99 /tmp/libdynprof_agent.so (deleted)",
-					path, sizeof(path)),
-		  0);
-	CHECK_STR(path, "/tmp/libdynprof_agent.so");
-}
-
-TEST(maps_line_without_a_file_has_no_path)
-{
-	char path[256];
-
-	CHECK_INT(protodetect_maps_path("7ffd-7ffe rw-p 00000000 00:00 0          [stack]", path,
-					sizeof(path)),
-		  -ENOENT);
-	CHECK_INT(protodetect_maps_path("7ffd-7ffe rw-p 00000000 00:00 0 ", path, sizeof(path)), -ENOENT);
-}
-
 /* ---- version files ---------------------------------------------------------------- */
 
 TEST(install_info_version_line_is_read)

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A process's executable file mappings (proc/procmaps.c): the maps line
+ * parser, and the ioctl and the text giving the same files on a live
+ * process (this test's own, with files it maps).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "proc/procmaps.h"
+#include "unit.h"
+
+TEST(maps_path_is_the_sixth_field_with_spaces_kept)
+{
+	char path[256];
+
+	CHECK_INT(procmaps_line_path("7f1c2a000000-7f1c2a021000 r-xp 00000000 08:01 1234   "
+				     "/opt/My Ascend/x86_64-linux/lib64/libascendcl.so\n",
+				     path, sizeof(path)),
+		  0);
+	CHECK_STR(path, "/opt/My Ascend/x86_64-linux/lib64/libascendcl.so");
+}
+
+TEST(maps_path_drops_deleted_suffix)
+{
+	char path[256];
+
+	CHECK_INT(procmaps_line_path("7f00-7f10 r-xp 00000000 08:01 99 /tmp/libdynprof_agent.so (deleted)",
+				     path, sizeof(path)),
+		  0);
+	CHECK_STR(path, "/tmp/libdynprof_agent.so");
+}
+
+TEST(maps_line_without_a_file_has_no_path)
+{
+	char path[256];
+
+	CHECK_INT(procmaps_line_path("7ffd-7ffe rw-p 00000000 00:00 0          [stack]", path,
+				     sizeof(path)),
+		  -ENOENT);
+	CHECK_INT(procmaps_line_path("7ffd-7ffe rw-p 00000000 00:00 0 ", path, sizeof(path)), -ENOENT);
+}
+
+TEST(maps_line_permissions_say_executable)
+{
+	CHECK_INT(procmaps_line_executable("7f00-7f10 r-xp 00000000 08:01 99 /lib/x.so"), 1);
+	CHECK_INT(procmaps_line_executable("7f00-7f10 r--p 00000000 08:01 99 /lib/x.so"), 0);
+	CHECK_INT(procmaps_line_executable("7f00-7f10 rw-p 00000000 08:01 99 /lib/x.so"), 0);
+	CHECK_INT(procmaps_line_executable("7f00-7f10"), 0);
+	CHECK_INT(procmaps_line_executable(""), 0);
+}
+
+/* The paths a reader gave, one after another, each once. */
+struct seen {
+	char text[8192];
+};
+
+static void note(const char *path, void *arg)
+{
+	struct seen *s = arg;
+	char line[4200];
+
+	snprintf(line, sizeof(line), "%s\n", path);
+	if (!strstr(s->text, line) && strlen(s->text) + strlen(line) < sizeof(s->text))
+		strcat(s->text, line);
+}
+
+/* A file of `dir` named `name`, one page of it mapped with `prot` (left mapped: the test ends). */
+static int map_file(const char *dir, const char *name, int prot, char *path, size_t len)
+{
+	int fd;
+	void *p;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, 4096) < 0)
+		return -1;
+	p = mmap(NULL, 4096, prot, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? -1 : 0;
+}
+
+TEST(the_ioctl_and_the_text_give_the_same_executable_files)
+{
+	char dir[] = "/tmp/dynprof-unit-procmaps.XXXXXX", code[256], data[256], gone[256];
+	struct seen by_text = { { 0 } }, by_query = { { 0 } };
+	int err;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	REQUIRE(map_file(dir, "libcode with space.so", PROT_READ | PROT_EXEC, code, sizeof(code)) == 0);
+	REQUIRE(map_file(dir, "libdata.so", PROT_READ, data, sizeof(data)) == 0);
+	REQUIRE(map_file(dir, "libgone.so", PROT_READ | PROT_EXEC, gone, sizeof(gone)) == 0);
+	REQUIRE(unlink(gone) == 0); /* still mapped: " (deleted)" in the maps, dropped here */
+	CHECK_INT(procmaps_exec_files_text(getpid(), note, &by_text), 0);
+	err = procmaps_exec_files_query(getpid(), note, &by_query);
+	if (err == -ENOTTY) {
+		printf("  (this kernel has no PROCMAP_QUERY: the text alone checked)\n");
+		memcpy(&by_query, &by_text, sizeof(by_query));
+	} else {
+		CHECK_INT(err, 0);
+	}
+	CHECK(strstr(by_text.text, code) != NULL);
+	CHECK(strstr(by_text.text, gone) != NULL && !strstr(by_text.text, "(deleted)"));
+	CHECK(strstr(by_text.text, data) == NULL); /* mapped, not executable */
+	CHECK_STR(by_query.text, by_text.text);
+	unlink(code);
+	unlink(data);
+	rmdir(dir);
+}
+
+TEST(a_gone_process_is_esrch_both_ways)
+{
+	struct seen s = { { 0 } };
+
+	/* pid_max is at most 2^22: no process has this pid. */
+	CHECK_INT(procmaps_exec_files_text(1 << 23, note, &s), -ESRCH);
+	CHECK_INT(procmaps_exec_files(1 << 23, note, &s), -ESRCH);
+}
+
+UNIT_MAIN()
