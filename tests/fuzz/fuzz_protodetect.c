@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * --protocol=auto's readers (session/protodetect.c): a target's version
- * file, its maps lines (proc/procmaps.c), the library paths in them. First
+ * file, its maps lines (kernel/libmaps.c, as proc/procmaps.c reads them), the library paths in them. First
  * byte: which.
  */
 #include "fuzz.h"
-#include "proc/procmaps.h"
+#include "kernel/libmaps.h"
 #include "session/protodetect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -22,11 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_ignore(protodetect_for_version(out));
 		}
 		break;
-	case 1:
-		if (procmaps_line_path(t, out, sizeof(out)) == 0)
-			FUZZ_CHECK(fuzz_terminated(out, sizeof(out)));
-		fuzz_ignore(procmaps_line_executable(t));
-		break;
+	case 1: {
+		struct libmaps_line m;
+
+		/* the path is cut in place in t: no longer than t */
+		if (libmaps_parse_line(t, &m))
+			FUZZ_CHECK(m.path >= t && strlen(m.path) < size);
+	} break;
 	case 2:
 		if (protodetect_toolkit_root(t, out, sizeof(out)) == 0)
 			FUZZ_CHECK(fuzz_terminated(out, sizeof(out)));

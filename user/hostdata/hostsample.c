@@ -227,7 +227,7 @@ int hd_disk_read(const struct hd_window *w, struct hd_disk_reading *r)
 	rc = hd_read_small(path, text, sizeof(text));
 	if (!rc)
 		rc = hostproc_parse_io(text, strlen(text), &r->rb, &r->wb);
-	if (!w->iowait_on || swap_on(raw_now()) || iowait_read((uint32_t)w->pid, &r->io_ns))
+	if (rc || !w->iowait_on || swap_on(raw_now()) || iowait_read((uint32_t)w->pid, &r->io_ns))
 		r->io_ns = HOSTFMT_IO_UNKNOWN;
 	return rc;
 }

@@ -21,6 +21,8 @@ static struct iowait_bpf *skel;
  */
 static int nwatched;
 
+static const char attach_step[] = "attaching to raw tracepoints sched_{switch,wakeup}";
+
 int iowait_load(char *why, size_t why_len)
 {
 	const char *step = "opening the BPF object";
@@ -39,7 +41,7 @@ int iowait_load(char *why, size_t why_len)
 	}
 	if (!err) {
 		/* Tried once here, so a kernel that refuses says so at the start; attached again per watch. */
-		step = "attaching to raw tracepoints sched_{switch,wakeup}";
+		step = attach_step;
 		err = iowait_bpf__attach(skel);
 		if (!err)
 			iowait_bpf__detach(skel);
@@ -62,15 +64,13 @@ int iowait_watch(uint32_t tgid, char *why, size_t why_len)
 		bpfutil_quiet_hold();
 		bpfutil_quiet_reset();
 		err = iowait_bpf__attach(skel);
-		if (err)
-			bpfutil_failure(why, why_len,
-					"attaching to raw tracepoints sched_{switch,wakeup}", err);
-		bpfutil_quiet_release();
+		bpfutil_load_end(why, why_len, attach_step, err);
 		if (err)
 			return err;
 	}
 	err = bpfutil_tgid_watch(skel->maps.procs, tgid,
-				 &(struct dp_iowait_proc){ .since_ns = clock_mono_ns() }, why, why_len);
+				 &(struct dp_iowait_proc){ .since_ns = clock_mono_ns() },
+				 sizeof(struct dp_iowait_proc), why, why_len);
 	if (!err)
 		nwatched++;
 	else if (!nwatched)

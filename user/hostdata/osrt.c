@@ -82,7 +82,10 @@ int osrt_load(osrt_call_fn fn, void *ctx, char *why, size_t why_len)
 
 int osrt_watch(uint32_t tgid, char *why, size_t why_len)
 {
-	return ring ? bpfutil_tgid_watch(skel->maps.tgids, tgid, NULL, why, why_len) : -ENODEV;
+	struct dp_osrt_proc zero = { 0 };
+
+	return ring ? bpfutil_tgid_watch(skel->maps.tgids, tgid, &zero, sizeof(zero), why, why_len) :
+		      -ENODEV;
 }
 
 int osrt_lost(uint32_t tgid, uint64_t *lost)

@@ -166,15 +166,11 @@ int bpfutil_usable(char *why, size_t why_len)
 	return 0;
 }
 
-int bpfutil_tgid_watch(struct bpf_map *m, uint32_t tgid, const void *init, char *why, size_t why_len)
+int bpfutil_tgid_watch(struct bpf_map *m, uint32_t tgid, const void *init, size_t size, char *why,
+		       size_t why_len)
 {
-	uint64_t zero[8] = { 0 }; /* the largest value so far is two counters */
-	size_t size = bpf_map__value_size(m);
-	int err;
+	int err = bpf_map__update_elem(m, &tgid, sizeof(tgid), init, size, BPF_ANY);
 
-	if (size > sizeof(zero))
-		return -E2BIG;
-	err = bpf_map__update_elem(m, &tgid, sizeof(tgid), init ? init : zero, size, BPF_ANY);
 	if (err)
 		snprintf(why, why_len, "adding pid %u to the BPF map: %s", tgid, strerror(-err));
 	return err;

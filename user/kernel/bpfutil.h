@@ -43,8 +43,9 @@ void bpfutil_failure(char *why, size_t why_len, const char *step, int err);
 /*
  * A loader's frame: bpfutil_usable, then libbpf's messages captured from a
  * fresh start (0), or the reason in why. bpfutil_load_end, after a begin
- * that returned 0: the failed step's line in why when err (a positive err
- * is taken as -EINVAL), and the capture released.
+ * that returned 0 (or a capture held and reset for a later step, as an
+ * attach): the failed step's line in why when err (a positive err is
+ * taken as -EINVAL), and the capture released.
  */
 int bpfutil_load_begin(char *why, size_t why_len) DP_MUST_CHECK;
 void bpfutil_load_end(char *why, size_t why_len, const char *step, int err);
@@ -53,11 +54,11 @@ struct bpf_map;
 
 /*
  * The per-process maps of the host-data loaders (osrt, iowait): key a host
- * tgid, value a struct of counters. Watch puts the tgid in with `init` as
- * its value (the map's value size; NULL: zeroed), the reason in why on
+ * tgid, value a struct of counters. Watch puts the tgid in with `init` (of
+ * `size` bytes, the map's value size) as its value, the reason in why on
  * failure; value reads it into `value` of `size` bytes.
  */
-int bpfutil_tgid_watch(struct bpf_map *m, uint32_t tgid, const void *init, char *why,
+int bpfutil_tgid_watch(struct bpf_map *m, uint32_t tgid, const void *init, size_t size, char *why,
 		       size_t why_len) DP_MUST_CHECK;
 int bpfutil_tgid_value(const struct bpf_map *m, uint32_t tgid, void *value, size_t size) DP_MUST_CHECK;
 

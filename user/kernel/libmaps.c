@@ -10,15 +10,6 @@
 
 #define DELETED_SUFFIX " (deleted)"
 
-/* One file mapping, as a maps line gives it (path cut in place). */
-struct map_line {
-	char *path;
-	bool executable;
-	bool deleted;
-	unsigned long start, end, inode;
-	unsigned dev_major, dev_minor;
-};
-
 bool libmaps_name_matches(const char *lib, const char *path)
 {
 	const char *base;
@@ -36,15 +27,19 @@ bool libmaps_name_matches(const char *lib, const char *path)
 	return base[len] == '\0' || base[len] == '.' || base[len] == '-';
 }
 
-/*
- * "start-end perms offset dev inode   path": the path begins after the
- * blanks that follow the inode and runs to the end of the line. False for
- * mappings of no file ([heap], [vdso], anonymous memory).
- */
-static bool parse_line(char *line, struct map_line *m)
+bool libmaps_cut_deleted(char *path)
+{
+	size_t len = strlen(path), d = strlen(DELETED_SUFFIX);
+
+	if (len <= d || strcmp(path + len - d, DELETED_SUFFIX) != 0)
+		return false;
+	path[len - d] = '\0';
+	return true;
+}
+
+bool libmaps_parse_line(char *line, struct libmaps_line *m)
 {
 	char perms[5];
-	size_t len;
 	int n = -1;
 
 	if (sscanf(line, "%lx-%lx %4s %*x %x:%x %lu %n", &m->start, &m->end, perms, &m->dev_major,
@@ -54,23 +49,19 @@ static bool parse_line(char *line, struct map_line *m)
 	m->path = line + n;
 	if (m->path[0] != '/')
 		return false;
-	len = strcspn(m->path, "\n");
-	m->path[len] = '\0';
-	m->deleted = len > strlen(DELETED_SUFFIX) &&
-		     strcmp(m->path + len - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0;
-	if (m->deleted)
-		m->path[len - strlen(DELETED_SUFFIX)] = '\0';
+	m->path[strcspn(m->path, "\n")] = '\0';
+	m->deleted = libmaps_cut_deleted(m->path);
 	m->executable = strlen(perms) >= 3 && perms[2] == 'x';
 	return true;
 }
 
 /* How much a mapping is wanted: a live file first, then code. */
-static int preference(const struct map_line *m)
+static int preference(const struct libmaps_line *m)
 {
 	return (m->deleted ? 0 : 2) + (m->executable ? 1 : 0);
 }
 
-static void fill_hit(struct libmaps_hit *hit, int pid, const struct map_line *m)
+static void fill_hit(struct libmaps_hit *hit, int pid, const struct libmaps_line *m)
 {
 	snprintf(hit->path, sizeof(hit->path), "%s", m->path);
 	snprintf(hit->host_path, sizeof(hit->host_path), "/proc/%d/root%s", pid, m->path);
@@ -90,9 +81,9 @@ int libmaps_scan(FILE *maps, int pid, const char *lib, struct libmaps_hit *hit)
 	int best = -1;
 
 	while (getline(&line, &cap, maps) > 0) {
-		struct map_line m;
+		struct libmaps_line m;
 
-		if (!parse_line(line, &m) || !libmaps_name_matches(lib, m.path))
+		if (!libmaps_parse_line(line, &m) || !libmaps_name_matches(lib, m.path))
 			continue;
 		if (preference(&m) <= best)
 			continue;

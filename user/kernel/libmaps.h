@@ -23,6 +23,26 @@ struct libmaps_hit {
 	unsigned long inode;
 };
 
+/* One file mapping, as a maps line gives it (path cut in place in the line). */
+struct libmaps_line {
+	char *path;
+	bool executable;
+	bool deleted; /* " (deleted)" was there, and is cut off path */
+	unsigned long start, end, inode;
+	unsigned dev_major, dev_minor;
+};
+
+/*
+ * "start-end perms offset dev inode   path": the path begins after the
+ * blanks that follow the inode and runs to the end of the line (spaces
+ * kept). False for mappings of no file ([heap], [vdso], anonymous memory)
+ * and for what is not such a line.
+ */
+bool libmaps_parse_line(char *line, struct libmaps_line *m);
+
+/* Cut a " (deleted)" suffix (the file was replaced or removed since it was mapped) off path: whether there was one. */
+bool libmaps_cut_deleted(char *path);
+
 /*
  * Does a mapped file's path answer to `lib`? A `lib` with '/' must equal
  * the path; else the path's last component equals `lib` or starts with

@@ -10,47 +10,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "kernel/libmaps.h"
 #include "proc/procmaps.h"
 
 #define MAPS_LINE_BUF 16384                /* longer lines (none exist) are skipped */
 #define MAPS_MAX_BYTES (64L * 1024 * 1024) /* stop reading a pathological maps here */
 #define MAPS_MAX_QUERIES (1L << 20) /* ... and asking of one here (the kernel's limit is 65530) */
-
-static const char deleted[] = " (deleted)";
-
-int procmaps_line_path(const char *line, char *path, size_t len)
-{
-	const char *p = line;
-	size_t n;
-
-	/* address perms offset dev inode, then the path (which may hold spaces) */
-	for (int field = 0; field < 5; field++) {
-		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
-			p++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-	}
-	if (*p != '/')
-		return -ENOENT;
-	n = strcspn(p, "\n");
-	if (n > sizeof(deleted) - 1 &&
-	    !memcmp(p + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1))
-		n -= sizeof(deleted) - 1;
-	if (n >= len)
-		return -ENAMETOOLONG;
-	memcpy(path, p, n);
-	path[n] = '\0';
-	return 0;
-}
-
-int procmaps_line_executable(const char *line)
-{
-	const char *p = line + strcspn(line, " \t\n");
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return strlen(p) > 2 && p[2] == 'x'; /* "r-xp" */
-}
 
 static int open_maps(int pid)
 {
@@ -62,12 +27,13 @@ static int open_maps(int pid)
 	return fd >= 0 ? fd : errno == ENOENT ? -ESRCH : -errno;
 }
 
-static void one_line(const char *line, procmaps_file_fn fn, void *arg)
+/* A path past PATH_MAX is left out, as the ioctl leaves it to the text: no library of interest has one. */
+static void one_line(char *line, procmaps_file_fn fn, void *arg)
 {
-	char path[PATH_MAX];
+	struct libmaps_line m;
 
-	if (procmaps_line_executable(line) && procmaps_line_path(line, path, sizeof(path)) == 0)
-		fn(path, arg);
+	if (libmaps_parse_line(line, &m) && m.executable && strlen(m.path) < PATH_MAX)
+		fn(m.path, arg);
 }
 
 /* Complete lines of buf[0, *used) to one_line; the rest kept at the front. */
@@ -160,14 +126,10 @@ _Static_assert(sizeof(struct dp_procmap_query) == 104, "PROCMAP_QUERY's struct i
 /* The path the kernel wrote (name_size counts its NUL), as the text would show it. */
 static void query_path(char *name, uint32_t name_size, procmaps_file_fn fn, void *arg)
 {
-	size_t n;
-
 	if (name_size == 0 || name_size > PATH_MAX)
 		return;
 	name[name_size - 1] = '\0';
-	n = strlen(name);
-	if (n > sizeof(deleted) - 1 && !strcmp(name + n - (sizeof(deleted) - 1), deleted))
-		name[n - (sizeof(deleted) - 1)] = '\0';
+	libmaps_cut_deleted(name);
 	if (name[0] == '/')
 		fn(name, arg);
 }

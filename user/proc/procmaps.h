@@ -5,7 +5,8 @@
  * that file (Linux 6.11+), where the kernel skips the other mappings and
  * formats nothing but the path, and the text, which costs the kernel a
  * formatted line for every mapping and comes one page per read (a big AI
- * process has thousands: docs/BENCHMARKS.md, "Issue 24's goals").
+ * process has thousands: docs/BENCHMARKS.md, "Issue 24's goals"),
+ * each line parsed as kernel/libmaps.h parses it.
  */
 #ifndef DYNPROF_PROCMAPS_H
 #define DYNPROF_PROCMAPS_H
@@ -30,15 +31,5 @@ int procmaps_exec_files_query(int pid, procmaps_file_fn fn, void *arg) DP_MUST_C
 
 /* The text alone (every kernel). */
 int procmaps_exec_files_text(int pid, procmaps_file_fn fn, void *arg) DP_MUST_CHECK;
-
-/*
- * The path of one maps line (after the five fixed fields; spaces kept, a
- * " (deleted)" suffix dropped). 0; -ENOENT when the line maps no file
- * (anonymous, [heap], ...); -ENAMETOOLONG.
- */
-int procmaps_line_path(const char *line, char *path, size_t len) DP_MUST_CHECK;
-
-/* Whether a maps line's permissions (its second field) hold x. */
-int procmaps_line_executable(const char *line);
 
 #endif /* DYNPROF_PROCMAPS_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* libmaps.c: library names against mapped paths, and picking a mapping from maps text. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,63 @@ static int scan(const char *lib, struct libmaps_hit *hit)
 	rc = libmaps_scan(f, 4242, lib, hit);
 	fclose(f);
 	return rc;
+}
+
+/* libmaps_parse_line on a copy of `text`: whether it maps a file; its fields in *m, its path in path. */
+static bool parse(const char *text, struct libmaps_line *m, char *path, size_t len)
+{
+	char line[512];
+	bool ok;
+
+	snprintf(line, sizeof(line), "%s", text);
+	ok = libmaps_parse_line(line, m);
+	snprintf(path, len, "%s", ok ? m->path : "");
+	return ok;
+}
+
+TEST(maps_path_is_the_sixth_field_with_spaces_kept)
+{
+	struct libmaps_line m;
+	char path[256];
+
+	CHECK(parse("7f1c2a000000-7f1c2a021000 r-xp 00000000 08:01 1234   "
+		    "/opt/My Ascend/x86_64-linux/lib64/libascendcl.so\n",
+		    &m, path, sizeof(path)));
+	CHECK_STR(path, "/opt/My Ascend/x86_64-linux/lib64/libascendcl.so");
+}
+
+TEST(maps_path_drops_deleted_suffix)
+{
+	struct libmaps_line m;
+	char path[256];
+
+	CHECK(parse("7f00-7f10 r-xp 00000000 08:01 99 /tmp/libdynprof_agent.so (deleted)", &m, path,
+		    sizeof(path)));
+	CHECK_STR(path, "/tmp/libdynprof_agent.so");
+	CHECK(m.deleted);
+}
+
+TEST(maps_line_without_a_file_has_no_path)
+{
+	struct libmaps_line m;
+	char path[256];
+
+	CHECK(!parse("7ffd-7ffe rw-p 00000000 00:00 0          [stack]", &m, path, sizeof(path)));
+	CHECK(!parse("7ffd-7ffe rw-p 00000000 00:00 0 ", &m, path, sizeof(path)));
+}
+
+TEST(maps_line_permissions_say_executable)
+{
+	struct libmaps_line m;
+	char path[256];
+
+	CHECK(parse("7f00-7f10 r-xp 00000000 08:01 99 /lib/x.so", &m, path, sizeof(path)) && m.executable);
+	CHECK(parse("7f00-7f10 r--p 00000000 08:01 99 /lib/x.so", &m, path, sizeof(path)) &&
+	      !m.executable);
+	CHECK(parse("7f00-7f10 rw-p 00000000 08:01 99 /lib/x.so", &m, path, sizeof(path)) &&
+	      !m.executable);
+	CHECK(!parse("7f00-7f10", &m, path, sizeof(path)));
+	CHECK(!parse("", &m, path, sizeof(path)));
 }
 
 TEST(names_match_basenames_and_versions)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * A process's executable file mappings (proc/procmaps.c): the maps line
- * parser, and the ioctl and the text giving the same files on a live
- * process (this test's own, with files it maps).
+ * A process's executable file mappings (proc/procmaps.c): the ioctl and
+ * the text give the same files on a live process (this test's own, with
+ * files it maps). Its lines are parsed by kernel/libmaps.c (test_libmaps).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,46 +14,6 @@
 
 #include "proc/procmaps.h"
 #include "unit.h"
-
-TEST(maps_path_is_the_sixth_field_with_spaces_kept)
-{
-	char path[256];
-
-	CHECK_INT(procmaps_line_path("7f1c2a000000-7f1c2a021000 r-xp 00000000 08:01 1234   "
-				     "/opt/My Ascend/x86_64-linux/lib64/libascendcl.so\n",
-				     path, sizeof(path)),
-		  0);
-	CHECK_STR(path, "/opt/My Ascend/x86_64-linux/lib64/libascendcl.so");
-}
-
-TEST(maps_path_drops_deleted_suffix)
-{
-	char path[256];
-
-	CHECK_INT(procmaps_line_path("7f00-7f10 r-xp 00000000 08:01 99 /tmp/libdynprof_agent.so (deleted)",
-				     path, sizeof(path)),
-		  0);
-	CHECK_STR(path, "/tmp/libdynprof_agent.so");
-}
-
-TEST(maps_line_without_a_file_has_no_path)
-{
-	char path[256];
-
-	CHECK_INT(procmaps_line_path("7ffd-7ffe rw-p 00000000 00:00 0          [stack]", path,
-				     sizeof(path)),
-		  -ENOENT);
-	CHECK_INT(procmaps_line_path("7ffd-7ffe rw-p 00000000 00:00 0 ", path, sizeof(path)), -ENOENT);
-}
-
-TEST(maps_line_permissions_say_executable)
-{
-	CHECK_INT(procmaps_line_executable("7f00-7f10 r-xp 00000000 08:01 99 /lib/x.so"), 1);
-	CHECK_INT(procmaps_line_executable("7f00-7f10 r--p 00000000 08:01 99 /lib/x.so"), 0);
-	CHECK_INT(procmaps_line_executable("7f00-7f10 rw-p 00000000 08:01 99 /lib/x.so"), 0);
-	CHECK_INT(procmaps_line_executable("7f00-7f10"), 0);
-	CHECK_INT(procmaps_line_executable(""), 0);
-}
 
 /* The paths a reader gave, one after another, each once. */
 struct seen {
