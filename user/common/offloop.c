@@ -78,14 +78,17 @@ static struct offloop_job *next_job(struct offloop *q)
 	return take(&q->waiting);
 }
 
-/* Its end on the finished list; the loop wakes (a full counter, never reached, still reads as readable). */
+/*
+ * Its end on the finished list; the loop wakes (a full counter, never
+ * reached, still reads as readable). Lock held, and kept by the worker
+ * until it waits as idle: a job the loop starts once it has seen this one
+ * end finds the worker idle, and no other is made for it.
+ */
 static void finished(struct offloop *q, struct offloop_job *j)
 {
 	uint64_t one = 1;
 
-	pthread_mutex_lock(&q->lock);
 	push(&q->finished, j);
-	pthread_mutex_unlock(&q->lock);
 	if (write(q->efd, &one, sizeof(one)) < 0) {
 		/* EAGAIN only: the count is already past zero */
 	}
@@ -101,8 +104,8 @@ static void *worker(void *arg)
 	while ((j = next_job(q))) {
 		pthread_mutex_unlock(&q->lock);
 		j->work(j);
-		finished(q, j);
 		pthread_mutex_lock(&q->lock);
+		finished(q, j);
 	}
 	if (--q->workers == 0)
 		pthread_cond_broadcast(&q->ended);
