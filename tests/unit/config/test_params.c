@@ -400,6 +400,15 @@ static void prof_with_info(const char *dir, const char *stamp, const char *json)
 	write_file(p, json, 0644);
 }
 
+/* A test's temporary tree gone (mkdtemp's names: no quoting needed). */
+static void remove_tree(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+}
+
 TEST(chip_from_the_newest_prof_folders_info_json)
 {
 	char dir[] = "/tmp/dp-chip.XXXXXX", where[1024];
@@ -417,6 +426,7 @@ TEST(chip_from_the_newest_prof_folders_info_json)
 	CHECK_INT(chip_from_prof_dirs(dir, &id, where, sizeof(where)), 0);
 	CHECK_INT(id, 5);
 	CHECK(strstr(where, "20260202") != NULL);
+	remove_tree(dir);
 }
 
 /* Thousands of other folders without an info.json: only the newest few are looked at. */
@@ -436,6 +446,7 @@ TEST(chip_look_is_bounded_to_the_newest_folders)
 	CHECK_INT(chip_from_prof_dirs(dir, &id, where, sizeof(where)), -ENOENT);
 	CHECK(strstr(where, "41 PROF_ folders") != NULL);
 	CHECK(strstr(where, "none of the newest 32") != NULL);
+	remove_tree(dir);
 }
 
 /* A driver tree as /etc/ascend_install.info describes it, with the stand-in library. */
@@ -464,6 +475,7 @@ TEST(chip_from_the_driver_bits_8_to_15)
 	make_driver_tree(dir, 0755, info, sizeof(info));
 	CHECK_INT(chip_from_driver(info, &id, why, sizeof(why)), 0);
 	CHECK_INT(id, 5);
+	remove_tree(dir);
 }
 
 TEST(driver_library_writable_by_others_is_not_loaded)
@@ -476,6 +488,7 @@ TEST(driver_library_writable_by_others_is_not_loaded)
 	CHECK_INT(chip_from_driver(info, &id, why, sizeof(why)), -EPERM);
 	CHECK_INT(id, -1);
 	CHECK_INT(chip_from_driver("/nonexistent/ascend_install.info", &id, why, sizeof(why)), -ENOENT);
+	remove_tree(dir);
 }
 
 /* ---- v1 ------------------------------------------------------------------------------- */
