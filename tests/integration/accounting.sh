@@ -120,7 +120,7 @@ test_sigkilled_worker_leaves_a_folder_saved_incomplete() {
 	dp_background --pid=$pid --output=$T/o --events=json:$T/ev
 	dp_send start
 	wait_until 10 window_open || fail "no window: $(cat $T/out)"
-	kill -KILL $pid
+	kill_hard $pid
 	wait $DP_PID
 	expect_status 1 $?
 	expect_line "^\[WARNING\] pid $pid: window saved incomplete in $T/o/PROF_[0-9_]+${pid}[A-R]{8}: it has no host/end_info"
@@ -152,7 +152,7 @@ test_launch_crashed_rank_is_incomplete_the_other_saved() {
 	remember_pid $w1; remember_pid $w2
 	dp_send start
 	wait_until 10 eval '[ "$(grep -c "start success" $T/out)" -eq 2 ]' || fail "no windows: $(cat $T/out)"
-	kill -KILL $w1
+	kill_hard $w1
 	wait_until 10 grep -q "target left: pid $w1" $T/out || fail "crash not seen: $(cat $T/out)"
 	dp_send stop quit
 	wait_until 10 all_gone $w2 || kill -TERM $w2

@@ -29,7 +29,7 @@ test_target_dying_mid_window_is_dropped_and_others_continue() {
 	dp_send start
 	wait_until 5 grep -q "pid $b start success" $T/out || fail "no window opened"
 	remember_holder
-	kill -KILL $a
+	kill_hard $a
 	wait_until 3 grep -q "^server process $a did not create socket, or process has already exited$" $T/out ||
 		{ cat $T/out; fail "exit of $a not noticed within 2-3 s"; }
 	dp_send stop
@@ -47,7 +47,7 @@ test_last_target_dying_ends_console_with_status_1() {
 	dp_send start
 	wait_until 5 grep -q 'start success' $T/out || fail "no window opened"
 	remember_holder
-	kill -KILL $a
+	kill_hard $a
 	# At once: the held socket would keep a deaf console waiting forever.
 	wait_until 3 all_gone $DP_PID || { cat $T/out; fail "dynprof still runs 2-3 s after its last target died"; }
 	wait $DP_PID

@@ -7,7 +7,7 @@ exit_is_noticed_at_once() { # exit_is_noticed_at_once [dynprof args]
 	dp_background --pid=$a,$b --output=$T/o "$@"
 	wait_until 5 grep -q 'Start profiling' $T/out || fail "dynprof did not start"
 	remember_holder
-	kill -KILL $a
+	kill_hard $a
 	local t0; t0=$(date +%s%N)
 	wait_until 3 grep -q "^server process $a did not create socket, or process has already exited$" $T/out ||
 		{ cat $T/out; fail "exit of $a not noticed within 2-3 s (socket held open by its child)"; }

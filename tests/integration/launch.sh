@@ -105,7 +105,7 @@ test_worker_crash_mid_window_leaves_cleanly() {
 	dp_send start
 	wait_until 5 eval '[ "$(count_lines "start success")" -eq 2 ]' || fail "no windows"
 	local victim; victim=$(grep -o 'target joined: pid [0-9]*' $T/out | head -n1 | grep -o '[0-9]*$')
-	kill -KILL $victim
+	kill_hard $victim
 	wait_until 5 grep -q "target left: pid $victim" $T/out || fail "crash not seen: $(cat $T/out)"
 	dp_send stop
 	wait_until 5 grep -q "stop success" $T/out || fail "survivor not stopped"

@@ -131,7 +131,7 @@ test_dismissed_pid_reused_by_a_new_card_user_is_joined() {
 	"$DP" --remote=$T/ctl quit pid=$gone > $T/r 2>&1
 	expect_line "^ack quit" $T/r
 	wait_until 10 grep -q "^dynamic profiling for pid $gone quit success$" $T/out || { cat $T/out; fail "no quit of $gone"; }
-	kill -KILL $gone
+	kill_hard $gone
 	wait_until 10 test ! -e /proc/$gone || fail "pid $gone was not freed"
 	# Hand the same pid to a new card user (retry: other forks race us, and
 	# another suite beside this one forks all the time).
@@ -142,7 +142,7 @@ test_dismissed_pid_reused_by_a_new_card_user_is_joined() {
 		p=$!
 		remember_pid $p
 		[ $p -eq $gone ] && { new=$p; break; }
-		kill -KILL $p
+		kill_hard $p
 	done
 	[ -n "$new" ] || fail "could not reuse pid $gone"
 	wait_until 20 joined_twice $gone ||

@@ -542,7 +542,7 @@ test_status_json_counts_windows_saved_incomplete_and_lost() {
 	expect_ack start
 	wait_until 10 grep -q "^dynamic profiling for pid $a start success$" $T/out || fail "no start of $a: $(cat $T/out)"
 	wait_until 10 grep -q "^dynamic profiling for pid $b start success$" $T/out || fail "no start of $b: $(cat $T/out)"
-	kill -KILL $a
+	kill_hard $a
 	wait_until 20 grep -q "pid $a: window saved incomplete" $T/out || fail "no incomplete window of $a: $(cat $T/out)"
 	remote stop pid=$b
 	expect_error "stop failed in 1 of 1 target: pid $b not started"

@@ -387,7 +387,7 @@ test_nodes_summary_names_a_node_with_windows_not_saved() {
 	dp_background --nodes=a,b,c --launcher="$T/node.sh {node}" --output=$T/o --sync-margin=0
 	dp_send start
 	wait_until 30 windows_open 3 || { cat $T/out; fail "windows did not open on the three nodes"; }
-	kill -KILL $p3
+	kill_hard $p3
 	wait_until 30 grep -q "^\[c\] .*window saved incomplete" $T/out || { cat $T/out; fail "node c's window was not saved incomplete"; }
 	dp_send stop
 	wait_until 30 grep -q "^\[b\] .*window lost" $T/out || { cat $T/out; fail "node b's window was not lost"; }

@@ -225,7 +225,7 @@ test_a_killed_target_window_is_drawn_incomplete() {
 	wait_until 10 tv_windows 1 || fail "no window: $(cat $T/out)"
 	touch $T/go
 	sleep 0.3
-	kill -9 $PID
+	kill_hard $PID
 	wait_until 10 grep -q "window saved incomplete\|window lost" $T/out || fail "no window end: $(cat $T/out)"
 	exec 7>&- # end of input (dynprof may be gone already: its last target was)
 	wait $DP_PID

@@ -30,6 +30,28 @@ pid_start() {
 	echo "${20}"
 }
 remember_file() { echo "$1" >> "$T/.files"; }
+# kill_hard PID...: SIGKILL, which runs no cleanup of the agent's: the
+# socket file each served is noted first (stopped, so it binds none after
+# the look) with its inode, and cleanup_test removes that same file. Not by
+# its pid alone: the pid may be another's by then, its file a new one.
+kill_hard() {
+	local p f
+	for p in "$@"; do kill -STOP "$p" 2>/dev/null; done
+	for p in "$@"; do
+		for f in "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"; do
+			pid_serves "$p" "$f" && stat -c '%i %n' "$f" >> "$T/.sockets" 2>/dev/null
+		done
+		kill -KILL "$p" 2>/dev/null
+	done
+	return 0
+}
+# The files kill_hard noted, each if it is still the same file.
+remove_noted_sockets() {
+	local ino f
+	while read -r ino f; do
+		[ "$(stat -c %i "$f" 2>/dev/null)" = "$ino" ] && rm -f "$f"
+	done < "$T/.sockets"
+}
 # at_cleanup CMD [ARGS...]: run by cleanup_test before the test's processes
 # are killed, the last added first (a daemon's containers before the daemon).
 at_cleanup() { printf '%q ' "$@" >> "$T/.hooks"; echo >> "$T/.hooks"; }
@@ -100,7 +122,9 @@ number_holders() {
 }
 drop_cards() {
 	local p left
-	for p in $(card_holders); do kill -KILL "$p" 2>/dev/null; done
+	# (kill_hard: a holder killed here runs no cleanup of its own, and the
+	# next process given its pid would seem to listen before it does.)
+	for p in $(card_holders); do kill_hard "$p"; done
 	wait_until 3 eval '[ -z "$(card_holders)" ]'
 	left=$(card_holders)
 	[ -z "$left" ] || echo "cleanup: card holders left: $left"
@@ -139,6 +163,7 @@ cleanup_test() {
 	[ -f "$T/.cgroups" ] && remove_cgroups
 	[ -f "$T/.users" ] && remove_users
 	[ -f "$T/.files" ] && while read -r f; do rm -f "$f"; done < "$T/.files"
+	[ -f "$T/.sockets" ] && remove_noted_sockets
 	# A sanitizer report from any process of the test fails the test.
 	if grep -qs -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T"/*.log "$T/out"; then
 		grep -h -A5 -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T"/*.log "$T/out" 2>/dev/null | head -40
@@ -310,13 +335,18 @@ socket_of() { echo "$ROOT_HOME/dynamic_profiling_socket_$1"; }
 # listen is refused, a test's chmod before dynprof's own is undone (both
 # seen under load).
 listening() { awk -v p="$1" '$4 == "00010000" && $8 == p { f = 1 } END { exit !f }' /proc/net/unix; }
-has_socket() { [ -S "$(socket_of "$1")" ]; }
-# pid_serves PID PATH: the unix socket bound at PATH (this network
-# namespace's table) is one PID holds. Not `test -S`: another suite's
-# process that had the same pid may have left a file of that name.
+# has_socket PID: PID serves its socket at its own path. Not `test -S`
+# alone: with pids reused (pid_max is 32768 here; a suite starts more), an
+# earlier process of that pid, killed without its cleanup, may have left
+# the file, and a test that signalled PID on seeing it would signal it
+# before its agent armed (seen once in CI).
+has_socket() { pid_serves "$1" "$(socket_of "$1")"; }
+# pid_serves PID PATH: the unix socket bound at PATH is one PID holds. The
+# table read is PID's network namespace's (/proc/PID/net/unix), so a
+# target in a namespace of its own is seen too.
 pid_serves() {
 	local ino
-	for ino in $(awk -v p="$2" '$8 == p { print $7 }' /proc/net/unix); do
+	for ino in $(awk -v p="$2" '$8 == p { print $7 }' /proc/$1/net/unix 2>/dev/null); do
 		readlink /proc/$1/fd/* 2>/dev/null | grep -qxF "socket:[$ino]" && return 0
 	done
 	return 1
@@ -384,7 +414,7 @@ start_bad_peer_for() {
 	"$BAD_PEER" "$1" "$(socket_of "$2")" > "$T/peer.$1.log" 2>&1 &
 	local peer=$!
 	remember_pid $peer
-	wait_until 5 has_socket "$2" || fail "bad_peer $1 never listened"
+	wait_until 5 pid_serves $peer "$(socket_of "$2")" || fail "bad_peer $1 never listened"
 	echo $peer
 }
 
