@@ -18,7 +18,9 @@
 # 1000 targets between two jobs leaves the caches cold for the next join).
 # BENCH_JOB_MAPPINGS=N: each job maps N more file pages first (its maps N
 # lines longer, as a real AI process's thousands: what a join reads of it
-# shows).
+# shows). BENCH_JOB=torch: each job a real PyTorch process instead
+# (bench/torch_job.py: python3 importing Debian's python3-torch, about 1700
+# lines of maps; the run says so and stops where torch does not import).
 set -u
 B=${DYNPROF_BUILD:-build}
 ROUNDS=${BENCH_ROUNDS:-7}
@@ -39,7 +41,7 @@ cleanup() {
 	wait 2>/dev/null
 	for p in "${served[@]}"; do rm -f "$HOME_DIR/dynamic_profiling_socket_$p"; done
 	[ -n "$SU" ] && userdel "$SU" 2>/dev/null
-	rm -rf "$W" "${SU_DIR:-}"
+	cp $W/mon.out $W/opens $W/events /tmp/ph/ 2>/dev/null; rm -rf "$W" "${SU_DIR:-}"
 }
 trap cleanup EXIT
 # The monitor holds a connection per served target.
@@ -155,9 +157,15 @@ status_ms() { # one `--remote status`, its wall time in ms appended to $W/status
 	echo $((($(date +%s%N) - t0) / 1000)) >> $W/status
 }
 
+JOB=("$B/bench/card_job")
+if [ "${BENCH_JOB:-}" = torch ]; then
+	PY=${BENCH_PYTHON:-/usr/bin/python3}
+	"$PY" -c 'import torch' 2> /dev/null || { echo "BENCH_JOB=torch: $PY cannot import torch (Debian: apt-get install python3-torch)" >&2; exit 1; }
+	JOB=("$PY" "$(dirname "$0")/torch_job.py")
+fi
 echo
 N=${BENCH_JOBS:-60}
-echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another$([ "$SERVED" -gt 0 ] && echo ", $SERVED other targets served")$([ -n "${BENCH_JOB_MAPPINGS:-}" ] && echo ", each job with $BENCH_JOB_MAPPINGS more mappings")"
+echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another$([ "$SERVED" -gt 0 ] && echo ", $SERVED other targets served")$([ -n "${BENCH_JOB_MAPPINGS:-}" ] && echo ", each job with $BENCH_JOB_MAPPINGS more mappings")$([ "${BENCH_JOB:-}" = torch ] && echo ", each job a PyTorch process")"
 if [ "$STALLED" = 1 ]; then
 	chmod 755 $W
 	monitor_on --events=json:$W/events --control=unix:$W/ctl --window-copy-time=600s
@@ -174,7 +182,7 @@ ticks0=$(cpu_ticks)
 jobs_t0=$(date +%s%N)
 for _ in $(seq "$N"); do
 	env LD_PRELOAD="$B/libdynprof_agent.so" PROFILING_MODE=dynamic DYNPROF_AGENT_DEVICES="$W/davinci*" \
-		"$B/bench/card_job" $W/davinci0 300 ${BENCH_JOB_MAPPINGS:-} >> $W/opens
+		"${JOB[@]}" $W/davinci0 300 ${BENCH_JOB_MAPPINGS:-} >> $W/opens
 	[ "$STALLED" = 1 ] && [ "${BENCH_STATUS:-1}" = 1 ] && status_ms
 done
 [ "$STALLED" = 1 ] && { kill -0 $HELPER 2>/dev/null && ! grep -q "window (saved|lost)" <(grep -E "pid ${STALLED_JOB} " $W/mon.out) ||
