@@ -21,6 +21,9 @@
 # shows). BENCH_JOB=torch: each job a real PyTorch process instead
 # (bench/torch_job.py: python3 importing Debian's python3-torch, about 1700
 # lines of maps; the run says so and stops where torch does not import).
+# BENCH_JOB=torch-v2lib: the same, then a library named libprofimpl.so (a
+# copy of libz: the name is what --protocol=auto reads) loaded after torch,
+# where a v2 server's library is in a job that loads CANN through a plugin.
 set -u
 B=${DYNPROF_BUILD:-build}
 ROUNDS=${BENCH_ROUNDS:-7}
@@ -158,14 +161,18 @@ status_ms() { # one `--remote status`, its wall time in ms appended to $W/status
 }
 
 JOB=("$B/bench/card_job")
-if [ "${BENCH_JOB:-}" = torch ]; then
+if [ "${BENCH_JOB:-}" = torch ] || [ "${BENCH_JOB:-}" = torch-v2lib ]; then
 	PY=${BENCH_PYTHON:-/usr/bin/python3}
 	"$PY" -c 'import torch' 2> /dev/null || { echo "BENCH_JOB=torch: $PY cannot import torch (Debian: apt-get install python3-torch)" >&2; exit 1; }
 	JOB=("$PY" "$(dirname "$0")/torch_job.py")
+	if [ "$BENCH_JOB" = torch-v2lib ]; then
+		mkdir -p $W/lib && cp "$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ { print $NF; exit }')" $W/lib/libprofimpl.so || exit 1
+		export TORCH_JOB_LOAD=$W/lib/libprofimpl.so
+	fi
 fi
 echo
 N=${BENCH_JOBS:-60}
-echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another$([ "$SERVED" -gt 0 ] && echo ", $SERVED other targets served")$([ -n "${BENCH_JOB_MAPPINGS:-}" ] && echo ", each job with $BENCH_JOB_MAPPINGS more mappings")$([ "${BENCH_JOB:-}" = torch ] && echo ", each job a PyTorch process")"
+echo "### Follow mode: detection latency, card open -> target joined, $N jobs one after another$([ "$SERVED" -gt 0 ] && echo ", $SERVED other targets served")$([ -n "${BENCH_JOB_MAPPINGS:-}" ] && echo ", each job with $BENCH_JOB_MAPPINGS more mappings")$([ "${BENCH_JOB:-}" = torch ] && echo ", each job a PyTorch process")$([ "${BENCH_JOB:-}" = torch-v2lib ] && echo ", each job a PyTorch process with a libprofimpl.so loaded after torch")"
 if [ "$STALLED" = 1 ]; then
 	chmod 755 $W
 	monitor_on --events=json:$W/events --control=unix:$W/ctl --window-copy-time=600s

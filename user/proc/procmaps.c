@@ -28,24 +28,25 @@ static int open_maps(int pid)
 }
 
 /* A path past PATH_MAX is left out, as the ioctl leaves it to the text: no library of interest has one. */
-static void one_line(char *line, procmaps_file_fn fn, void *arg)
+static bool one_line(char *line, procmaps_file_fn fn, void *arg)
 {
 	struct libmaps_line m;
 
 	if (libmaps_parse_line(line, &m) && m.executable && strlen(m.path) < PATH_MAX)
-		fn(m.path, arg);
+		return fn(m.path, arg);
+	return true;
 }
 
-/* Complete lines of buf[0, *used) to one_line; the rest kept at the front. */
-static void take_lines(char *buf, size_t *used, int *skipping, procmaps_file_fn fn, void *arg)
+/* Complete lines of buf[0, *used) to one_line; the rest kept at the front. False: the caller knows enough. */
+static bool take_lines(char *buf, size_t *used, int *skipping, procmaps_file_fn fn, void *arg)
 {
 	size_t start = 0;
 	char *nl;
 
 	while ((nl = memchr(buf + start, '\n', *used - start))) {
 		*nl = '\0';
-		if (!*skipping)
-			one_line(buf + start, fn, arg);
+		if (!*skipping && !one_line(buf + start, fn, arg))
+			return false;
 		*skipping = 0;
 		start = (size_t)(nl - buf) + 1;
 	}
@@ -55,6 +56,7 @@ static void take_lines(char *buf, size_t *used, int *skipping, procmaps_file_fn 
 		*skipping = 1; /* drop the rest of an overlong line */
 		*used = 0;
 	}
+	return true;
 }
 
 int procmaps_exec_files_text(int pid, procmaps_file_fn fn, void *arg)
@@ -88,7 +90,8 @@ int procmaps_exec_files_text(int pid, procmaps_file_fn fn, void *arg)
 		}
 		total += n;
 		used += (size_t)n;
-		take_lines(buf, &used, &skipping, fn, arg);
+		if (!take_lines(buf, &used, &skipping, fn, arg))
+			break;
 	}
 	free(buf);
 	close(fd);
@@ -123,15 +126,14 @@ _Static_assert(sizeof(struct dp_procmap_query) == 104, "PROCMAP_QUERY's struct i
 #define DP_PMQ_COVERING_OR_NEXT 0x10
 #define DP_PMQ_FILE_BACKED 0x20
 
-/* The path the kernel wrote (name_size counts its NUL), as the text would show it. */
-static void query_path(char *name, uint32_t name_size, procmaps_file_fn fn, void *arg)
+/* The path the kernel wrote (name_size counts its NUL), as the text would show it; fn's answer. */
+static bool query_path(char *name, uint32_t name_size, procmaps_file_fn fn, void *arg)
 {
 	if (name_size == 0 || name_size > PATH_MAX)
-		return;
+		return true;
 	name[name_size - 1] = '\0';
 	libmaps_cut_deleted(name);
-	if (name[0] == '/')
-		fn(name, arg);
+	return name[0] != '/' || fn(name, arg);
 }
 
 int procmaps_exec_files_query(int pid, procmaps_file_fn fn, void *arg)
@@ -170,7 +172,8 @@ int procmaps_exec_files_query(int pid, procmaps_file_fn fn, void *arg)
 			err = -ENOTTY; /* no progress: not the answer this code knows */
 			break;
 		}
-		query_path(name, q.vma_name_size, fn, arg);
+		if (!query_path(name, q.vma_name_size, fn, arg))
+			break;
 		addr = q.vma_end;
 	}
 	free(name);

@@ -11,12 +11,17 @@
 #ifndef DYNPROF_PROCMAPS_H
 #define DYNPROF_PROCMAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "shared/compiler.h"
 
-/* One executable file mapping's path, " (deleted)" dropped; a file may come more than once. */
-typedef void (*procmaps_file_fn)(const char *path, void *arg);
+/*
+ * One executable file mapping's path, " (deleted)" dropped; a file may
+ * come more than once. True to go on, false when the caller knows enough
+ * (the walk ends there, as if the mappings ended).
+ */
+typedef bool (*procmaps_file_fn)(const char *path, void *arg);
 
 /*
  * Each executable file mapping of `pid`, in address order: the ioctl

@@ -292,6 +292,7 @@ struct toolkit {
 };
 
 struct maps_scan {
+	bool enough_at_profimpl; /* libprofimpl.so decides: no agent could say v1 */
 	int agent;
 	int profimpl; /* libprofimpl.so: where every v2 server is compiled in */
 	int cann;     /* CANN libraries seen (with or without a usable root) */
@@ -299,32 +300,44 @@ struct maps_scan {
 	struct toolkit roots[MAX_ROOTS];
 };
 
-/* One executable file mapping of the target (procmaps.h: a file may come twice). */
-static void maps_file(const char *path, void *arg)
+/*
+ * One executable file mapping of the target (procmaps.h: a file may come
+ * twice); false once the rest cannot change the answer. The walk costs the
+ * kernel a call per executable mapping (a PyTorch process has hundreds:
+ * docs/BENCHMARKS.md), and it goes up the address space, where the
+ * libraries loaded last (a framework's plugin and the CANN libraries it
+ * pulls in) come first.
+ */
+static bool maps_file(const char *path, void *arg)
 {
 	struct maps_scan *m = arg;
 	struct toolkit *t;
 
 	if (protodetect_is_agent_lib(path)) {
 		m->agent = 1;
-		return;
+		return false; /* step 1 below: nothing else counts */
 	}
-	if (protodetect_is_profimpl_lib(path))
+	if (protodetect_is_profimpl_lib(path)) {
 		m->profimpl = 1;
+		/* v2, unless our agent (mapped further up) was told v1. */
+		if (m->enough_at_profimpl)
+			return false;
+	}
 	if (!protodetect_is_cann_lib(path))
-		return;
+		return true;
 	m->cann = 1;
 	if (m->nroots == MAX_ROOTS)
-		return;
+		return true;
 	t = &m->roots[m->nroots];
 	if (protodetect_toolkit_root(path, t->root, sizeof(t->root)))
-		return;
+		return true;
 	for (int i = 0; i < m->nroots; i++)
 		if (!strcmp(m->roots[i].root, t->root))
-			return;
+			return true;
 	if (protodetect_path_arch(path, t->arch, sizeof(t->arch)))
 		t->arch[0] = '\0';
 	m->nroots++;
+	return true;
 }
 
 /* Read one version file inside the target's root: the major or -1. */
@@ -395,6 +408,7 @@ enum proto_version protodetect(int pid, char *why, size_t whylen)
 		return PROTO_V2;
 	}
 	/* Only what is mapped executable: a loaded library has its code mapped so. */
+	m->enough_at_profimpl = !(env_rc == 0 && !strcmp(env, "v1"));
 	maps_rc = procmaps_exec_files(pid, maps_file, m);
 
 	/* 1. our agent, mapped */

@@ -2,7 +2,8 @@
 /*
  * A process's executable file mappings (proc/procmaps.c): the ioctl and
  * the text give the same files on a live process (this test's own, with
- * files it maps). Its lines are parsed by kernel/libmaps.c (test_libmaps).
+ * files it maps), and both stop where the caller says it knows enough. Its
+ * lines are parsed by kernel/libmaps.c (test_libmaps).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,12 +16,13 @@
 #include "proc/procmaps.h"
 #include "unit.h"
 
-/* The paths a reader gave, one after another, each once. */
+/* The paths a reader gave, one after another, each once; `calls` counts every call. */
 struct seen {
 	char text[8192];
+	int calls, enough_at; /* enough_at: the call that answers "enough" (0: never) */
 };
 
-static void note(const char *path, void *arg)
+static bool note(const char *path, void *arg)
 {
 	struct seen *s = arg;
 	char line[4200];
@@ -28,6 +30,7 @@ static void note(const char *path, void *arg)
 	snprintf(line, sizeof(line), "%s\n", path);
 	if (!strstr(s->text, line) && strlen(s->text) + strlen(line) < sizeof(s->text))
 		strcat(s->text, line);
+	return ++s->calls != s->enough_at;
 }
 
 /* A file of `dir` named `name`, one page of it mapped with `prot` (left mapped: the test ends). */
@@ -48,7 +51,7 @@ static int map_file(const char *dir, const char *name, int prot, char *path, siz
 TEST(the_ioctl_and_the_text_give_the_same_executable_files)
 {
 	char dir[] = "/tmp/dynprof-unit-procmaps.XXXXXX", code[256], data[256], gone[256];
-	struct seen by_text = { { 0 } }, by_query = { { 0 } };
+	struct seen by_text = { .calls = 0 }, by_query = { .calls = 0 };
 	int err;
 
 	REQUIRE(mkdtemp(dir) != NULL);
@@ -73,9 +76,29 @@ TEST(the_ioctl_and_the_text_give_the_same_executable_files)
 	rmdir(dir);
 }
 
+/* Told "enough" at the second file, neither way reads a third (this process maps more than two). */
+TEST(both_ways_stop_where_the_caller_knows_enough)
+{
+	struct seen all = { .calls = 0 }, by_text = { .enough_at = 2 }, by_query = { .enough_at = 2 };
+	int err;
+
+	CHECK_INT(procmaps_exec_files_text(getpid(), note, &all), 0);
+	REQUIRE(all.calls > 2);
+	CHECK_INT(procmaps_exec_files_text(getpid(), note, &by_text), 0);
+	CHECK_INT(by_text.calls, 2);
+	err = procmaps_exec_files_query(getpid(), note, &by_query);
+	if (err == -ENOTTY) {
+		printf("  (this kernel has no PROCMAP_QUERY: the text alone checked)\n");
+		return;
+	}
+	CHECK_INT(err, 0);
+	CHECK_INT(by_query.calls, 2);
+	CHECK_STR(by_query.text, by_text.text);
+}
+
 TEST(a_gone_process_is_esrch_both_ways)
 {
-	struct seen s = { { 0 } };
+	struct seen s = { .calls = 0 };
 
 	/* pid_max is at most 2^22: no process has this pid. */
 	CHECK_INT(procmaps_exec_files_text(1 << 23, note, &s), -ESRCH);

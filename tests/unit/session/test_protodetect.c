@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* protodetect.c: toolkit roots, version files, the generation each speaks. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "session/protodetect.h"
@@ -267,6 +270,46 @@ TEST(a_plain_process_defaults_to_v2)
 	REQUIRE(getenv("DYNPROF_AGENT_PROTOCOL") == NULL);
 	CHECK_INT(protodetect(getpid(), why, sizeof(why)), PROTO_V2);
 	CHECK_STR(why, "no CANN version found: v2");
+}
+
+/* `dir`/`name` (unlinked), one page of it mapped executable: the page, or MAP_FAILED. */
+static void *map_code(const char *dir, const char *name, char *path, size_t len)
+{
+	int fd;
+	void *p;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, 4096) < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	unlink(path);
+	return p;
+}
+
+/*
+ * The walk goes up the address space and ends at libprofimpl.so when no
+ * agent variable says v1: an agent mapped above it is not reached (the
+ * answer is v2 either way), so the reason names libprofimpl. Mapped in
+ * this order, the agent lands above (the kernel places mappings top
+ * down); a walk to the end would name the agent.
+ */
+TEST(the_walk_ends_at_libprofimpl_when_nothing_further_can_say_v1)
+{
+	char dir[] = "/tmp/dynprof-unit-protodetect.XXXXXX", agent[256], impl[256], why[256];
+	void *a, *i;
+
+	REQUIRE(getenv("DYNPROF_AGENT_PROTOCOL") == NULL);
+	REQUIRE(mkdtemp(dir) != NULL);
+	a = map_code(dir, "libdynprof_agent.so", agent, sizeof(agent));
+	i = map_code(dir, "libprofimpl.so", impl, sizeof(impl));
+	rmdir(dir);
+	REQUIRE(a != MAP_FAILED && i != MAP_FAILED && (char *)i < (char *)a);
+	CHECK_INT(protodetect(getpid(), why, sizeof(why)), PROTO_V2);
+	CHECK_STR(why, "libprofimpl.so mapped (the v2 server's library): v2");
+	munmap(a, 4096);
+	munmap(i, 4096);
 }
 
 UNIT_MAIN()
