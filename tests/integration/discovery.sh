@@ -107,7 +107,7 @@ test_closing_the_card_is_seen() {
 test_exit_of_a_card_user_is_seen() {
 	local pid; pid=$(card_holder sleep 600)
 	dp_watch
-	kill_hard $pid
+	kill -KILL $pid
 	watch_saw exit $pid
 }
 
@@ -140,7 +140,7 @@ test_no_bpf_mode_gives_the_same_answers() {
 	local pid=$!
 	remember_pid $pid
 	watch_saw card-open $pid '"cards":\[0\]'
-	kill_hard $pid
+	kill -KILL $pid
 	watch_saw exit $pid
 }
 
@@ -184,7 +184,7 @@ test_pid_reuse_is_not_taken_for_the_old_process() {
 	remember_pid $old
 	watch_saw card-open $old
 	kill -STOP $w
-	kill_hard $old
+	kill -KILL $old
 	wait $old 2>/dev/null
 	# Hand the same pid to a process without a card (retry: other forks race us).
 	local new="" try

@@ -142,7 +142,7 @@ test_dismissed_pid_reused_by_a_new_card_user_is_joined() {
 		p=$!
 		remember_pid $p
 		[ $p -eq $gone ] && { new=$p; break; }
-		kill_hard $p
+		kill -KILL $p
 	done
 	[ -n "$new" ] || fail "could not reuse pid $gone"
 	wait_until 20 joined_twice $gone ||

@@ -46,7 +46,8 @@ start_many() {
 		echo $pid >> $T/pids
 	done
 	while read -r pid; do
-		wait_until 60 has_socket $pid || fail "target $pid never opened its socket"
+		wait_until 60 has_socket $pid ||
+			fail "target $pid never opened its socket: $(sed -n 's/^State:[[:space:]]*//p' /proc/$pid/status 2>/dev/null || echo gone); $(ls -l "$(socket_of $pid)" 2>&1); its agent: $(grep -F "[$pid]" $T/agents.log | head -3)"
 	done < $T/pids
 }
 

@@ -38,8 +38,9 @@ kill_hard() {
 	local p f
 	for p in "$@"; do kill -STOP "$p" 2>/dev/null; done
 	for p in "$@"; do
+		# (A file there is its own: the pid is its own while it is stopped.)
 		for f in "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"; do
-			pid_serves "$p" "$f" && stat -c '%i %n' "$f" >> "$T/.sockets" 2>/dev/null
+			[ -S "$f" ] && stat -c '%i %n' "$f" >> "$T/.sockets" 2>/dev/null
 		done
 		kill -KILL "$p" 2>/dev/null
 	done
