@@ -22,6 +22,16 @@ ms_of() {
 	echo $(((t1 - t0) / 1000000))
 }
 
+# status_during_the_copy: status, asked until a reply shows both windows
+# stopped, was answered while a copy still waited (no window lost yet): a
+# loop held by the copy could only answer once its deadline had lost it.
+status_during_the_copy() {
+	wait_until 10 eval '"$DP" --remote=$T/ctl status > $T/st 2>&1; grep -q "^windows: 2 opened, 0 open" $T/st' ||
+		fail "no status showed both windows stopped: $(cat $T/st)"
+	grep -q "^windows: 2 opened, 0 open, .*, 0 lost$" $T/st ||
+		fail "status was answered only after the copy's deadline: $(head -2 $T/st)"
+}
+
 # Window open in a host target and in USER's contained one (folders in its own filesystem).
 two_windows() {
 	local u=$1 fill=$2; shift 2
@@ -75,10 +85,7 @@ test_a_dripping_helper_meets_the_copys_deadline() {
 	# Let run about 1 ms a second (10 ms once let a quick machine copy the 64 MiB in time).
 	(for i in $(seq 1 12); do kill -CONT $HELPER 2>/dev/null; sleep 0.001; kill -STOP $HELPER 2>/dev/null; sleep 1; done) &
 	remember_pid $!
-	wait_until 10 eval '"$DP" --remote=$T/ctl status > $T/st 2>&1; grep -q "^windows: 2 opened, 0 open" $T/st' ||
-		fail "no status showed both windows stopped: $(cat $T/st)"
-	grep -q "^windows: 2 opened, 0 open, .*, 0 lost$" $T/st ||
-		fail "status was answered only after the copy's deadline: $(head -2 $T/st)"
+	status_during_the_copy
 	wait_until 20 grep -q "pid $EVIL: window lost" $T/out || { cat $T/out; fail "the dripping copy was never ended"; }
 	expect_line "^\[ERROR\] dynprof: pid $EVIL: cannot (move|look for its PROF_ folders in) /root/\.dynprof/.*: its copy did not end within --window-copy-time(, left where it is)?$"
 	expect_line "pid $GOOD: window saved"
@@ -94,10 +101,7 @@ test_remote_stop_replies_once_the_copy_ended() {
 	local client=$!
 	remember_pid $client
 	# Answered while the stop's copy waits (both stopped, none lost yet).
-	wait_until 10 eval '"$DP" --remote=$T/ctl status > $T/st 2>&1; grep -q "^windows: 2 opened, 0 open" $T/st' ||
-		fail "no status showed both windows stopped: $(cat $T/st)"
-	grep -q "^windows: 2 opened, 0 open, .*, 0 lost$" $T/st ||
-		fail "status was answered only after the copy's deadline: $(head -2 $T/st)"
+	status_during_the_copy
 	wait_until 20 all_gone $client || fail "the stop's reply never came"
 	grep -Eq "^error: stop failed in 1 of 2 targets: .*pid $EVIL success, window lost .*--window-copy-time" $T/stop ||
 		fail "stop reply: $(cat $T/stop)"

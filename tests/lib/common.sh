@@ -30,6 +30,8 @@ pid_start() {
 	echo "${20}"
 }
 remember_file() { echo "$1" >> "$T/.files"; }
+# socket_files_of PID: the socket files in root's home named after PID (both flavours).
+socket_files_of() { echo "$ROOT_HOME/dynamic_profiling_socket_$1" "$ROOT_HOME/dyn_prof_sock_$1"; }
 # kill_hard PID...: SIGKILL, which runs no cleanup of the agent's: the
 # socket file each served is noted first (stopped, so it binds none after
 # the look) with its inode, and cleanup_test removes that same file. Not by
@@ -39,7 +41,7 @@ kill_hard() {
 	for p in "$@"; do kill -STOP "$p" 2>/dev/null; done
 	for p in "$@"; do
 		# (A file there is its own: the pid is its own while it is stopped.)
-		for f in "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"; do
+		for f in $(socket_files_of "$p"); do
 			[ -S "$f" ] && stat -c '%i %n' "$f" >> "$T/.sockets" 2>/dev/null
 		done
 		kill -KILL "$p" 2>/dev/null
@@ -148,7 +150,7 @@ cleanup_test() {
 		if [ -n "$start" ] && [ "$now" = "$start" ]; then
 			pids+=("$p") starts+=("$start")
 		elif [ -z "$now" ]; then
-			rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
+			rm -f $(socket_files_of "$p")
 		fi
 	done < "$T/.pids"
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
@@ -158,7 +160,7 @@ cleanup_test() {
 		p=${pids[i]}
 		[ "$(pid_start "$p")" = "${starts[i]}" ] && kill -KILL "$p" 2>/dev/null
 		[ -z "$(pid_start "$p")" ] || [ "$(pid_start "$p")" = "${starts[i]}" ] &&
-			rm -f "$ROOT_HOME/dynamic_profiling_socket_$p" "$ROOT_HOME/dyn_prof_sock_$p"
+			rm -f $(socket_files_of "$p")
 	done
 	[ -s "$T/.cardns" ] && drop_cards
 	[ -f "$T/.cgroups" ] && remove_cgroups
